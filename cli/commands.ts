@@ -1,0 +1,18 @@
+/** The command table: one line per command. */
+import { exportCommand, verifyCommand } from "./export.ts";
+import { importCommand } from "./import.ts";
+import type { Command } from "./io.ts";
+import { sessionsCommand, showCommand } from "./sessions.ts";
+
+export interface CommandEntry {
+  run: Command;
+  summary: string;
+}
+
+export const COMMANDS: Record<string, CommandEntry> = {
+  import: { run: importCommand, summary: "import new and changed agent logs into the local store" },
+  sessions: { run: sessionsCommand, summary: "list imported sessions" },
+  show: { run: showCommand, summary: "print one session's timeline" },
+  export: { run: exportCommand, summary: "write a session as canonical session files" },
+  verify: { run: verifyCommand, summary: "check exported canonical session files" },
+};

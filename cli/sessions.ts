@@ -1,0 +1,168 @@
+/** `chronicle sessions` and `chronicle show`: list sessions and read one in a terminal. */
+import type { Operation } from "../core/model/mod.ts";
+import { SOURCE_IDS } from "../core/sources/registry.ts";
+import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
+import { openUserStore } from "./context.ts";
+import type { Command } from "./io.ts";
+
+export const SESSIONS_HELP =
+  `Usage: chronicle sessions [--source ID] [--project PATH] [--limit N] [--json]
+
+Lists imported sessions, newest first: id, source, native id, project, start, end, title and
+operation count.
+
+Options:
+  --source ID     only this agent: ${SOURCE_IDS.join(", ")}
+  --project PATH  only sessions in this project folder (or below it)
+  --limit N       at most N sessions (default 100)
+  --json          print JSON
+  -h, --help      show this help
+`;
+
+export const sessionsCommand: Command = async (args, io) => {
+  const p = parseArgs(args, {
+    source: { type: "string" },
+    project: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const early = helpOrVersion(p, SESSIONS_HELP, io);
+  if (early !== null) return early;
+  const limit = p.values.limit === undefined ? 100 : Number(p.values.limit);
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new UsageError("--limit takes a positive integer");
+  }
+  const { store } = await openUserStore(io);
+  try {
+    const { total, items } = store.listSessions({
+      source: str(p.values.source),
+      project: str(p.values.project),
+      limit,
+    });
+    if (p.values.json) {
+      io.stdout(JSON.stringify({ total, sessions: items }, null, 2) + "\n");
+      return 0;
+    }
+    if (!items.length) {
+      io.stdout("No sessions. Run `chronicle import` first.\n");
+      return 0;
+    }
+    for (const s of items) {
+      const title = oneLine(s.title ?? s.first_prompt ?? "", 70);
+      io.stdout(
+        `${s.id}\n  ${s.source} · ${s.project_path ?? "(no project)"} · ${s.started_at ?? "?"} → ${
+          s.ended_at ?? "?"
+        } · ${s.op_count} ops${s.error_count ? ` · ${s.error_count} errors` : ""}\n  ${title}\n`,
+      );
+    }
+    if (total > items.length) io.stdout(`(${items.length} of ${total}; use --limit)\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+};
+
+export const SHOW_HELP = `Usage: chronicle show ID [--json]
+
+Prints one session's timeline: every prompt, reply, tool call and event in order, with its
+offset from the start, its connection (main or a sub-agent) and errors marked.
+
+Options:
+  --json      print the canonical session (schema v1) as JSON
+  -h, --help  show this help
+`;
+
+export const showCommand: Command = async (args, io) => {
+  const p = parseArgs(args, { json: { type: "boolean" } });
+  const early = helpOrVersion(p, SHOW_HELP, io);
+  if (early !== null) return early;
+  const id = p.positionals[0];
+  if (!id || p.positionals.length > 1) throw new UsageError("show takes exactly one session id");
+  const { store } = await openUserStore(io);
+  try {
+    const sid = resolveId(store.listSessions({ limit: 1000 }).items.map((s) => s.id), id) ?? id;
+    const session = store.loadSession(sid);
+    if (!session) {
+      io.stderr(`chronicle: no session "${id}" (see \`chronicle sessions\`)\n`);
+      return 1;
+    }
+    if (p.values.json) {
+      io.stdout(JSON.stringify(session, null, 2) + "\n");
+      return 0;
+    }
+    const s = session.session;
+    io.stdout(
+      `${s.title ?? "(untitled)"}\n${s.id} · ${s.project.path ?? ""} · ${s.started_at ?? ""}\n`,
+    );
+    for (const c of session.connections) {
+      io.stdout(
+        `  connection ${c.id} (${c.kind}): ${c.client.agent}${
+          c.client.version ? " " + c.client.version : ""
+        }${c.server.model ? " → " + c.server.model : ""}\n`,
+      );
+    }
+    io.stdout("\n");
+    for (const t of session.timeline) {
+      const op = session.operations[t.op];
+      const conn = t.connection === "main" ? "" : `[${t.connection}] `;
+      io.stdout(
+        `${String(t.seq).padStart(5)} ${formatOffset(t.offset_ns)} ${conn}${describe(op)}\n`,
+      );
+    }
+    if (session.issues.length) {
+      io.stdout(`\nIssues:\n`);
+      for (const i of session.issues) {
+        io.stdout(`  ${i.code}: ${i.message}${i.count && i.count > 1 ? ` (×${i.count})` : ""}\n`);
+      }
+    }
+    if (session.provenance.loss_windows.length) {
+      io.stdout(`\nLoss windows:\n`);
+      for (const l of session.provenance.loss_windows) {
+        io.stdout(`  ${l.file}: lines ${l.lines[0]}-${l.lines[1]}: ${l.reason}\n`);
+      }
+    }
+    return 0;
+  } finally {
+    store.close();
+  }
+};
+
+/** Accepts a full id, a native id, or a unique prefix of either. */
+export function resolveId(ids: string[], wanted: string): string | undefined {
+  if (ids.includes(wanted)) return wanted;
+  const hits = ids.filter((id) =>
+    id.startsWith(wanted) || id.split(":").slice(1).join(":").startsWith(wanted)
+  );
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+function describe(op: Operation): string {
+  const err = op.is_error ? " ✗ error" : "";
+  const state = op.completeness !== "complete" ? ` (${op.completeness})` : "";
+  switch (op.kind) {
+    case "prompt":
+      return `${op.injected ? "context" : "user"}: ${oneLine(op.text ?? "", 100)}`;
+    case "reply":
+      return `assistant: ${oneLine(op.text ?? "", 100)}${err}`;
+    case "thinking":
+      return `thinking: ${oneLine(op.text ?? "", 80)}`;
+    case "event":
+      return `— ${op.event ?? "event"}: ${oneLine(op.text ?? "", 90)}${err}`;
+    default:
+      return `${op.kind} ${op.tool ?? ""}${
+        op.summary ? ": " + oneLine(op.summary, 90) : ""
+      }${err}${state}`;
+  }
+}
+
+function formatOffset(ns: number): string {
+  const ms = Math.floor(ns / 1e6);
+  const m = Math.floor(ms / 60000);
+  const s = ((ms % 60000) / 1000).toFixed(1).padStart(4, "0");
+  return `+${String(m).padStart(2, "0")}:${s}`;
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, " ").trim();
+  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+}

@@ -1,0 +1,243 @@
+/**
+ * @module
+ * Canonical session files on disk: `sessions/<id>/{manifest.json, session.json,
+ * payloads/<sha256>}`. Export writes into a temporary folder and renames it into place, manifest
+ * last; verify checks the version, the manifest's checksum and every payload's SHA-256. Replay
+ * and outside tools depend only on this contract.
+ */
+import {
+  CANONICAL_SCHEMA_VERSION,
+  type CanonicalSession,
+  isHashRef,
+  readCanonicalSession,
+  sha256Hex,
+} from "../model/mod.ts";
+
+/** File operations export needs; modes are applied on creation. */
+export interface ArtifactWriter {
+  mkdir(path: string, mode: number): Promise<void>;
+  writeFile(path: string, data: Uint8Array, mode: number): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  exists(path: string): Promise<boolean>;
+}
+
+export interface ArtifactReader {
+  readFile(path: string): Promise<Uint8Array | null>;
+  listDir(path: string): Promise<string[]>;
+}
+
+export interface Manifest {
+  schema_version: number;
+  session_id: string;
+  native_id: string;
+  source: string;
+  exported_at: string;
+  session_sha256: string;
+  payload_count: number;
+  payload_bytes: number;
+  checkpoints: unknown[];
+  issue_count: number;
+  issues: CanonicalSession["issues"];
+  completeness: Record<string, number>;
+  replay_blockers: Record<string, number>;
+}
+
+const MAX_MANIFEST_ISSUES = 50;
+const encoder = new TextEncoder();
+
+/** Folder name for a session id: the id itself, with anything unusual replaced. */
+export function sessionDirName(id: string): string {
+  return id.replace(/[^A-Za-z0-9._:-]/g, "_").replace(/^\.+/, "_");
+}
+
+/** Every payload hash a session refers to, including those in extensions. */
+export function payloadHashes(session: CanonicalSession): Set<string> {
+  const out = new Set<string>();
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === "object") {
+      const o = v as Record<string, unknown>;
+      if (
+        typeof o.sha256 === "string" && typeof o.size === "number" && Object.keys(o).length === 2
+      ) {
+        out.add(o.sha256);
+      } else Object.values(o).forEach(visit);
+    }
+  };
+  for (const op of Object.values(session.operations)) {
+    if (isHashRef(op.request)) out.add(op.request.sha256);
+    if (isHashRef(op.response)) out.add(op.response.sha256);
+    if (op.extensions) visit(op.extensions);
+  }
+  return out;
+}
+
+export function buildManifest(
+  session: CanonicalSession,
+  sessionSha: string,
+  payloadBytes: number,
+  payloadCount: number,
+  exportedAt: string,
+): Manifest {
+  const completeness: Record<string, number> = {};
+  const blockers: Record<string, number> = {};
+  for (const op of Object.values(session.operations)) {
+    completeness[op.completeness] = (completeness[op.completeness] ?? 0) + 1;
+    for (const b of op.replay.blockers) blockers[b] = (blockers[b] ?? 0) + 1;
+  }
+  return {
+    schema_version: CANONICAL_SCHEMA_VERSION,
+    session_id: session.session.id,
+    native_id: session.session.native_id,
+    source: session.session.source,
+    exported_at: exportedAt,
+    session_sha256: sessionSha,
+    payload_count: payloadCount,
+    payload_bytes: payloadBytes,
+    checkpoints: session.provenance.epochs.flatMap((e) => e.checkpoints),
+    issue_count: session.issues.length,
+    issues: session.issues.slice(0, MAX_MANIFEST_ISSUES),
+    completeness,
+    replay_blockers: blockers,
+  };
+}
+
+export interface ExportOptions {
+  /** ISO time written into the manifest. Default now. */
+  exportedAt?: string;
+}
+
+/**
+ * Writes one session under `outDir/sessions/<id>/`, replacing an earlier export atomically.
+ * Returns the final folder.
+ */
+export async function exportSession(
+  session: CanonicalSession,
+  io: { writer: ArtifactWriter; readPayload: (sha256: string) => Uint8Array | null },
+  outDir: string,
+  options: ExportOptions = {},
+): Promise<string> {
+  const { writer } = io;
+  const sessionsDir = `${outDir}/sessions`;
+  await writer.mkdir(outDir, 0o700);
+  await writer.mkdir(sessionsDir, 0o700);
+  const name = sessionDirName(session.session.id);
+  const tmp = `${sessionsDir}/.tmp-${name}-${crypto.randomUUID().slice(0, 8)}`;
+  await writer.mkdir(tmp, 0o700);
+  await writer.mkdir(`${tmp}/payloads`, 0o700);
+  try {
+    let bytes = 0;
+    let count = 0;
+    for (const sha of [...payloadHashes(session)].sort()) {
+      const data = io.readPayload(sha);
+      if (!data) continue; // recorded as missing by verify; never fabricated
+      await writer.writeFile(`${tmp}/payloads/${sha}`, data, 0o600);
+      bytes += data.byteLength;
+      count++;
+    }
+    const body = encoder.encode(JSON.stringify(session, null, 2) + "\n");
+    await writer.writeFile(`${tmp}/session.json`, body, 0o600);
+    const manifest = buildManifest(
+      session,
+      sha256Hex(body),
+      bytes,
+      count,
+      options.exportedAt ?? new Date().toISOString(),
+    );
+    await writer.writeFile(
+      `${tmp}/manifest.json`,
+      encoder.encode(JSON.stringify(manifest, null, 2) + "\n"),
+      0o600,
+    );
+    const target = `${sessionsDir}/${name}`;
+    if (await writer.exists(target)) {
+      const old = `${sessionsDir}/.old-${name}-${crypto.randomUUID().slice(0, 8)}`;
+      await writer.rename(target, old);
+      await writer.rename(tmp, target);
+      await writer.remove(old);
+    } else {
+      await writer.rename(tmp, target);
+    }
+    return target;
+  } catch (e) {
+    await writer.remove(tmp).catch(() => {});
+    throw e;
+  }
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  sessions: { id: string; dir: string; ok: boolean; payloads: number; problems: string[] }[];
+}
+
+/** Checks every exported session under `dir` (a folder holding `sessions/`, or one session). */
+export async function verifyArtifacts(reader: ArtifactReader, dir: string): Promise<VerifyReport> {
+  const dirs: string[] = [];
+  if (await reader.readFile(`${dir}/manifest.json`)) dirs.push(dir);
+  else {
+    for (const name of await reader.listDir(`${dir}/sessions`)) {
+      if (!name.startsWith(".")) dirs.push(`${dir}/sessions/${name}`);
+    }
+  }
+  const report: VerifyReport = { ok: dirs.length > 0, sessions: [] };
+  for (const d of dirs) {
+    const entry = {
+      id: d.slice(d.lastIndexOf("/") + 1),
+      dir: d,
+      ok: true,
+      payloads: 0,
+      problems: [] as string[],
+    };
+    report.sessions.push(entry);
+    const fail = (msg: string) => {
+      entry.ok = false;
+      entry.problems.push(msg);
+    };
+    const manifestBytes = await reader.readFile(`${d}/manifest.json`);
+    const sessionBytes = await reader.readFile(`${d}/session.json`);
+    if (!manifestBytes) fail("manifest.json is missing");
+    if (!sessionBytes) fail("session.json is missing");
+    if (!manifestBytes || !sessionBytes) continue;
+    let manifest: Manifest;
+    let session: CanonicalSession;
+    try {
+      manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
+    } catch {
+      fail("manifest.json is not valid JSON");
+      continue;
+    }
+    if (manifest.schema_version !== CANONICAL_SCHEMA_VERSION) {
+      fail(
+        `manifest schema_version ${
+          JSON.stringify(manifest.schema_version)
+        } is not ${CANONICAL_SCHEMA_VERSION}`,
+      );
+    }
+    if (sha256Hex(sessionBytes) !== manifest.session_sha256) {
+      fail("session.json does not match the checksum in manifest.json");
+    }
+    try {
+      session = readCanonicalSession(JSON.parse(new TextDecoder().decode(sessionBytes)));
+    } catch (e) {
+      fail((e as Error).message);
+      continue;
+    }
+    entry.id = session.session.id;
+    const present = new Set(await reader.listDir(`${d}/payloads`));
+    for (const sha of payloadHashes(session)) {
+      if (!present.has(sha)) {
+        fail(`payload ${sha} is missing`);
+        continue;
+      }
+      const data = await reader.readFile(`${d}/payloads/${sha}`);
+      if (!data || sha256Hex(data) !== sha) fail(`payload ${sha} does not match its SHA-256`);
+      else entry.payloads++;
+    }
+    if (manifest.payload_count !== entry.payloads && entry.ok) {
+      fail(`manifest lists ${manifest.payload_count} payloads, found ${entry.payloads}`);
+    }
+  }
+  report.ok = report.ok && report.sessions.every((s) => s.ok);
+  return report;
+}

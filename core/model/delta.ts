@@ -1,0 +1,218 @@
+/**
+ * What one import pass of one source unit contributes to one session. Importers emit deltas;
+ * the store merges them (idempotently) and `assembleSession` turns merged parts back into a
+ * canonical session. The delta is the seam between capture and storage.
+ */
+import type {
+  CanonicalSession,
+  Checkpoint,
+  Completeness,
+  Connection,
+  Epoch,
+  LossWindow,
+  Operation,
+  SessionInfo,
+  SessionIssue,
+  TimelineEntry,
+  Usage,
+} from "./types.ts";
+import { CANONICAL_SCHEMA_VERSION } from "./types.ts";
+
+/** Deterministic order of an operation: time first, then source order. */
+export interface OrderKey {
+  /** Absolute ms since the epoch; null when no record before it had a time. */
+  ts_ms: number | null;
+  /** 0 for the session's main file, 1.. for other files (sub-agents). */
+  rank: number;
+  line: number;
+  block: number;
+}
+
+export interface OperationRecord {
+  id: string;
+  connection: string;
+  order: OrderKey;
+  op: Operation;
+}
+
+/** Token usage of one model response, keyed so repeated lines count once. */
+export interface UsageEntry {
+  key: string;
+  model: string;
+  usage: Usage;
+}
+
+export interface SessionDelta {
+  /** Canonical session id: `<source>:<native id>`. */
+  session_id: string;
+  /** The file this delta was read from (ops, issues and loss windows are owned by it). */
+  file: string;
+  /** Fields learned in this pass; absent fields leave the stored value as it is. */
+  info: Partial<SessionInfo> & Pick<SessionInfo, "id" | "native_id" | "source">;
+  /** True when this file is the session's main record (its title and project win). */
+  primary: boolean;
+  connections: Connection[];
+  /** New operations and operations completed or changed in this pass. */
+  operations: OperationRecord[];
+  usage: UsageEntry[];
+  loss_windows: LossWindow[];
+  issues: SessionIssue[];
+  extensions?: Record<string, unknown>;
+}
+
+/** Everything stored about a session, ready to be assembled. */
+export interface SessionParts {
+  info: SessionInfo;
+  recording: CanonicalSession["recording"];
+  connections: Connection[];
+  operations: OperationRecord[];
+  usage: UsageEntry[];
+  epochs: Epoch[];
+  loss_windows: LossWindow[];
+  issues: SessionIssue[];
+  extensions: Record<string, unknown>;
+}
+
+/** Compares two order keys: time, then file rank, line and block. */
+export function compareOrder(a: OrderKey, b: OrderKey): number {
+  const at = a.ts_ms ?? -Infinity, bt = b.ts_ms ?? -Infinity;
+  if (at !== bt) return at < bt ? -1 : 1;
+  return a.rank - b.rank || a.line - b.line || a.block - b.block;
+}
+
+/** Builds the canonical session from stored parts: the timeline is derived, never stored twice. */
+export function assembleSession(parts: SessionParts): CanonicalSession {
+  const ops = [...parts.operations].sort((a, b) => compareOrder(a.order, b.order));
+  const startMs = ops.find((o) => o.order.ts_ms !== null)?.order.ts_ms ??
+    (parts.info.started_at ? Date.parse(parts.info.started_at) : null);
+  const timeline: TimelineEntry[] = [];
+  const operations: CanonicalSession["operations"] = {};
+  const opCompleteness: Record<string, Completeness> = {};
+  const connCompleteness: Record<string, Completeness> = {};
+  for (const c of parts.connections) connCompleteness[c.id] = "complete";
+  for (const [seq, rec] of ops.entries()) {
+    const offset = rec.order.ts_ms !== null && startMs !== null
+      ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
+      : 0;
+    timeline.push({ seq, op: rec.id, connection: rec.connection, offset_ns: offset });
+    operations[rec.id] = rec.op;
+    opCompleteness[rec.id] = rec.op.completeness;
+    if (rec.op.completeness !== "complete" && connCompleteness[rec.connection] === "complete") {
+      connCompleteness[rec.connection] = rec.op.completeness === "unmatched"
+        ? "unmatched"
+        : "incomplete";
+    }
+  }
+  // A sub-agent's parent is the call that spawned it, whichever file said so.
+  const spawnedBy = new Map<string, string>();
+  for (const rec of ops) if (rec.op.spawns) spawnedBy.set(rec.op.spawns, rec.id);
+  const connections = parts.connections.map((c) =>
+    c.parent_op || !spawnedBy.has(c.id) ? c : { ...c, parent_op: spawnedBy.get(c.id) }
+  );
+  const byModel: Record<string, Usage> = {};
+  for (const u of parts.usage) {
+    const sum = byModel[u.model] ??= { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    sum.input += u.usage.input;
+    sum.output += u.usage.output;
+    sum.cache_read += u.usage.cache_read;
+    sum.cache_write += u.usage.cache_write;
+  }
+  return {
+    schema_version: CANONICAL_SCHEMA_VERSION,
+    recording: parts.recording,
+    session: parts.info,
+    connections,
+    timeline,
+    operations,
+    completeness: { connections: connCompleteness, operations: opCompleteness },
+    provenance: { epochs: parts.epochs, loss_windows: parts.loss_windows },
+    usage: { by_model: byModel },
+    issues: parts.issues,
+    extensions: parts.extensions,
+  };
+}
+
+/** Merges deltas in memory (what the store does on disk): used by tests and one-shot reads. */
+export function mergeDeltas(
+  deltas: SessionDelta[],
+  options: { pipelineVersion: string; recordingId: string; epochs?: Epoch[] },
+): SessionParts[] {
+  interface Acc {
+    info: SessionInfo;
+    source: SessionInfo["source"];
+    files: Set<string>;
+    connections: Map<string, Connection>;
+    operations: Map<string, OperationRecord>;
+    usage: Map<string, UsageEntry>;
+    loss_windows: LossWindow[];
+    issues: SessionIssue[];
+    extensions: Record<string, unknown>;
+  }
+  const bySession = new Map<string, Acc>();
+  for (const d of deltas) {
+    let acc = bySession.get(d.session_id);
+    if (!acc) {
+      acc = {
+        info: { ...d.info, project: d.info.project ?? {} },
+        source: d.info.source,
+        files: new Set(),
+        connections: new Map(),
+        operations: new Map(),
+        usage: new Map(),
+        loss_windows: [],
+        issues: [],
+        extensions: {},
+      };
+      bySession.set(d.session_id, acc);
+    } else {
+      acc.info = mergeInfo(acc.info, d.info, d.primary);
+    }
+    acc.files.add(d.file);
+    for (const c of d.connections) acc.connections.set(c.id, c);
+    for (const o of d.operations) acc.operations.set(o.id, o);
+    for (const u of d.usage) acc.usage.set(u.key, u);
+    acc.loss_windows.push(...d.loss_windows);
+    acc.issues.push(...d.issues);
+    Object.assign(acc.extensions, d.extensions ?? {});
+  }
+  return [...bySession.values()].map((acc) => ({
+    info: acc.info,
+    recording: {
+      id: options.recordingId,
+      source: acc.source,
+      source_paths: [...acc.files].sort(),
+      pipeline_version: options.pipelineVersion,
+    },
+    connections: [...acc.connections.values()],
+    operations: [...acc.operations.values()],
+    usage: [...acc.usage.values()],
+    epochs: options.epochs ?? [],
+    loss_windows: acc.loss_windows,
+    issues: acc.issues,
+    extensions: acc.extensions,
+  }));
+}
+
+/** Merges what a pass learned about a session into what was known. */
+export function mergeInfo(
+  known: SessionInfo,
+  learned: SessionDelta["info"],
+  primary: boolean,
+): SessionInfo {
+  const out: SessionInfo = { ...known, project: { ...known.project } };
+  const minIso = (a?: string, b?: string) => (!a ? b : !b ? a : a < b ? a : b);
+  const maxIso = (a?: string, b?: string) => (!a ? b : !b ? a : a > b ? a : b);
+  out.started_at = minIso(known.started_at, learned.started_at);
+  out.ended_at = maxIso(known.ended_at, learned.ended_at);
+  if (learned.title && (primary || !out.title)) out.title = learned.title;
+  if (learned.last_prompt && (primary || !out.last_prompt)) out.last_prompt = learned.last_prompt;
+  if (learned.project?.path && (primary || !out.project.path)) {
+    out.project.path = learned.project.path;
+  }
+  if (learned.project?.git && (primary || !out.project.git)) {
+    out.project.git = { ...out.project.git, ...learned.project.git };
+  }
+  return out;
+}
+
+export type { Checkpoint };

@@ -1,0 +1,146 @@
+/** Validation of canonical sessions read from outside (artifacts, API input). */
+import { ChronicleError } from "./errors.ts";
+import type { CanonicalSession } from "./types.ts";
+import { CANONICAL_SCHEMA_VERSION } from "./types.ts";
+
+export const OPERATION_KINDS = new Set([
+  "prompt",
+  "reply",
+  "thinking",
+  "read",
+  "search",
+  "write",
+  "edit",
+  "exec",
+  "web",
+  "task",
+  "plan",
+  "mcp",
+  "other",
+  "event",
+]);
+export const EFFECTS = new Set(["none", "fs_read", "fs_write", "process", "network", "delegate"]);
+export const COMPLETENESS = new Set([
+  "complete",
+  "incomplete",
+  "unmatched",
+  "truncated",
+  "malformed",
+  "unsupported",
+]);
+export const BLOCKERS = new Set([
+  "incomplete",
+  "continuation_only",
+  "out_of_scope",
+  "needs_confirmation",
+  "missing_payload",
+  "unsupported_tool",
+]);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Returns the problems found in a would-be canonical session (empty when valid). */
+export function validationProblems(value: unknown): string[] {
+  const problems: string[] = [];
+  const need = (cond: boolean, msg: string) => {
+    if (!cond) problems.push(msg);
+  };
+  if (!isObject(value)) return ["session is not a JSON object"];
+  const s = value as Record<string, unknown>;
+  need(isObject(s.session), "session: missing object");
+  if (isObject(s.session)) {
+    for (const k of ["id", "native_id", "source"]) {
+      need(typeof s.session[k] === "string", `session.${k}: missing string`);
+    }
+    need(isObject(s.session.project), "session.project: missing object");
+  }
+  need(Array.isArray(s.connections), "connections: missing array");
+  need(Array.isArray(s.timeline), "timeline: missing array");
+  need(isObject(s.operations), "operations: missing object");
+  need(isObject(s.completeness), "completeness: missing object");
+  need(isObject(s.provenance), "provenance: missing object");
+  need(Array.isArray(s.issues), "issues: missing array");
+  if (problems.length) return problems;
+  const ops = s.operations as Record<string, Record<string, unknown>>;
+  const connIds = new Set<string>();
+  for (const [i, c] of (s.connections as Record<string, unknown>[]).entries()) {
+    need(typeof c.id === "string", `connections[${i}].id: missing`);
+    need(c.kind === "main" || c.kind === "subagent", `connections[${i}].kind: invalid`);
+    need(isObject(c.client) && isObject(c.server), `connections[${i}]: client/server missing`);
+    connIds.add(String(c.id));
+  }
+  for (const [id, op] of Object.entries(ops)) {
+    need(OPERATION_KINDS.has(op.kind as string), `operations.${id}.kind: invalid "${op.kind}"`);
+    need(EFFECTS.has(op.effect as string), `operations.${id}.effect: invalid "${op.effect}"`);
+    need(
+      COMPLETENESS.has(op.completeness as string),
+      `operations.${id}.completeness: invalid "${op.completeness}"`,
+    );
+    const replay = op.replay as Record<string, unknown> | undefined;
+    need(
+      isObject(replay) && typeof replay.replayable === "boolean" &&
+        Array.isArray(replay.blockers) &&
+        (replay.blockers as string[]).every((b) => BLOCKERS.has(b)),
+      `operations.${id}.replay: invalid`,
+    );
+    if (isObject(replay) && replay.replayable === true) {
+      need(
+        op.completeness === "complete",
+        `operations.${id}: an incomplete operation cannot be replayable`,
+      );
+    }
+    for (const k of ["request", "response"]) {
+      if (op[k] !== undefined) need(isPayloadRef(op[k]), `operations.${id}.${k}: invalid ref`);
+    }
+  }
+  const seen = new Set<string>();
+  for (const [i, t] of (s.timeline as Record<string, unknown>[]).entries()) {
+    need(t.seq === i, `timeline[${i}].seq: expected ${i}`);
+    need(typeof t.op === "string" && t.op in ops, `timeline[${i}].op: unknown operation`);
+    need(connIds.has(String(t.connection)), `timeline[${i}].connection: unknown connection`);
+    need(
+      typeof t.offset_ns === "number" && (t.offset_ns as number) >= 0,
+      `timeline[${i}].offset_ns: invalid`,
+    );
+    seen.add(String(t.op));
+  }
+  need(seen.size === Object.keys(ops).length, "timeline: must list every operation once");
+  return problems;
+}
+
+function isPayloadRef(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  if (typeof v.sha256 === "string") {
+    return /^[0-9a-f]{64}$/.test(v.sha256) && typeof v.size === "number";
+  }
+  return typeof v.inline === "string" || v.redacted === true || v.missing === true;
+}
+
+/**
+ * Parses and validates a canonical session. Rejects any schema version but 1 with a clear
+ * error: there are no migration readers before an explicit freeze.
+ */
+export function readCanonicalSession(value: unknown): CanonicalSession {
+  if (!isObject(value)) {
+    throw new ChronicleError("invalid_session", "Canonical session is not a JSON object");
+  }
+  if (value.schema_version !== CANONICAL_SCHEMA_VERSION) {
+    throw new ChronicleError(
+      "unsupported_schema",
+      `Unsupported canonical schema_version ${
+        JSON.stringify(value.schema_version)
+      }: this Chronicle reads version ${CANONICAL_SCHEMA_VERSION} only`,
+    );
+  }
+  const problems = validationProblems(value);
+  if (problems.length) {
+    throw new ChronicleError(
+      "invalid_session",
+      `Invalid canonical session: ${problems.slice(0, 5).join("; ")}${
+        problems.length > 5 ? ` (+${problems.length - 5} more)` : ""
+      }`,
+    );
+  }
+  return value as unknown as CanonicalSession;
+}

@@ -1,0 +1,193 @@
+/**
+ * Streaming JSON Lines: byte-accurate line ranges, a checkpoint to resume from, and a
+ * half-written last line left for the next pass. Never reads a whole file into memory.
+ */
+import { sha256Hex } from "../model/payload.ts";
+import type { JsonlCheckpoint } from "../model/types.ts";
+import type { FileStat, SourceFs } from "./types.ts";
+
+export interface JsonlLine {
+  /** 1-based line number. */
+  line: number;
+  /** Byte range of the line, end exclusive and without the newline. */
+  start: number;
+  end: number;
+  /** The parsed value; absent with no `error` for a blank line. */
+  value?: unknown;
+  error?: string;
+}
+
+export interface ReadJsonlOptions {
+  offset?: number;
+  /** Line number of the line at `offset` (1-based). */
+  line?: number;
+  /** Accept an unterminated last line when it parses (the file is finished). Default false. */
+  closed?: boolean;
+  /** Lines longer than this are skipped as a loss. Default 256 MiB. */
+  maxLineBytes?: number;
+}
+
+const NL = 10;
+const decoder = new TextDecoder();
+
+/**
+ * Yields every complete line from `offset`. After iteration, `state.offset` and `state.line`
+ * say where the next pass resumes (before an unfinished last line).
+ */
+export async function* readJsonl(
+  fs: SourceFs,
+  path: string,
+  state: { offset: number; line: number; bytesRead: number },
+  options: ReadJsonlOptions = {},
+): AsyncGenerator<JsonlLine> {
+  const maxLine = options.maxLineBytes ?? 256 * 1024 * 1024;
+  let chunkPos = state.offset; // file offset of the current chunk's first byte
+  let lineStart = state.offset; // file offset of the current line's first byte
+  let lineNo = state.line;
+  let pending: Uint8Array[] = [];
+  let pendingLen = 0;
+  let oversize = false;
+  for await (const chunk of fs.readFrom(path, state.offset)) {
+    state.bytesRead += chunk.byteLength;
+    let from = 0;
+    while (from < chunk.byteLength) {
+      const nl = chunk.indexOf(NL, from);
+      if (nl === -1) {
+        if (!oversize) {
+          pending.push(chunk.subarray(from));
+          pendingLen += chunk.byteLength - from;
+          if (pendingLen > maxLine) {
+            oversize = true;
+            pending = [];
+            pendingLen = 0;
+          }
+        }
+        break;
+      }
+      const end = chunkPos + nl;
+      const piece = chunk.subarray(from, nl);
+      if (oversize || end - lineStart > maxLine) {
+        yield { line: lineNo, start: lineStart, end, error: `line longer than ${maxLine} bytes` };
+      } else {
+        const bytes = pending.length
+          ? concat(pending, piece, pendingLen + piece.byteLength)
+          : piece;
+        yield parseLine(lineNo, lineStart, end, bytes);
+      }
+      lineStart = end + 1;
+      lineNo++;
+      pending = [];
+      pendingLen = 0;
+      oversize = false;
+      from = nl + 1;
+      state.offset = lineStart;
+      state.line = lineNo;
+    }
+    chunkPos += chunk.byteLength;
+  }
+  if (pendingLen > 0 && !oversize && options.closed) {
+    const parsed = parseLine(
+      lineNo,
+      lineStart,
+      lineStart + pendingLen,
+      concat(pending, EMPTY, pendingLen),
+    );
+    if (!parsed.error) {
+      yield parsed;
+      state.offset = lineStart + pendingLen;
+      state.line = lineNo + 1;
+    }
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function parseLine(line: number, start: number, end: number, bytes: Uint8Array): JsonlLine {
+  let text = decoder.decode(bytes);
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  // Blank lines carry nothing and lose nothing: the caller skips a line without value or error.
+  if (text.trim() === "") return { line, start, end };
+  try {
+    return { line, start, end, value: JSON.parse(text) };
+  } catch {
+    return { line, start, end, error: "invalid JSON" };
+  }
+}
+
+function concat(parts: Uint8Array[], last: Uint8Array, total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  out.set(last, at);
+  return out;
+}
+
+export interface ResumePlan {
+  mode: "unchanged" | "append" | "full";
+  offset: number;
+  line: number;
+  stat: FileStat;
+}
+
+/**
+ * Decides how to read a JSONL file given its last checkpoint: unchanged costs one stat; an
+ * appended file resumes at the offset when the bytes before it are the same; a truncated or
+ * replaced file is read from zero.
+ */
+export async function planJsonlResume(
+  fs: SourceFs,
+  path: string,
+  checkpoint: JsonlCheckpoint | undefined,
+): Promise<ResumePlan | null> {
+  const stat = await fs.stat(path);
+  if (!stat || !stat.isFile) return null;
+  if (!checkpoint) return { mode: "full", offset: 0, line: 1, stat };
+  if (
+    stat.size === checkpoint.size && stat.mtimeMs === checkpoint.mtime_ms &&
+    stat.ino === checkpoint.inode
+  ) {
+    return { mode: "unchanged", offset: checkpoint.offset, line: checkpoint.line, stat };
+  }
+  if (
+    stat.size >= checkpoint.offset && (checkpoint.inode === null || stat.ino === checkpoint.inode)
+  ) {
+    const tail = await tailHash(fs, path, checkpoint.offset);
+    if (tail === checkpoint.tail_sha256) {
+      return {
+        mode: stat.size === checkpoint.offset ? "unchanged" : "append",
+        offset: checkpoint.offset,
+        line: checkpoint.line,
+        stat,
+      };
+    }
+  }
+  return { mode: "full", offset: 0, line: 1, stat };
+}
+
+/** SHA-256 of the up to 4 KiB before `offset`. */
+export async function tailHash(fs: SourceFs, path: string, offset: number): Promise<string> {
+  const from = Math.max(0, offset - 4096);
+  return sha256Hex(await fs.readRange(path, from, offset - from));
+}
+
+export async function makeJsonlCheckpoint(
+  fs: SourceFs,
+  path: string,
+  stat: FileStat,
+  offset: number,
+  line: number,
+): Promise<JsonlCheckpoint> {
+  return {
+    kind: "jsonl",
+    file: path,
+    inode: stat.ino,
+    size: stat.size,
+    mtime_ms: stat.mtimeMs,
+    offset,
+    tail_sha256: await tailHash(fs, path, offset),
+    line,
+  };
+}

@@ -1,0 +1,85 @@
+/** The importer contract: a registry of plain objects, one file per agent. */
+import type { Checkpoint, SessionDelta, SessionIssue, SourceId } from "../model/mod.ts";
+
+export interface FileStat {
+  isFile: boolean;
+  isDirectory: boolean;
+  size: number;
+  mtimeMs: number | null;
+  ino: number | null;
+}
+
+export interface DirEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+}
+
+/**
+ * The only way importers touch the disk. Read-only, except `tempDir` (a scratch folder for
+ * copies of foreign SQLite databases, which must never be opened in place).
+ */
+export interface SourceFs {
+  stat(path: string): Promise<FileStat | null>;
+  readDir(path: string): Promise<DirEntry[]>;
+  /** Streams bytes of a file from `offset` to its current end. */
+  readFrom(path: string, offset: number): AsyncIterable<Uint8Array>;
+  /** Reads at most `length` bytes at `offset`. */
+  readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
+  /** Reads a small file whole (JSON metadata, never transcripts). */
+  readTextFile(path: string): Promise<string>;
+  /** Copies a file into `tempDir` and returns the copy's path. */
+  copyToTemp(path: string, dir: string, name: string): Promise<string>;
+  makeTempDir(): Promise<string>;
+  remove(path: string): Promise<void>;
+}
+
+/** Where to look for logs: the user's home and the agents' own variables. */
+export interface DiscoverEnv {
+  home: string;
+  env: Record<string, string | undefined>;
+  platform: "linux" | "darwin" | "windows";
+}
+
+/** One unit of checkpointing: a file (or a database with its WAL) that is imported as a whole. */
+export interface SourceUnit {
+  source: SourceId;
+  path: string;
+  kind: "jsonl" | "sqlite" | "json" | "tree";
+  /** Files of one session sort main file first (rank 0), then sub-agent files. */
+  rank: number;
+}
+
+export interface ImportContext {
+  fs: SourceFs;
+  /** Ordinal of this pass for this unit (0 on the first import). */
+  epoch: number;
+  /** Checkpoint and importer-owned state from the previous pass, if any. */
+  resume?: { checkpoint: Checkpoint; state: unknown };
+  /** True when the file is finished (not being written): an unterminated last line that parses is accepted. */
+  closed?: boolean;
+}
+
+export interface UnitResult {
+  /** unchanged: nothing read; append: read from the checkpoint; full: read from zero. */
+  mode: "unchanged" | "append" | "full";
+  deltas: SessionDelta[];
+  checkpoint: Checkpoint | null;
+  state: unknown;
+  /** Problems with the unit itself (locked, corrupt), not with one session. */
+  issues: SessionIssue[];
+  /** Payload bytes by SHA-256 referenced from the deltas. */
+  payloads: Map<string, Uint8Array>;
+  bytesRead: number;
+}
+
+export interface Importer {
+  id: SourceId;
+  displayName: string;
+  /** Finds the units under the agent's log roots; a missing root is simply no units. */
+  discover(env: DiscoverEnv, fs: SourceFs): Promise<SourceUnit[]>;
+  /** Whether this importer reads the file at `path` (by name and layout, no I/O). */
+  detect(path: string): boolean;
+  import(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult>;
+}

@@ -1,0 +1,169 @@
+/**
+ * The import pass: discover every unit of every (selected) source, run its importer from its
+ * checkpoint, and apply the result to the store. Running an importer is injected, so it can
+ * happen in process (tests) or in a read-only worker (the CLI).
+ */
+import type { Checkpoint, SessionIssue } from "../model/mod.ts";
+import { importerFor, IMPORTERS } from "../sources/registry.ts";
+import type { DiscoverEnv, SourceFs, SourceUnit, UnitResult } from "../sources/types.ts";
+import type { ChronicleStore } from "./store.ts";
+
+/** Runs one unit's importer. The default runs it in process. */
+export type UnitRunner = (
+  unit: SourceUnit,
+  epoch: number,
+  resume: { checkpoint: Checkpoint; state: unknown } | undefined,
+) => Promise<UnitResult>;
+
+export interface ImportOptions {
+  env: DiscoverEnv;
+  fs: SourceFs;
+  /** Only these sources (importer ids). Default: all. */
+  sources?: string[];
+  /** Default: in process, through `fs`. */
+  runner?: UnitRunner;
+  onProgress?: (done: number, total: number, unit: SourceUnit) => void;
+  /** Clock for the summary's seconds; injected for tests. Default performance.now. */
+  now?: () => number;
+}
+
+export interface SourceSummary {
+  units: number;
+  unchanged: number;
+  appended: number;
+  full: number;
+  sessions: number;
+  operations: number;
+  bytes: number;
+}
+
+export interface ImportSummary {
+  sessions: number;
+  operations: number;
+  issues: number;
+  loss_windows: number;
+  seconds: number;
+  bytes_read: number;
+  sources: Record<string, SourceSummary>;
+  /** Units that failed as a whole (locked, unreadable): reported, never fatal. */
+  errors: SessionIssue[];
+}
+
+export function inProcessRunner(fs: SourceFs): UnitRunner {
+  return (unit, epoch, resume) => {
+    const importer = importerFor(unit.source);
+    if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
+    return importer.import(unit, { fs, epoch, resume });
+  };
+}
+
+/** Imports every discovered unit incrementally. Never throws for one bad unit. */
+export async function importAll(
+  store: ChronicleStore,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  const runner = options.runner ?? inProcessRunner(options.fs);
+  const selected = IMPORTERS.filter((i) => !options.sources || options.sources.includes(i.id));
+  const units: SourceUnit[] = [];
+  const errors: SessionIssue[] = [];
+  for (const importer of selected) {
+    try {
+      units.push(...await importer.discover(options.env, options.fs));
+    } catch (e) {
+      errors.push({
+        code: "discover_failed",
+        message: `Cannot look for ${importer.displayName} logs: ${(e as Error).message}`,
+        severity: "error",
+      });
+    }
+  }
+  // Main files first, so sub-agent files find their session's project and title.
+  units.sort((a, b) => a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const summary: ImportSummary = {
+    sessions: 0,
+    operations: 0,
+    issues: 0,
+    loss_windows: 0,
+    seconds: 0,
+    bytes_read: 0,
+    sources: {},
+    errors,
+  };
+  const touched = new Set<string>();
+  const plan = units.map((unit) => {
+    const prev = store.getSource(unit.path);
+    const epoch = prev ? prev.epoch + 1 : 0;
+    const resume = prev?.checkpoint
+      ? { checkpoint: prev.checkpoint, state: prev.state }
+      : undefined;
+    return { unit, prev, epoch, resume };
+  });
+  // One unit is parsed while the previous one is written.
+  const start = (i: number) =>
+    i < plan.length
+      ? runner(plan[i].unit, plan[i].epoch, plan[i].resume).then(
+        (r) => ({ ok: true as const, r }),
+        (e: unknown) => ({ ok: false as const, e }),
+      )
+      : null;
+  let next = start(0);
+  for (let i = 0; i < plan.length; i++) {
+    const current = await next!;
+    next = start(i + 1);
+    const { unit, prev, epoch } = plan[i];
+    const s = summary.sources[unit.source] ??= {
+      units: 0,
+      unchanged: 0,
+      appended: 0,
+      full: 0,
+      sessions: 0,
+      operations: 0,
+      bytes: 0,
+    };
+    s.units++;
+    if (!current.ok) {
+      errors.push({
+        code: "import_failed",
+        message: `Cannot import "${unit.path}": ${(current.e as Error)?.message ?? current.e}`,
+        severity: "error",
+        file: unit.path,
+      });
+      options.onProgress?.(i + 1, plan.length, unit);
+      continue;
+    }
+    const result = current.r;
+    errors.push(...result.issues.filter((x) => x.severity === "error"));
+    summary.bytes_read += result.bytesRead;
+    s.bytes += result.bytesRead;
+    if (result.mode === "unchanged") s.unchanged++;
+    else if (result.mode === "append") s.appended++;
+    else s.full++;
+    if (result.mode !== "unchanged" || result.issues.length) {
+      try {
+        store.applyUnit(unit, result, result.mode === "unchanged" && prev ? prev.epoch : epoch);
+      } catch (e) {
+        errors.push({
+          code: "store_failed",
+          message: `Cannot store "${unit.path}": ${(e as Error).message}`,
+          severity: "error",
+          file: unit.path,
+        });
+      }
+      for (const d of result.deltas) {
+        touched.add(d.session_id);
+        s.operations += d.operations.length;
+      }
+      s.sessions += new Set(result.deltas.map((d) => d.session_id)).size;
+    }
+    options.onProgress?.(i + 1, plan.length, unit);
+  }
+  const totals = store.totals();
+  summary.sessions = totals.sessions;
+  summary.operations = totals.operations;
+  summary.issues = totals.issues;
+  summary.loss_windows = totals.loss_windows;
+  summary.seconds = Math.round(now() - started) / 1000;
+  return summary;
+}

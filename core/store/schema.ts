@@ -1,0 +1,156 @@
+/**
+ * The store's schema as an ordered list of migrations. Each runs once, in a transaction, and
+ * is recorded in `migrations`. Never edit a shipped migration: add the next one.
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "sessions, operations, payloads, search",
+    sql: `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,             -- '<source>:<native id>'
+  source TEXT NOT NULL,
+  native_id TEXT NOT NULL,
+  project_path TEXT,
+  title TEXT,
+  first_prompt TEXT,
+  started_at TEXT,
+  ended_at TEXT,
+  op_count INTEGER NOT NULL DEFAULT 0,
+  error_count INTEGER NOT NULL DEFAULT 0,
+  info TEXT NOT NULL,              -- SessionInfo JSON
+  recording TEXT NOT NULL,         -- Recording JSON
+  extensions TEXT NOT NULL DEFAULT '{}',
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX sessions_source ON sessions(source, started_at);
+CREATE INDEX sessions_project ON sessions(project_path, started_at);
+CREATE INDEX sessions_started ON sessions(started_at);
+
+CREATE TABLE connections (
+  session_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  file TEXT NOT NULL,
+  doc TEXT NOT NULL,               -- Connection JSON
+  PRIMARY KEY (session_id, id)
+) WITHOUT ROWID;
+
+-- One row per operation. 'doc' is the canonical Operation JSON; the other columns are the
+-- parts that queries filter, sort and aggregate on.
+CREATE TABLE operations (
+  rowid INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  op_id TEXT NOT NULL,
+  connection TEXT NOT NULL,
+  file TEXT NOT NULL,
+  ts_ms REAL,
+  rank INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  block INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  effect TEXT NOT NULL,
+  tool TEXT,
+  target TEXT,
+  is_error INTEGER,
+  completeness TEXT NOT NULL,
+  model TEXT,
+  doc TEXT NOT NULL,
+  UNIQUE (session_id, op_id)
+);
+CREATE INDEX operations_order ON operations(session_id, ts_ms, rank, line, block);
+CREATE INDEX operations_tool ON operations(tool);
+
+-- Full-text search over operation text, contentless (the text lives in payloads and docs):
+-- rowid = operations.rowid.
+CREATE VIRTUAL TABLE operations_fts USING fts5(
+  body,
+  content='',
+  contentless_delete=1,
+  detail=column,
+  tokenize='unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE payloads (
+  sha256 TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  bytes BLOB NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE usage (
+  session_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  file TEXT NOT NULL,
+  model TEXT NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  ts_ms REAL,
+  PRIMARY KEY (session_id, key)
+) WITHOUT ROWID;
+
+CREATE TABLE session_issues (
+  session_id TEXT NOT NULL,
+  file TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  doc TEXT NOT NULL                -- SessionIssue JSON
+);
+CREATE INDEX session_issues_session ON session_issues(session_id);
+
+CREATE TABLE loss_windows (
+  session_id TEXT NOT NULL,
+  file TEXT NOT NULL,
+  doc TEXT NOT NULL                -- LossWindow JSON
+);
+CREATE INDEX loss_windows_session ON loss_windows(session_id);
+
+-- One row per source unit (file or database): where the next import resumes.
+CREATE TABLE sources (
+  path TEXT PRIMARY KEY,
+  source TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  checkpoint TEXT,                 -- Checkpoint JSON
+  state TEXT,                      -- importer-owned JSON
+  sessions TEXT NOT NULL DEFAULT '[]',
+  issues TEXT NOT NULL DEFAULT '[]',
+  imported_at TEXT NOT NULL
+);
+
+CREATE TABLE epochs (
+  session_id TEXT NOT NULL,
+  file TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  imported_at TEXT NOT NULL,
+  checkpoint TEXT,
+  PRIMARY KEY (session_id, file, ordinal)
+) WITHOUT ROWID;
+
+CREATE TABLE security_rules (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  pattern TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('redact', 'allow')),
+  enabled INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE interceptions (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  session_id TEXT,
+  tool TEXT NOT NULL,
+  file TEXT,
+  rules TEXT NOT NULL,             -- JSON array of rule names
+  sample TEXT,                     -- masked, never the secret
+  action TEXT NOT NULL             -- 'block' | 'flag' | 'allow'
+);
+`,
+  },
+];

@@ -1,0 +1,806 @@
+/**
+ * The local store on node:sqlite: sessions, operations, content-addressed payloads and an FTS5
+ * index, merged idempotently from import deltas.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import {
+  assembleSession,
+  type CanonicalSession,
+  type Checkpoint,
+  ChronicleError,
+  type Connection,
+  type Epoch,
+  type LossWindow,
+  mergeInfo,
+  type Operation,
+  type OperationRecord,
+  type PayloadRef,
+  type SessionDelta,
+  type SessionInfo,
+  type SessionIssue,
+  type UsageEntry,
+} from "../model/mod.ts";
+import type { SourceUnit, UnitResult } from "../sources/types.ts";
+import { MIGRATIONS } from "./schema.ts";
+
+export const PIPELINE_VERSION = "0.1.0";
+
+/** How much of a tool result goes into the search index. */
+const INDEXED_RESULT_CHARS = 16_384;
+
+export interface SessionQuery {
+  source?: string;
+  project?: string;
+  /** Full-text filter: sessions with an operation matching this query. */
+  text?: string;
+  /** ISO date or datetime: sessions active at or after it. */
+  from?: string;
+  /** ISO date or datetime: sessions started at or before it. */
+  to?: string;
+  sort?: "started_at" | "ended_at" | "op_count" | "title";
+  order?: "asc" | "desc";
+  /** Default 50, at most 1000. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface SessionSummary {
+  id: string;
+  source: string;
+  native_id: string;
+  project_path: string | null;
+  title: string | null;
+  first_prompt: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  op_count: number;
+  error_count: number;
+}
+
+export interface TimelineItem {
+  seq: number;
+  op_id: string;
+  connection: string;
+  offset_ns: number;
+  ts_ms: number | null;
+  op: Operation;
+}
+
+export interface SearchHit {
+  session_id: string;
+  op_id: string;
+  seq: number;
+  kind: string;
+  tool: string | null;
+  rank: number;
+  snippet: { text: string; match: boolean }[];
+  session: {
+    title: string | null;
+    first_prompt: string | null;
+    source: string;
+    project_path: string | null;
+  };
+}
+
+export interface ProjectSummary {
+  path: string;
+  sessions: number;
+  operations: number;
+  last_active: string | null;
+}
+
+export interface SourceRow {
+  path: string;
+  source: string;
+  epoch: number;
+  checkpoint: Checkpoint | null;
+  state: unknown;
+  sessions: string[];
+}
+
+export interface StoreOptions {
+  /** Milliseconds to wait for a lock held by another process. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Decides `is_error` for analytics columns; defaults to the recorded flag. */
+  isError?: (op: Operation) => boolean;
+}
+
+const decoder = new TextDecoder();
+
+export class ChronicleStore {
+  readonly db: DatabaseSync;
+  private readonly stmts = new Map<string, StatementSync>();
+  private readonly isError: (op: Operation) => boolean;
+
+  private constructor(db: DatabaseSync, options: StoreOptions) {
+    this.db = db;
+    this.isError = options.isError ?? ((op) => op.is_error === true);
+  }
+
+  /** Opens (creating and migrating) the store at `path`, or `":memory:"`. */
+  static open(path: string, options: StoreOptions = {}): ChronicleStore {
+    let db: DatabaseSync;
+    try {
+      db = new DatabaseSync(path);
+      db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = NORMAL");
+      db.exec("PRAGMA temp_store = MEMORY");
+      db.exec("PRAGMA cache_size = -65536");
+    } catch (e) {
+      throw new ChronicleError("io", `Cannot open the store "${path}": ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+    const store = new ChronicleStore(db, options);
+    store.migrate();
+    return store;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private stmt(sql: string): StatementSync {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  private migrate(): void {
+    this.db.exec(
+      "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+    );
+    const done = new Set(
+      (this.db.prepare("SELECT version FROM migrations").all() as { version: number }[]).map((r) =>
+        r.version
+      ),
+    );
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      this.transaction(() => {
+        this.db.exec(m.sql);
+        this.db.prepare("INSERT INTO migrations VALUES (?, ?, ?)").run(
+          m.version,
+          m.name,
+          new Date().toISOString(),
+        );
+      });
+    }
+  }
+
+  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    if (this.db.isTransaction) return fn();
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = fn();
+      this.db.exec("COMMIT");
+      return out;
+    } catch (e) {
+      this.db.exec("ROLLBACK");
+      throw e;
+    }
+  }
+
+  // ---------------------------------------------------------------- import side
+
+  getSource(path: string): SourceRow | null {
+    const row = this.stmt("SELECT * FROM sources WHERE path = ?").get(path) as
+      | Record<string, string | number | null>
+      | undefined;
+    if (!row) return null;
+    return {
+      path: String(row.path),
+      source: String(row.source),
+      epoch: Number(row.epoch),
+      checkpoint: row.checkpoint ? JSON.parse(String(row.checkpoint)) : null,
+      state: row.state ? JSON.parse(String(row.state)) : null,
+      sessions: JSON.parse(String(row.sessions)),
+    };
+  }
+
+  /** Source units whose files are gone: their sessions stay, their checkpoints are dropped. */
+  forgetSource(path: string): void {
+    this.stmt("DELETE FROM sources WHERE path = ?").run(path);
+  }
+
+  /**
+   * Applies one unit's import result in one transaction. A full re-read first removes what
+   * the file contributed before, so importing the same bytes twice gives identical rows.
+   */
+  applyUnit(unit: SourceUnit, result: UnitResult, epoch: number): void {
+    if (result.mode === "unchanged" && !result.issues.length) return;
+    this.transaction(() => {
+      const prev = this.getSource(unit.path);
+      const touched = new Set<string>();
+      const fresh = !prev;
+      if (prev && result.mode === "full") {
+        for (const sid of prev.sessions) {
+          this.removeFileRows(sid, unit.path);
+          touched.add(sid);
+        }
+      }
+      const insertPayload = this.stmt(
+        "INSERT OR IGNORE INTO payloads (sha256, size, bytes) VALUES (?, ?, ?)",
+      );
+      for (const [sha, bytes] of result.payloads) insertPayload.run(sha, bytes.byteLength, bytes);
+      const now = new Date().toISOString();
+      for (const d of result.deltas) {
+        this.applyDelta(d, result, epoch, now, fresh && result.mode === "full");
+        touched.add(d.session_id);
+      }
+      for (const sid of touched) this.refreshAggregates(sid);
+      const sessions = new Set([
+        ...(prev?.sessions ?? []),
+        ...result.deltas.map((d) => d.session_id),
+      ]);
+      if (result.mode === "full" && prev) {
+        // sessions the file no longer mentions lose nothing else; keep the list current
+        for (const sid of prev.sessions) {
+          if (!result.deltas.some((d) => d.session_id === sid)) sessions.delete(sid);
+        }
+      }
+      this.stmt(
+        `INSERT INTO sources (path, source, epoch, checkpoint, state, sessions, issues, imported_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(path) DO UPDATE SET epoch = excluded.epoch, checkpoint = excluded.checkpoint,
+           state = excluded.state, sessions = excluded.sessions, issues = excluded.issues,
+           imported_at = excluded.imported_at`,
+      ).run(
+        unit.path,
+        unit.source,
+        epoch,
+        result.checkpoint ? JSON.stringify(result.checkpoint) : null,
+        result.state === undefined ? null : JSON.stringify(result.state),
+        JSON.stringify([...sessions]),
+        JSON.stringify(result.issues),
+        now,
+      );
+    });
+  }
+
+  private removeFileRows(sessionId: string, file: string): void {
+    const rowids = this.stmt("SELECT rowid FROM operations WHERE session_id = ? AND file = ?").all(
+      sessionId,
+      file,
+    ) as { rowid: number }[];
+    const delFts = this.stmt("DELETE FROM operations_fts WHERE rowid = ?");
+    for (const r of rowids) delFts.run(r.rowid);
+    for (
+      const table of [
+        "operations",
+        "connections",
+        "usage",
+        "session_issues",
+        "loss_windows",
+        "epochs",
+      ]
+    ) {
+      this.stmt(`DELETE FROM ${table} WHERE session_id = ? AND file = ?`).run(sessionId, file);
+    }
+  }
+
+  private applyDelta(
+    d: SessionDelta,
+    result: UnitResult,
+    epoch: number,
+    now: string,
+    fresh: boolean,
+  ): void {
+    const existing = this.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(
+      d.session_id,
+    ) as { info: string; recording: string; extensions: string } | undefined;
+    let info: SessionInfo;
+    let recording: CanonicalSession["recording"];
+    let extensions: Record<string, unknown>;
+    if (existing) {
+      info = mergeInfo(JSON.parse(existing.info), d.info, d.primary);
+      recording = JSON.parse(existing.recording);
+      if (!recording.source_paths.includes(d.file)) {
+        recording.source_paths = [...recording.source_paths, d.file].sort();
+      }
+      extensions = JSON.parse(existing.extensions);
+    } else {
+      info = { ...d.info, project: d.info.project ?? {} };
+      recording = {
+        id: `rec_${crypto.randomUUID()}`,
+        source: d.info.source,
+        source_paths: [d.file],
+        pipeline_version: PIPELINE_VERSION,
+      };
+      extensions = {};
+    }
+    for (const [k, v] of Object.entries(d.extensions ?? {})) {
+      extensions[k] = typeof v === "object" && v && !Array.isArray(v)
+        ? { ...(extensions[k] as object), ...v }
+        : v;
+    }
+    this.stmt(
+      `INSERT INTO sessions (id, source, native_id, project_path, title, started_at, ended_at,
+         info, recording, extensions, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET project_path = excluded.project_path, title = excluded.title,
+         started_at = excluded.started_at, ended_at = excluded.ended_at, info = excluded.info,
+         recording = excluded.recording, extensions = excluded.extensions,
+         updated_at = excluded.updated_at`,
+    ).run(
+      d.session_id,
+      info.source,
+      info.native_id,
+      info.project.path ?? null,
+      info.title ?? null,
+      info.started_at ?? null,
+      info.ended_at ?? null,
+      JSON.stringify(info),
+      JSON.stringify(recording),
+      JSON.stringify(extensions),
+      now,
+    );
+    const upConn = this.stmt(
+      `INSERT INTO connections (session_id, id, file, doc) VALUES (?, ?, ?, ?)
+       ON CONFLICT(session_id, id) DO UPDATE SET doc = excluded.doc, file = excluded.file`,
+    );
+    for (const c of d.connections) {
+      upConn.run(d.session_id, c.id, d.file, JSON.stringify(this.mergeConnection(d.session_id, c)));
+    }
+    for (const rec of d.operations) this.upsertOperation(d, rec, result.payloads, fresh);
+    const upUsage = this.stmt(
+      `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write, ts_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(session_id, key) DO UPDATE SET model = excluded.model, input = excluded.input,
+         output = excluded.output, cache_read = excluded.cache_read,
+         cache_write = excluded.cache_write`,
+    );
+    for (const u of d.usage) {
+      upUsage.run(
+        d.session_id,
+        u.key,
+        d.file,
+        u.model,
+        u.usage.input,
+        u.usage.output,
+        u.usage.cache_read,
+        u.usage.cache_write,
+        null,
+      );
+    }
+    const insIssue = this.stmt(
+      "INSERT INTO session_issues (session_id, file, epoch, doc) VALUES (?, ?, ?, ?)",
+    );
+    for (const i of d.issues) insIssue.run(d.session_id, d.file, epoch, JSON.stringify(i));
+    const insLoss = this.stmt("INSERT INTO loss_windows (session_id, file, doc) VALUES (?, ?, ?)");
+    for (const l of d.loss_windows) insLoss.run(d.session_id, d.file, JSON.stringify(l));
+    this.stmt(
+      `INSERT OR REPLACE INTO epochs (session_id, file, ordinal, imported_at, checkpoint)
+       VALUES (?, ?, ?, ?, ?)`,
+    ).run(
+      d.session_id,
+      d.file,
+      epoch,
+      now,
+      result.checkpoint ? JSON.stringify(result.checkpoint) : null,
+    );
+  }
+
+  /** Keeps what another file said about a connection (its parent) when this one did not. */
+  private mergeConnection(sessionId: string, c: Connection): Connection {
+    if (c.parent_op && c.agent_type) return c;
+    const row = this.stmt("SELECT doc FROM connections WHERE session_id = ? AND id = ?").get(
+      sessionId,
+      c.id,
+    ) as { doc: string } | undefined;
+    if (!row) return c;
+    const old = JSON.parse(row.doc) as Connection;
+    return {
+      ...c,
+      parent_op: c.parent_op ?? old.parent_op,
+      agent_type: c.agent_type ?? old.agent_type,
+    };
+  }
+
+  private upsertOperation(
+    d: SessionDelta,
+    rec: OperationRecord,
+    payloads: Map<string, Uint8Array>,
+    fresh: boolean,
+  ): void {
+    const op = rec.op;
+    const row = this.stmt(
+      `INSERT INTO operations (session_id, op_id, connection, file, ts_ms, rank, line, block, kind,
+         effect, tool, target, is_error, completeness, model, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
+         file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank, line = excluded.line,
+         block = excluded.block, kind = excluded.kind, effect = excluded.effect,
+         tool = excluded.tool, target = excluded.target, is_error = excluded.is_error,
+         completeness = excluded.completeness, model = excluded.model, doc = excluded.doc
+       RETURNING rowid`,
+    ).get(
+      d.session_id,
+      rec.id,
+      rec.connection,
+      d.file,
+      rec.order.ts_ms,
+      rec.order.rank,
+      rec.order.line,
+      rec.order.block,
+      op.kind,
+      op.effect,
+      op.tool ?? null,
+      op.target ?? null,
+      this.isError(op) ? 1 : op.is_error === false ? 0 : null,
+      op.completeness,
+      op.model ?? null,
+      JSON.stringify(op),
+    ) as { rowid: number };
+    if (!fresh) this.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(row.rowid);
+    const body = this.indexText(op, payloads);
+    if (body) {
+      this.stmt("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)").run(row.rowid, body);
+    }
+  }
+
+  /** The text search sees: message text, the call's summary and target, and its result. */
+  private indexText(op: Operation, payloads: Map<string, Uint8Array>): string {
+    const parts: string[] = [];
+    if (op.text) parts.push(op.text);
+    if (op.tool) parts.push(op.tool);
+    if (op.summary) parts.push(op.summary);
+    if (op.target && op.target !== op.summary) parts.push(op.target);
+    if (op.kind !== "reply" && op.kind !== "thinking" && op.response && "sha256" in op.response) {
+      const bytes = payloads.get(op.response.sha256) ?? this.payload(op.response.sha256);
+      if (bytes) {
+        parts.push(
+          decoder.decode(bytes.subarray(0, INDEXED_RESULT_CHARS * 2)).slice(
+            0,
+            INDEXED_RESULT_CHARS,
+          ),
+        );
+      }
+    }
+    return parts.join("\n");
+  }
+
+  private refreshAggregates(sessionId: string): void {
+    this.stmt(
+      `UPDATE sessions SET
+         op_count = (SELECT count(*) FROM operations WHERE session_id = ?1),
+         error_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND is_error = 1),
+         first_prompt = (SELECT substr(json_extract(doc, '$.text'), 1, 300) FROM operations
+           WHERE session_id = ?1 AND kind = 'prompt' AND connection = 'main'
+             AND json_extract(doc, '$.injected') IS NULL
+           ORDER BY ts_ms, rank, line, block LIMIT 1)
+       WHERE id = ?1`,
+    ).run(sessionId);
+    const gone = this.stmt(
+      "SELECT count(*) AS n FROM operations WHERE session_id = ?",
+    ).get(sessionId) as { n: number };
+    const sources = this.stmt(
+      "SELECT count(*) AS n FROM epochs WHERE session_id = ?",
+    ).get(sessionId) as { n: number };
+    if (gone.n === 0 && sources.n === 0) this.deleteSession(sessionId);
+  }
+
+  private deleteSession(id: string): void {
+    for (
+      const t of ["operations", "connections", "usage", "session_issues", "loss_windows", "epochs"]
+    ) this.stmt(`DELETE FROM ${t} WHERE session_id = ?`).run(id);
+    this.stmt("DELETE FROM sessions WHERE id = ?").run(id);
+  }
+
+  // ---------------------------------------------------------------- read side
+
+  payload(sha256: string): Uint8Array | null {
+    const row = this.stmt("SELECT bytes FROM payloads WHERE sha256 = ?").get(sha256) as
+      | { bytes: Uint8Array }
+      | undefined;
+    return row ? row.bytes : null;
+  }
+
+  /** The text of a payload ref (UTF-8), cut at `max` characters when given. */
+  payloadText(ref: PayloadRef | undefined, max?: number): string | null {
+    if (!ref) return null;
+    if ("inline" in ref) return max ? ref.inline.slice(0, max) : ref.inline;
+    if (!("sha256" in ref)) return null;
+    const bytes = this.payload(ref.sha256);
+    if (!bytes) return null;
+    const text = decoder.decode(max ? bytes.subarray(0, max * 4) : bytes);
+    return max ? text.slice(0, max) : text;
+  }
+
+  getSession(id: string): SessionSummary | null {
+    return (this.stmt(`SELECT ${SUMMARY_COLS} FROM sessions WHERE id = ?`).get(id) as
+      | SessionSummary
+      | undefined) ?? null;
+  }
+
+  listSessions(q: SessionQuery = {}): { total: number; items: SessionSummary[] } {
+    const { where, params } = this.sessionWhere(q);
+    const sortCol = {
+      started_at: "started_at",
+      ended_at: "ended_at",
+      op_count: "op_count",
+      title: "coalesce(title, first_prompt)",
+    }[
+      q.sort ?? "started_at"
+    ] ?? "started_at";
+    const order = q.order === "asc" ? "ASC" : "DESC";
+    const limit = Math.min(Math.max(q.limit ?? 50, 1), 1000);
+    const offset = Math.max(q.offset ?? 0, 0);
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM sessions ${where}`).get(
+      ...params,
+    ) as { n: number }).n;
+    const items = this.db.prepare(
+      `SELECT ${SUMMARY_COLS} FROM sessions ${where} ORDER BY ${sortCol} ${order} NULLS LAST, id LIMIT ? OFFSET ?`,
+    ).all(...params, limit, offset) as unknown as SessionSummary[];
+    return { total, items };
+  }
+
+  private sessionWhere(
+    q: SessionQuery,
+    alias = "",
+  ): { where: string; params: (string | number)[] } {
+    const a = alias ? `${alias}.` : "";
+    const clauses: string[] = [];
+    const params: (string | number)[] = [];
+    if (q.source) {
+      clauses.push(`${a}source = ?`);
+      params.push(q.source);
+    }
+    if (q.project) {
+      clauses.push(`(${a}project_path = ? OR ${a}project_path LIKE ? ESCAPE '\\')`);
+      params.push(q.project, likePrefix(q.project.replace(/\/+$/, "") + "/"));
+    }
+    if (q.from) {
+      clauses.push(`coalesce(${a}ended_at, ${a}started_at) >= ?`);
+      params.push(q.from);
+    }
+    if (q.to) {
+      clauses.push(`${a}started_at <= ?`);
+      params.push(q.to.length === 10 ? `${q.to}T23:59:59.999Z` : q.to);
+    }
+    if (q.text) {
+      const match = ftsQuery(q.text);
+      if (match) {
+        clauses.push(
+          `(${a}id IN (SELECT o.session_id FROM operations_fts f JOIN operations o ON o.rowid = f.rowid WHERE operations_fts MATCH ?) OR ${a}title LIKE ? ESCAPE '\\')`,
+        );
+        params.push(match, `%${likeEscape(q.text)}%`);
+      }
+    }
+    return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+  }
+
+  /** One page of a session's timeline, in the canonical order. */
+  timeline(
+    id: string,
+    options: { offset?: number; limit?: number; connection?: string } = {},
+  ): { total: number; items: TimelineItem[] } {
+    const offset = Math.max(options.offset ?? 0, 0);
+    const limit = Math.min(Math.max(options.limit ?? 200, 1), 5000);
+    const start =
+      (this.stmt("SELECT min(ts_ms) AS t FROM operations WHERE session_id = ?").get(id) as {
+        t: number | null;
+      }).t;
+    const connFilter = options.connection ? "AND connection = ?" : "";
+    const params: (string | number)[] = options.connection ? [id, options.connection] : [id];
+    const total = (this.db.prepare(
+      `SELECT count(*) AS n FROM operations WHERE session_id = ? ${connFilter}`,
+    ).get(...params) as { n: number }).n;
+    const rows = this.db.prepare(
+      `SELECT op_id, connection, ts_ms, doc FROM operations WHERE session_id = ? ${connFilter}
+       ORDER BY ts_ms, rank, line, block LIMIT ? OFFSET ?`,
+    ).all(...params, limit, offset) as {
+      op_id: string;
+      connection: string;
+      ts_ms: number | null;
+      doc: string;
+    }[];
+    const items = rows.map((r, i) => ({
+      seq: offset + i,
+      op_id: r.op_id,
+      connection: r.connection,
+      ts_ms: r.ts_ms,
+      offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
+      op: JSON.parse(r.doc) as Operation,
+    }));
+    return { total, items };
+  }
+
+  /** Position of an operation in its session's timeline (for deep links). */
+  seqOf(sessionId: string, opId: string): number | null {
+    const row = this.stmt(
+      `SELECT (SELECT count(*) FROM operations p WHERE p.session_id = o.session_id AND
+         (coalesce(p.ts_ms, -1e300), p.rank, p.line, p.block) < (coalesce(o.ts_ms, -1e300), o.rank, o.line, o.block)) AS seq
+       FROM operations o WHERE o.session_id = ? AND o.op_id = ?`,
+    ).get(sessionId, opId) as { seq: number } | undefined;
+    return row ? row.seq : null;
+  }
+
+  /** Full-text search over every operation, ranked by BM25, with highlighted snippets. */
+  search(q: string, f: SessionQuery = {}): { total: number; hits: SearchHit[] } {
+    const match = ftsQuery(q);
+    if (!match) return { total: 0, hits: [] };
+    const { where, params } = this.sessionWhere({ ...f, text: undefined }, "s");
+    const limit = Math.min(Math.max(f.limit ?? 20, 1), 200);
+    const offset = Math.max(f.offset ?? 0, 0);
+    const sessionFilter = where ? `AND ${where.slice(6)}` : "";
+    const base = `FROM operations_fts f JOIN operations o ON o.rowid = f.rowid
+      JOIN sessions s ON s.id = o.session_id
+      WHERE operations_fts MATCH ? ${sessionFilter}`;
+    const total = (this.db.prepare(`SELECT count(*) AS n ${base}`).get(match, ...params) as {
+      n: number;
+    }).n;
+    const rows = this.db.prepare(
+      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.doc, f.rank AS rank, s.title, s.first_prompt,
+         s.source, s.project_path ${base} ORDER BY f.rank LIMIT ? OFFSET ?`,
+    ).all(match, ...params, limit, offset) as Record<string, string | number | null>[];
+    const terms = queryTerms(q);
+    const hits = rows.map((r) => {
+      const op = JSON.parse(String(r.doc)) as Operation;
+      const text = [op.text, op.summary, op.target].filter(Boolean).join(" · ") ||
+        (this.payloadText(op.response, 4000) ?? "");
+      let snippet = makeSnippet(text, terms);
+      if (!snippet.some((s) => s.match)) {
+        const result = this.payloadText(op.response, INDEXED_RESULT_CHARS);
+        if (result) {
+          const alt = makeSnippet(result, terms);
+          if (alt.some((s) => s.match)) snippet = alt;
+        }
+      }
+      return {
+        session_id: String(r.session_id),
+        op_id: String(r.op_id),
+        seq: this.seqOf(String(r.session_id), String(r.op_id)) ?? 0,
+        kind: String(r.kind),
+        tool: r.tool === null ? null : String(r.tool),
+        rank: Number(r.rank),
+        snippet,
+        session: {
+          title: r.title === null ? null : String(r.title),
+          first_prompt: r.first_prompt === null ? null : String(r.first_prompt),
+          source: String(r.source),
+          project_path: r.project_path === null ? null : String(r.project_path),
+        },
+      };
+    });
+    return { total, hits };
+  }
+
+  projects(): ProjectSummary[] {
+    return this.db.prepare(
+      `SELECT project_path AS path, count(*) AS sessions, sum(op_count) AS operations,
+         max(coalesce(ended_at, started_at)) AS last_active
+       FROM sessions WHERE project_path IS NOT NULL GROUP BY project_path ORDER BY last_active DESC`,
+    ).all() as unknown as ProjectSummary[];
+  }
+
+  /** Rebuilds the canonical session from its stored parts. */
+  loadSession(id: string): CanonicalSession | null {
+    const s = this.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(id) as
+      | { info: string; recording: string; extensions: string }
+      | undefined;
+    if (!s) return null;
+    const rows = <T>(sql: string) => this.db.prepare(sql).all(id) as T[];
+    const operations: OperationRecord[] = rows<Record<string, string | number | null>>(
+      "SELECT op_id, connection, ts_ms, rank, line, block, doc FROM operations WHERE session_id = ?",
+    ).map((r) => ({
+      id: String(r.op_id),
+      connection: String(r.connection),
+      order: {
+        ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
+        rank: Number(r.rank),
+        line: Number(r.line),
+        block: Number(r.block),
+      },
+      op: JSON.parse(String(r.doc)),
+    }));
+    const connections = rows<{ doc: string }>(
+      "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
+    ).map((r) => JSON.parse(r.doc) as Connection);
+    const usage: UsageEntry[] = rows<Record<string, string | number>>(
+      "SELECT key, model, input, output, cache_read, cache_write FROM usage WHERE session_id = ? ORDER BY key",
+    ).map((r) => ({
+      key: String(r.key),
+      model: String(r.model),
+      usage: {
+        input: Number(r.input),
+        output: Number(r.output),
+        cache_read: Number(r.cache_read),
+        cache_write: Number(r.cache_write),
+      },
+    }));
+    const epochs: Epoch[] = rows<Record<string, string | number | null>>(
+      "SELECT file, ordinal, imported_at, checkpoint FROM epochs WHERE session_id = ? ORDER BY file, ordinal",
+    ).map((r) => ({
+      ordinal: Number(r.ordinal),
+      imported_at: String(r.imported_at),
+      checkpoints: r.checkpoint ? [JSON.parse(String(r.checkpoint)) as Checkpoint] : [],
+    }));
+    const loss_windows = rows<{ doc: string }>(
+      "SELECT doc FROM loss_windows WHERE session_id = ? ORDER BY rowid",
+    ).map((r) => JSON.parse(r.doc) as LossWindow);
+    const issues = rows<{ doc: string }>(
+      "SELECT doc FROM session_issues WHERE session_id = ? ORDER BY rowid",
+    ).map((r) => JSON.parse(r.doc) as SessionIssue);
+    return assembleSession({
+      info: JSON.parse(s.info),
+      recording: JSON.parse(s.recording),
+      connections,
+      operations,
+      usage,
+      epochs,
+      loss_windows,
+      issues,
+      extensions: JSON.parse(s.extensions),
+    });
+  }
+
+  /** Counts for summaries: sessions, operations, issues, loss windows. */
+  totals(): { sessions: number; operations: number; issues: number; loss_windows: number } {
+    const n = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    return {
+      sessions: n("SELECT count(*) AS n FROM sessions"),
+      operations: n("SELECT count(*) AS n FROM operations"),
+      issues: n("SELECT count(*) AS n FROM session_issues"),
+      loss_windows: n("SELECT count(*) AS n FROM loss_windows"),
+    };
+  }
+}
+
+const SUMMARY_COLS =
+  "id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count";
+
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => "\\" + c);
+}
+function likePrefix(s: string): string {
+  return likeEscape(s) + "%";
+}
+
+/** Words of a user's query, lower-cased, without FTS syntax. */
+export function queryTerms(q: string): string[] {
+  return (q.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 16);
+}
+
+/**
+ * Turns what a user typed into a safe FTS5 query: every word must appear, the last one as a
+ * prefix. Operators typed by the user are treated as words, so no input is a syntax error.
+ */
+export function ftsQuery(q: string): string | null {
+  const terms = queryTerms(q);
+  if (!terms.length) return null;
+  return terms.map((t, i) => (i === terms.length - 1 ? `"${t}"*` : `"${t}"`)).join(" AND ");
+}
+
+/** A window of text around the first match, split into matched and plain segments. */
+export function makeSnippet(
+  text: string,
+  terms: string[],
+  width = 160,
+): { text: string; match: boolean }[] {
+  const flat = text.replace(/\s+/g, " ");
+  if (!terms.length) return [{ text: flat.slice(0, width), match: false }];
+  const re = new RegExp(
+    terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+    "giu",
+  );
+  const first = flat.search(re);
+  const from = Math.max(0, (first < 0 ? 0 : first) - Math.floor(width / 3));
+  const window = flat.slice(from, from + width);
+  const out: { text: string; match: boolean }[] = [];
+  if (from > 0) out.push({ text: "…", match: false });
+  let last = 0;
+  for (const m of window.matchAll(re)) {
+    if (m.index! > last) out.push({ text: window.slice(last, m.index), match: false });
+    out.push({ text: m[0], match: true });
+    last = m.index! + m[0].length;
+  }
+  if (last < window.length) out.push({ text: window.slice(last), match: false });
+  if (from + width < flat.length) out.push({ text: "…", match: false });
+  return out;
+}

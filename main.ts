@@ -1,0 +1,24 @@
+/**
+ * @module
+ * Chronicle's entry point: parses arguments, builds the real dependencies and runs a command.
+ * Everything else lives in cli/, core/, server/ and runtime/.
+ */
+import { runCli } from "./cli/main.ts";
+import type { CliIo } from "./cli/io.ts";
+
+const encoder = new TextEncoder();
+
+export function denoIo(): CliIo {
+  return {
+    stdout: (t) => void Deno.stdout.writeSync(encoder.encode(t)),
+    stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
+    stdin: async () => new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer()),
+    env: Deno.env.toObject(),
+    cwd: Deno.cwd(),
+    isTerminal: Deno.stdout.isTerminal(),
+  };
+}
+
+if (import.meta.main) {
+  Deno.exit(await runCli(Deno.args, denoIo()));
+}

@@ -1,0 +1,100 @@
+/**
+ * @module
+ * The real SourceFs over Deno's file APIs, wired in by main.ts and the import worker. Core
+ * engines never call Deno.* themselves.
+ */
+import type { DirEntry, FileStat, SourceFs } from "../core/sources/types.ts";
+
+const CHUNK = 1 << 20;
+
+export interface DenoFsOptions {
+  /** Folder under which scratch copies (foreign SQLite databases) are made. */
+  tempRoot?: string;
+}
+
+export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
+  return {
+    async stat(path: string): Promise<FileStat | null> {
+      try {
+        const s = await Deno.stat(path);
+        return {
+          isFile: s.isFile,
+          isDirectory: s.isDirectory,
+          size: s.size,
+          mtimeMs: s.mtime ? s.mtime.getTime() : null,
+          ino: s.ino ?? null,
+        };
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+          return null;
+        }
+        throw e;
+      }
+    },
+    async readDir(path: string): Promise<DirEntry[]> {
+      const out: DirEntry[] = [];
+      try {
+        for await (const e of Deno.readDir(path)) {
+          out.push({
+            name: e.name,
+            isFile: e.isFile,
+            isDirectory: e.isDirectory,
+            isSymlink: e.isSymlink,
+          });
+        }
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return [];
+        throw e;
+      }
+      return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+    async *readFrom(path: string, offset: number): AsyncIterable<Uint8Array> {
+      const file = await Deno.open(path, { read: true });
+      try {
+        if (offset > 0) await file.seek(offset, Deno.SeekMode.Start);
+        while (true) {
+          const buf = new Uint8Array(CHUNK);
+          const n = await file.read(buf);
+          if (n === null || n === 0) break;
+          yield n === CHUNK ? buf : buf.subarray(0, n);
+        }
+      } finally {
+        file.close();
+      }
+    },
+    async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+      if (length <= 0) return new Uint8Array(0);
+      const file = await Deno.open(path, { read: true });
+      try {
+        await file.seek(offset, Deno.SeekMode.Start);
+        const buf = new Uint8Array(length);
+        let got = 0;
+        while (got < length) {
+          const n = await file.read(buf.subarray(got));
+          if (n === null || n === 0) break;
+          got += n;
+        }
+        return buf.subarray(0, got);
+      } finally {
+        file.close();
+      }
+    },
+    readTextFile: (path) => Deno.readTextFile(path),
+    async copyToTemp(path: string, dir: string, name: string): Promise<string> {
+      const target = `${dir}/${name}`;
+      await Deno.copyFile(path, target);
+      return target;
+    },
+    async makeTempDir(): Promise<string> {
+      if (options.tempRoot) await Deno.mkdir(options.tempRoot, { recursive: true, mode: 0o700 });
+      return await Deno.makeTempDir({ dir: options.tempRoot, prefix: "chronicle-" });
+    },
+    async remove(path: string): Promise<void> {
+      try {
+        await Deno.remove(path, { recursive: true });
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/// <reference lib="deno.worker" />
+/**
+ * @module
+ * Runs importers inside a worker whose permissions are read-only (plus the scratch folder for
+ * copies of foreign SQLite databases). The main thread writes to the store while this parses.
+ */
+import { importerFor } from "../core/sources/registry.ts";
+import type { ImportContext, SourceUnit, UnitResult } from "../core/sources/types.ts";
+import { createDenoFs } from "./deno_fs.ts";
+
+export interface WorkerRequest {
+  id: number;
+  unit: SourceUnit;
+  epoch: number;
+  resume: ImportContext["resume"];
+  tempRoot: string;
+}
+
+export type WorkerResponse =
+  | { id: number; ok: true; result: UnitResult }
+  | { id: number; ok: false; error: string };
+
+self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
+  const { id, unit, epoch, resume, tempRoot } = e.data;
+  try {
+    const importer = importerFor(unit.source);
+    if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
+    const result = await importer.import(unit, { fs: createDenoFs({ tempRoot }), epoch, resume });
+    const buffers = new Set<ArrayBuffer>();
+    for (const bytes of result.payloads.values()) {
+      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+        buffers.add(bytes.buffer as ArrayBuffer);
+      }
+    }
+    self.postMessage({ id, ok: true, result } satisfies WorkerResponse, [...buffers]);
+  } catch (err) {
+    self.postMessage({ id, ok: false, error: (err as Error)?.message ?? String(err) });
+  }
+};
