@@ -82,6 +82,7 @@ const TOOL_KINDS: Record<string, OperationKind> = {
   grep_search_v2: "search",
   file_search: "search",
   list_dir: "search",
+  glob_file_search: "search",
   todo_write: "plan",
 };
 
@@ -125,6 +126,7 @@ export function replayAttributes(
   if (c === "incomplete" || c === "truncated" || c === "malformed") blockers.push("incomplete");
   if (c === "unmatched") blockers.push("continuation_only");
   if (c === "unsupported") blockers.push("unsupported_tool");
+  if (blockers.length) return { replayable: false, blockers };
   switch (op.kind) {
     case "write":
     case "edit":

@@ -71,11 +71,11 @@ interface ConnState {
 /** Everything needed to resume a file where the last pass stopped. Plain JSON. */
 interface ClaudeState {
   session?: string;
-  /** 12-hex prefixes of the record uuids already imported (dedupe on resume). */
+  /** Record uuids (hex, no dashes) already imported: dedupe of resumed records. */
   seen: string[];
   /** Tool calls waiting for their result, by tool_use id. */
   pending: Record<string, OperationRecord>;
-  /** Connection of sidechain records by uuid prefix (inline sub-agents). */
+  /** Connection of sidechain records by uuid (inline sub-agents). */
   sidechain: Record<string, string>;
   /** Open Task/Agent calls in source order, for linking inline sidechains. */
   openTasks: string[];
@@ -184,7 +184,7 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
     const r = empty();
     r.issues.push({
       code: "not_a_file",
-      message: `Cannot import "${unit.path}": it is not a regular file`,
+      message: `Cannot import "${unit.path}": it is gone or not a regular file`,
       severity: "warning",
       file: unit.path,
     });
@@ -300,7 +300,7 @@ class ClaudeFileBuilder {
     const uuid = str(v.uuid);
     // Only real uuids deduplicate; synthetic placeholders would collapse distinct records.
     if (uuid && UUID_RE.test(uuid)) {
-      const key = uuid.replace(/-/g, "").slice(0, 12);
+      const key = uuid.replace(/-/g, "").toLowerCase();
       if (this.seen.has(key)) {
         this.issue("duplicate_record", "records repeated (resumed session); imported once");
         return;
@@ -387,9 +387,9 @@ class ClaudeFileBuilder {
     if (agentId) return `agent-${agentId}`;
     const uuid = str(v.uuid) ?? "";
     const parent = str(v.parentUuid);
-    const parentConn = parent ? this.state.sidechain[parent.slice(0, 13)] : undefined;
+    const parentConn = parent ? this.state.sidechain[parent] : undefined;
     const id = parentConn ?? `sidechain-${uuid.slice(0, 8)}`;
-    if (uuid) this.state.sidechain[uuid.slice(0, 13)] = id;
+    if (uuid) this.state.sidechain[uuid] = id;
     return id;
   }
 

@@ -92,72 +92,13 @@ export async function importAll(
     errors,
   };
   const touched = new Set<string>();
-  const plan = units.map((unit) => {
-    const prev = store.getSource(unit.path);
-    const epoch = prev ? prev.epoch + 1 : 0;
-    const resume = prev?.checkpoint
-      ? { checkpoint: prev.checkpoint, state: prev.state }
-      : undefined;
-    return { unit, prev, epoch, resume };
-  });
-  // One unit is parsed while the previous one is written.
-  const start = (i: number) =>
-    i < plan.length
-      ? runner(plan[i].unit, plan[i].epoch, plan[i].resume).then(
-        (r) => ({ ok: true as const, r }),
-        (e: unknown) => ({ ok: false as const, e }),
-      )
-      : null;
-  let next = start(0);
-  for (let i = 0; i < plan.length; i++) {
-    const current = await next!;
-    next = start(i + 1);
-    const { unit, prev, epoch } = plan[i];
-    const s = summary.sources[unit.source] ??= {
-      units: 0,
-      unchanged: 0,
-      appended: 0,
-      full: 0,
-      sessions: 0,
-      operations: 0,
-      bytes: 0,
-    };
-    s.units++;
-    if (!current.ok) {
-      errors.push({
-        code: "import_failed",
-        message: `Cannot import "${unit.path}": ${(current.e as Error)?.message ?? current.e}`,
-        severity: "error",
-        file: unit.path,
-      });
-      options.onProgress?.(i + 1, plan.length, unit);
-      continue;
-    }
-    const result = current.r;
-    errors.push(...result.issues.filter((x) => x.severity === "error"));
-    summary.bytes_read += result.bytesRead;
-    s.bytes += result.bytesRead;
-    if (result.mode === "unchanged") s.unchanged++;
-    else if (result.mode === "append") s.appended++;
-    else s.full++;
-    if (result.mode !== "unchanged" || result.issues.length) {
-      try {
-        store.applyUnit(unit, result, result.mode === "unchanged" && prev ? prev.epoch : epoch);
-      } catch (e) {
-        errors.push({
-          code: "store_failed",
-          message: `Cannot store "${unit.path}": ${(e as Error).message}`,
-          severity: "error",
-          file: unit.path,
-        });
-      }
-      for (const d of result.deltas) {
-        touched.add(d.session_id);
-        s.operations += d.operations.length;
-      }
-      s.sessions += new Set(result.deltas.map((d) => d.session_id)).size;
-    }
-    options.onProgress?.(i + 1, plan.length, unit);
+  // Everything imported here can be imported again from the agents' logs, so the pass trades
+  // durability on power loss for speed; the store is synced once at the end.
+  const restore = store.relaxDurability();
+  try {
+    await runPlan();
+  } finally {
+    restore();
   }
   const totals = store.totals();
   summary.sessions = totals.sessions;
@@ -166,4 +107,74 @@ export async function importAll(
   summary.loss_windows = totals.loss_windows;
   summary.seconds = Math.round(now() - started) / 1000;
   return summary;
+
+  async function runPlan(): Promise<void> {
+    const plan = units.map((unit) => {
+      const prev = store.getSource(unit.path);
+      const epoch = prev ? prev.epoch + 1 : 0;
+      const resume = prev?.checkpoint
+        ? { checkpoint: prev.checkpoint, state: prev.state }
+        : undefined;
+      return { unit, prev, epoch, resume };
+    });
+    // One unit is parsed while the previous one is written.
+    const start = (i: number) =>
+      i < plan.length
+        ? runner(plan[i].unit, plan[i].epoch, plan[i].resume).then(
+          (r) => ({ ok: true as const, r }),
+          (e: unknown) => ({ ok: false as const, e }),
+        )
+        : null;
+    let next = start(0);
+    for (let i = 0; i < plan.length; i++) {
+      const current = await next!;
+      next = start(i + 1);
+      const { unit, prev, epoch } = plan[i];
+      const s = summary.sources[unit.source] ??= {
+        units: 0,
+        unchanged: 0,
+        appended: 0,
+        full: 0,
+        sessions: 0,
+        operations: 0,
+        bytes: 0,
+      };
+      s.units++;
+      if (!current.ok) {
+        errors.push({
+          code: "import_failed",
+          message: `Cannot import "${unit.path}": ${(current.e as Error)?.message ?? current.e}`,
+          severity: "error",
+          file: unit.path,
+        });
+        options.onProgress?.(i + 1, plan.length, unit);
+        continue;
+      }
+      const result = current.r;
+      errors.push(...result.issues.filter((x) => x.severity === "error"));
+      summary.bytes_read += result.bytesRead;
+      s.bytes += result.bytesRead;
+      if (result.mode === "unchanged") s.unchanged++;
+      else if (result.mode === "append") s.appended++;
+      else s.full++;
+      if (result.mode !== "unchanged" || result.issues.length) {
+        try {
+          store.applyUnit(unit, result, result.mode === "unchanged" && prev ? prev.epoch : epoch);
+        } catch (e) {
+          errors.push({
+            code: "store_failed",
+            message: `Cannot store "${unit.path}": ${(e as Error).message}`,
+            severity: "error",
+            file: unit.path,
+          });
+        }
+        for (const d of result.deltas) {
+          touched.add(d.session_id);
+          s.operations += d.operations.length;
+        }
+        s.sessions += new Set(result.deltas.map((d) => d.session_id)).size;
+      }
+      options.onProgress?.(i + 1, plan.length, unit);
+    }
+  }
 }

@@ -73,15 +73,17 @@ CREATE VIRTUAL TABLE operations_fts USING fts5(
   body,
   content='',
   contentless_delete=1,
-  detail=column,
+  detail=none,
   tokenize='unicode61 remove_diacritics 2'
 );
 
+-- A rowid table: large blobs do not belong in a WITHOUT ROWID b-tree.
 CREATE TABLE payloads (
-  sha256 TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,
   size INTEGER NOT NULL,
   bytes BLOB NOT NULL
-) WITHOUT ROWID;
+);
 
 CREATE TABLE usage (
   session_id TEXT NOT NULL,

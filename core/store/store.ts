@@ -26,7 +26,7 @@ import { MIGRATIONS } from "./schema.ts";
 export const PIPELINE_VERSION = "0.1.0";
 
 /** How much of a tool result goes into the search index. */
-const INDEXED_RESULT_CHARS = 16_384;
+const INDEXED_RESULT_CHARS = 4_096;
 
 export interface SessionQuery {
   source?: string;
@@ -96,6 +96,8 @@ export interface SourceRow {
   checkpoint: Checkpoint | null;
   state: unknown;
   sessions: string[];
+  /** Problems with the unit itself from its last pass (vanished, locked, corrupt). */
+  issues: SessionIssue[];
 }
 
 export interface StoreOptions {
@@ -188,6 +190,22 @@ export class ChronicleStore {
 
   // ---------------------------------------------------------------- import side
 
+  /**
+   * For a bulk import: no fsync per transaction. Returns the function that restores normal
+   * durability and checkpoints the WAL once.
+   */
+  relaxDurability(): () => void {
+    this.db.exec("PRAGMA synchronous = OFF");
+    return () => {
+      this.db.exec("PRAGMA synchronous = NORMAL");
+      try {
+        this.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+      } catch {
+        // a reader holds the WAL; SQLite checkpoints later
+      }
+    };
+  }
+
   getSource(path: string): SourceRow | null {
     const row = this.stmt("SELECT * FROM sources WHERE path = ?").get(path) as
       | Record<string, string | number | null>
@@ -200,6 +218,7 @@ export class ChronicleStore {
       checkpoint: row.checkpoint ? JSON.parse(String(row.checkpoint)) : null,
       state: row.state ? JSON.parse(String(row.state)) : null,
       sessions: JSON.parse(String(row.sessions)),
+      issues: JSON.parse(String(row.issues)),
     };
   }
 
@@ -409,17 +428,7 @@ export class ChronicleStore {
     fresh: boolean,
   ): void {
     const op = rec.op;
-    const row = this.stmt(
-      `INSERT INTO operations (session_id, op_id, connection, file, ts_ms, rank, line, block, kind,
-         effect, tool, target, is_error, completeness, model, doc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
-         file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank, line = excluded.line,
-         block = excluded.block, kind = excluded.kind, effect = excluded.effect,
-         tool = excluded.tool, target = excluded.target, is_error = excluded.is_error,
-         completeness = excluded.completeness, model = excluded.model, doc = excluded.doc
-       RETURNING rowid`,
-    ).get(
+    const values = [
       d.session_id,
       rec.id,
       rec.connection,
@@ -436,7 +445,23 @@ export class ChronicleStore {
       op.completeness,
       op.model ?? null,
       JSON.stringify(op),
-    ) as { rowid: number };
+    ] as const;
+    // A file read for the first time cannot conflict: a plain insert is much cheaper.
+    const rowid = fresh
+      ? Number(
+        this.stmt(`INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`).run(...values)
+          .lastInsertRowid,
+      )
+      : (this.stmt(
+        `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
+       ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
+         file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank, line = excluded.line,
+         block = excluded.block, kind = excluded.kind, effect = excluded.effect,
+         tool = excluded.tool, target = excluded.target, is_error = excluded.is_error,
+         completeness = excluded.completeness, model = excluded.model, doc = excluded.doc
+       RETURNING rowid`,
+      ).get(...values) as { rowid: number }).rowid;
+    const row = { rowid };
     if (!fresh) this.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(row.rowid);
     const body = this.indexText(op, payloads);
     if (body) {
@@ -751,6 +776,10 @@ export class ChronicleStore {
     };
   }
 }
+
+const OP_COLS =
+  "session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc";
+const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
 
 const SUMMARY_COLS =
   "id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count";

@@ -1,0 +1,66 @@
+/**
+ * One measured step of the import benchmark, in its own process so peak memory is its own:
+ * `bare DIR` reads and JSON-parses every line; `import HOME DATA` runs Chronicle's import
+ * (read-only worker + store writes) exactly as `chronicle import` does. Prints one JSON line.
+ */
+import { ChronicleStore } from "../../core/store/mod.ts";
+import { runImport } from "../../cli/import.ts";
+import type { CliIo } from "../../cli/io.ts";
+
+function peakRssMb(): number {
+  const status = Deno.readTextFileSync("/proc/self/status");
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function files(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    const p = `${dir}/${e.name}`;
+    if (e.isDirectory) out.push(...await files(p));
+    else if (e.name.endsWith(".jsonl")) out.push(p);
+  }
+  return out.sort();
+}
+
+const [mode, a, b] = Deno.args;
+/** The agent to import (default Claude Code): `import HOME DATA codex` for the Codex corpus. */
+const source = Deno.args[3] ?? "claude-code";
+if (mode === "bare") {
+  const t0 = performance.now();
+  let bytes = 0, lines = 0;
+  const decoder = new TextDecoder();
+  for (const f of await files(a)) {
+    const file = await Deno.open(f);
+    let carry = "";
+    for await (const chunk of file.readable) {
+      bytes += chunk.byteLength;
+      const text = carry + decoder.decode(chunk, { stream: true });
+      const parts = text.split("\n");
+      carry = parts.pop()!;
+      for (const l of parts) if (l) (JSON.parse(l), lines++);
+    }
+    if (carry) (JSON.parse(carry), lines++);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  console.log(JSON.stringify({ seconds, bytes, lines, peak_rss_mb: peakRssMb() }));
+} else if (mode === "import") {
+  await Deno.mkdir(b, { recursive: true });
+  const store = ChronicleStore.open(`${b}/chronicle.db`);
+  const io: CliIo = {
+    stdout: () => {},
+    stderr: () => {},
+    stdin: () => Promise.resolve(new Uint8Array()),
+    env: { HOME: a },
+    cwd: Deno.cwd(),
+    isTerminal: false,
+  };
+  const t0 = performance.now();
+  const summary = await runImport(store, io, { tempRoot: `${b}/tmp`, sources: [source] });
+  const seconds = (performance.now() - t0) / 1000;
+  store.close();
+  console.log(JSON.stringify({ seconds, summary, peak_rss_mb: peakRssMb() }));
+} else {
+  console.error("usage: _import_child.ts bare DIR | import HOME DATA");
+  Deno.exit(2);
+}

@@ -1,0 +1,132 @@
+/**
+ * The CLI end to end, through `deno run` with the same permission flags as `deno task
+ * chronicle`, on fixture homes: import, sessions, show, export, verify, exit codes.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_helpers/assert.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const SHARED = new URL("../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+const FLAGS = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
+  .replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
+
+async function chronicle(args: string[], env: Record<string, string>, stdin?: string) {
+  const cmd = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...FLAGS, `${ROOT}main.ts`, ...args],
+    env: { PATH: Deno.env.get("PATH") ?? "", ...env },
+    clearEnv: true,
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const child = cmd.spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+Deno.test("chronicle import, sessions, show, export and verify work end to end", async () => {
+  const data = await Deno.makeTempDir({ prefix: "chronicle-cli-test-" });
+  const env = {
+    HOME: `${SHARED}/realclients/claude/s2-errors/native`,
+    CHRONICLE_HOME: `${data}/home`,
+  };
+  try {
+    const imp = await chronicle(["import", "--json"], env);
+    assertEquals(imp.code, 0, imp.stderr);
+    const summary = JSON.parse(imp.stdout);
+    assertEquals([summary.sessions, summary.operations], [1, 8]);
+    assertEquals((await Deno.stat(`${data}/home`)).mode! & 0o777, 0o700);
+    assertEquals((await Deno.stat(`${data}/home/chronicle.db`)).mode! & 0o777, 0o600);
+
+    const again = await chronicle(["import"], env);
+    assertMatch(again.stdout, /1 unchanged/);
+
+    const list = JSON.parse((await chronicle(["sessions", "--json"], env)).stdout);
+    assertEquals(list.total, 1);
+    const s = list.sessions[0];
+    for (
+      const k of [
+        "id",
+        "source",
+        "native_id",
+        "project_path",
+        "started_at",
+        "ended_at",
+        "title",
+        "op_count",
+      ]
+    ) {
+      assert(k in s, k);
+    }
+    assertEquals(s.source, "claude-code");
+
+    const show = await chronicle(["show", s.native_id.slice(0, 8)], env);
+    assertEquals(show.code, 0, show.stderr);
+    assertStringIncludes(show.stdout, "exec Bash: python3 tests/test_calc.py ✗ error");
+
+    const exp = await chronicle(
+      ["export", s.id, "--format", "canonical", "--out", `${data}/out`],
+      env,
+    );
+    assertEquals(exp.code, 0, exp.stderr);
+    const ok = await chronicle(["verify", `${data}/out`], env);
+    assertEquals(ok.code, 0, ok.stdout);
+    const sessionJson = `${data}/out/sessions/${s.id}/session.json`;
+    await Deno.writeTextFile(sessionJson, (await Deno.readTextFile(sessionJson)) + " ");
+    const bad = await chronicle(["verify", `${data}/out`], env);
+    assertEquals(bad.code, 1);
+    assertMatch(bad.stdout, /FAIL/);
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+});
+
+Deno.test("chronicle answers usage errors with exit 2 and one clear line", async (t) => {
+  const env = { HOME: "/nonexistent", CHRONICLE_HOME: "/tmp/chronicle-cli-usage-never-created" };
+  const cases: { args: string[]; code: number; stderr: RegExp }[] = [
+    { args: ["frobnicate"], code: 2, stderr: /unknown command "frobnicate"/ },
+    { args: ["sessions", "--bogus"], code: 2, stderr: /Unknown option '--bogus'/ },
+    { args: ["import", "--source", "vim"], code: 2, stderr: /unknown source "vim"/ },
+    { args: ["export", "x"], code: 2, stderr: /needs --out/ },
+    { args: ["verify"], code: 2, stderr: /exactly one folder/ },
+  ];
+  for (const c of cases) {
+    await t.step(c.args.join(" "), async () => {
+      const r = await chronicle(c.args, env);
+      assertEquals(r.code, c.code);
+      assertMatch(r.stderr, c.stderr);
+      assert(!r.stderr.includes("    at "), "no stack trace");
+    });
+  }
+});
+
+Deno.test("every command answers --help and --version", async (t) => {
+  for (const cmd of ["import", "sessions", "show", "export", "verify"]) {
+    await t.step(cmd, async () => {
+      const help = await chronicle([cmd, "--help"], { HOME: "/nonexistent" });
+      assertEquals(help.code, 0);
+      assertMatch(help.stdout, new RegExp(`^Usage: chronicle ${cmd}`));
+      const v = await chronicle([cmd, "--version"], { HOME: "/nonexistent" });
+      assertMatch(v.stdout, /^chronicle \d+\.\d+\.\d+/);
+    });
+  }
+});
+
+Deno.test("chronicle show of an unknown session fails with exit 1", async () => {
+  const data = await Deno.makeTempDir({ prefix: "chronicle-cli-test-" });
+  try {
+    const r = await chronicle(["show", "nope"], { HOME: "/nonexistent", CHRONICLE_HOME: data });
+    assertEquals(r.code, 1);
+    assertMatch(r.stderr, /no session "nope"/);
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+});

@@ -1,0 +1,138 @@
+import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { exportSession, verifyArtifacts } from "../../../core/artifacts/mod.ts";
+import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
+
+const SHARED = new URL("../../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+
+async function exported() {
+  const home = `${SHARED}/realclients/claude/s6-subagent/native`;
+  const store = ChronicleStore.open(":memory:");
+  await importAll(store, { env: { home, env: {}, platform: "linux" }, fs: createDenoFs() });
+  const out = await Deno.makeTempDir({ prefix: "chronicle-export-test-" });
+  const session = store.loadSession(store.listSessions().items[0].id)!;
+  const dir = await exportSession(session, {
+    writer: denoArtifactWriter,
+    readPayload: (sha) => store.payload(sha),
+  }, out);
+  return { store, out, dir, session };
+}
+
+Deno.test("exportSession() writes manifest, session and payloads with private modes", async () => {
+  const { store, out, dir, session } = await exported();
+  try {
+    assertEquals(dir, `${out}/sessions/${session.session.id}`);
+    assertEquals((await Deno.stat(dir)).mode! & 0o777, 0o700);
+    assertEquals((await Deno.stat(`${dir}/payloads`)).mode! & 0o777, 0o700);
+    for (const f of ["manifest.json", "session.json"]) {
+      assertEquals((await Deno.stat(`${dir}/${f}`)).mode! & 0o777, 0o600);
+    }
+    const manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
+    assertEquals(manifest.schema_version, 1);
+    assertEquals(manifest.session_id, session.session.id);
+    const names = [...Deno.readDirSync(`${dir}/payloads`)].map((e) => e.name);
+    assertEquals(manifest.payload_count, names.length);
+    const written = JSON.parse(await Deno.readTextFile(`${dir}/session.json`));
+    for (
+      const key of [
+        "schema_version",
+        "session",
+        "connections",
+        "timeline",
+        "operations",
+        "completeness",
+        "provenance",
+        "issues",
+      ]
+    ) {
+      assert(key in written, key);
+    }
+    const op = Object.values(
+      written.operations as Record<string, { tool?: string; request: { sha256: string } }>,
+    )
+      .find((o) => o.tool === "Write")!;
+    assertEquals(
+      JSON.parse(await Deno.readTextFile(`${dir}/payloads/${op.request.sha256}`)).file_path,
+      "/home/dev/projects/s6-subagent/SUMMARY.md",
+    );
+    assertEquals(
+      [...Deno.readDirSync(`${out}/sessions`)].map((e) => e.name),
+      [session.session.id],
+      "no temp folder left",
+    );
+    const report = await verifyArtifacts(denoArtifactReader, out);
+    assertEquals(report.ok, true);
+  } finally {
+    store.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("verifyArtifacts() catches a changed session, a changed payload, a missing payload and a wrong version", async (t) => {
+  const cases: { name: string; tamper: (dir: string) => Promise<void>; expected: RegExp }[] = [
+    {
+      name: "session.json edited",
+      tamper: async (d) =>
+        await Deno.writeTextFile(
+          `${d}/session.json`,
+          (await Deno.readTextFile(`${d}/session.json`)).replace("s6-subagent", "s7"),
+        ),
+      expected: /does not match the checksum/,
+    },
+    {
+      name: "payload altered",
+      tamper: async (d) => {
+        const [first] = [...Deno.readDirSync(`${d}/payloads`)];
+        await Deno.writeTextFile(`${d}/payloads/${first.name}`, "tampered");
+      },
+      expected: /does not match its SHA-256/,
+    },
+    {
+      name: "payload removed",
+      tamper: async (d) => {
+        const [first] = [...Deno.readDirSync(`${d}/payloads`)];
+        await Deno.remove(`${d}/payloads/${first.name}`);
+      },
+      expected: /is missing/,
+    },
+    {
+      name: "other schema version",
+      tamper: async (d) => {
+        const m = JSON.parse(await Deno.readTextFile(`${d}/manifest.json`));
+        m.schema_version = 2;
+        await Deno.writeTextFile(`${d}/manifest.json`, JSON.stringify(m));
+      },
+      expected: /schema_version 2/,
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const { store, out, dir } = await exported();
+      try {
+        await c.tamper(dir);
+        const report = await verifyArtifacts(denoArtifactReader, out);
+        assertEquals(report.ok, false);
+        assertMatch(report.sessions[0].problems.join("\n"), c.expected);
+      } finally {
+        store.close();
+        await Deno.remove(out, { recursive: true });
+      }
+    });
+  }
+});
+
+Deno.test("exportSession() replaces an earlier export of the same session atomically", async () => {
+  const { store, out, session } = await exported();
+  try {
+    await exportSession(session, {
+      writer: denoArtifactWriter,
+      readPayload: (sha) => store.payload(sha),
+    }, out);
+    assertEquals([...Deno.readDirSync(`${out}/sessions`)].length, 1);
+    assertEquals((await verifyArtifacts(denoArtifactReader, out)).ok, true);
+  } finally {
+    store.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});

@@ -1,0 +1,559 @@
+import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import {
+  assembleSession,
+  type CanonicalSession,
+  classifyTool,
+  mergeDeltas,
+  validationProblems,
+} from "../../../core/model/mod.ts";
+import { claudeCode } from "../../../core/sources/claude_code.ts";
+import type { SourceFs, SourceUnit, UnitResult } from "../../../core/sources/types.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+import { MemFs } from "../../_helpers/mem_fs.ts";
+import { assertSnapshot, normalize } from "./_snapshot.ts";
+
+const SHARED = new URL("../../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+const decoder = new TextDecoder();
+
+function unit(path: string, rank = 0): SourceUnit {
+  return { source: "claude-code", path, kind: "jsonl", rank };
+}
+
+/** Imports files as one pass and assembles their sessions (what the store would hold). */
+async function importFiles(fs: SourceFs, units: SourceUnit[]) {
+  const results: UnitResult[] = [];
+  for (const u of units) results.push(await claudeCode.import(u, { fs, epoch: 0 }));
+  const payloads = new Map<string, Uint8Array>();
+  for (const r of results) for (const [k, v] of r.payloads) payloads.set(k, v);
+  const sessions = mergeDeltas(results.flatMap((r) => r.deltas), {
+    pipelineVersion: "test",
+    recordingId: "rec_test",
+  }).map(assembleSession);
+  return { sessions, payloads, results };
+}
+
+function text(payloads: Map<string, Uint8Array>, ref: unknown): string | undefined {
+  if (!ref || typeof ref !== "object" || !("sha256" in ref)) return undefined;
+  const b = payloads.get((ref as { sha256: string }).sha256);
+  return b ? decoder.decode(b) : undefined;
+}
+
+function ops(s: CanonicalSession) {
+  return s.timeline.map((t) => ({ id: t.op, conn: t.connection, ...s.operations[t.op] }));
+}
+
+const line = (o: Record<string, unknown>) => JSON.stringify(o) + "\n";
+const base = {
+  sessionId: "11111111-2222-3333-4444-555555555555",
+  cwd: "/home/u/proj",
+  version: "2.1.0",
+  gitBranch: "main",
+};
+let n = 0;
+const uuid = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+const rec = (type: string, extra: Record<string, unknown>, ts = "2026-01-01T00:00:00.000Z") => ({
+  type,
+  uuid: uuid(),
+  parentUuid: null,
+  timestamp: ts,
+  ...base,
+  ...extra,
+});
+
+Deno.test("claude-code importer maps each record type", async (t) => {
+  const cases: {
+    name: string;
+    lines: Record<string, unknown>[];
+    check: (s: CanonicalSession, p: Map<string, Uint8Array>) => void;
+  }[] = [
+    {
+      name: "a string prompt is a prompt operation with its text as request",
+      lines: [rec("user", { message: { role: "user", content: "fix the bug" } })],
+      check: (s, p) => {
+        const [op] = ops(s);
+        assertEquals([op.kind, op.text, op.effect], ["prompt", "fix the bug", "none"]);
+        assertEquals(text(p, op.request), "fix the bug");
+      },
+    },
+    {
+      name: "a tool_use with its tool_result is one complete operation",
+      lines: [
+        rec("assistant", {
+          requestId: "req_1",
+          message: {
+            id: "msg_1",
+            model: "claude-opus-4-8",
+            content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }],
+            usage: { input_tokens: 10, output_tokens: 3 },
+          },
+        }),
+        rec("user", {
+          message: {
+            role: "user",
+            content: [{
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: "a\nb",
+              is_error: false,
+            }],
+          },
+          toolUseResult: { stdout: "a\nb", stderr: "", interrupted: false },
+        }),
+      ],
+      check: (s, p) => {
+        const [op] = ops(s);
+        assertEquals([op.kind, op.tool, op.is_error, op.completeness], [
+          "exec",
+          "Bash",
+          false,
+          "complete",
+        ]);
+        assertEquals(JSON.parse(text(p, op.request)!), { command: "ls" });
+        assertEquals(text(p, op.response), "a\nb");
+        assertEquals(op.replay, { replayable: true, blockers: ["needs_confirmation"] });
+        assert(op.provenance.completion, "completion provenance recorded");
+        assertEquals(s.connections[0].server.model, "claude-opus-4-8");
+      },
+    },
+    {
+      name: "an error result keeps is_error and block content as JSON",
+      lines: [
+        rec("assistant", {
+          message: {
+            id: "m2",
+            model: "claude-x",
+            content: [{ type: "tool_use", id: "t2", name: "Read", input: { file_path: "/x" } }],
+          },
+        }),
+        rec("user", {
+          message: {
+            role: "user",
+            content: [{
+              type: "tool_result",
+              tool_use_id: "t2",
+              is_error: true,
+              content: [{
+                type: "text",
+                text: "<tool_use_error>File does not exist.</tool_use_error>",
+              }],
+            }],
+          },
+          toolUseResult: "Error: File does not exist.",
+        }),
+      ],
+      check: (s, p) => {
+        const [op] = ops(s);
+        assertEquals([op.kind, op.is_error, op.target], ["read", true, "/x"]);
+        assertMatch(text(p, op.response)!, /^\[\{"type":"text"/);
+      },
+    },
+    {
+      name: "an Edit keeps its structuredPatch in the extensions",
+      lines: [
+        rec("assistant", {
+          message: {
+            id: "m3",
+            model: "claude-x",
+            content: [{
+              type: "tool_use",
+              id: "t3",
+              name: "Edit",
+              input: { file_path: "/a.py", old_string: "a", new_string: "b" },
+            }],
+          },
+        }),
+        rec("user", {
+          message: {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "t3", content: "ok" }],
+          },
+          toolUseResult: {
+            filePath: "/a.py",
+            structuredPatch: [{
+              oldStart: 1,
+              oldLines: 1,
+              newStart: 1,
+              newLines: 1,
+              lines: ["-a", "+b"],
+            }],
+          },
+        }),
+      ],
+      check: (s) => {
+        const [op] = ops(s);
+        const ext = op.extensions?.["claude-code"] as Record<string, unknown>;
+        assertEquals((ext.structured_patch as unknown[]).length, 1);
+        assertEquals(op.replay.replayable, true);
+      },
+    },
+    {
+      name: "a call without result is incomplete and not replayable",
+      lines: [rec("assistant", {
+        message: {
+          id: "m4",
+          model: "claude-x",
+          content: [{
+            type: "tool_use",
+            id: "t4",
+            name: "Write",
+            input: { file_path: "/n", content: "x" },
+          }],
+        },
+      })],
+      check: (s) => {
+        const [op] = ops(s);
+        assertEquals([op.completeness, op.replay.replayable, op.replay.blockers], [
+          "incomplete",
+          false,
+          ["incomplete"],
+        ]);
+        assertEquals(s.completeness.connections.main, "incomplete");
+      },
+    },
+    {
+      name: "a result without call is an unmatched, continuation-only operation",
+      lines: [rec("user", {
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "gone", content: "x" }],
+        },
+      })],
+      check: (s) => {
+        const [op] = ops(s);
+        assertEquals([op.completeness, op.replay.blockers], ["unmatched", ["continuation_only"]]);
+      },
+    },
+    {
+      name: "one API message split over lines counts its usage once, with the final output",
+      lines: [
+        rec("assistant", {
+          requestId: "r",
+          message: {
+            id: "m5",
+            model: "claude-x",
+            content: [{ type: "thinking", thinking: "hmm", signature: "" }],
+            usage: { input_tokens: 100, output_tokens: 1, cache_read_input_tokens: 5 },
+          },
+        }),
+        rec("assistant", {
+          requestId: "r",
+          message: {
+            id: "m5",
+            model: "claude-x",
+            content: [{ type: "text", text: "done" }],
+            usage: { input_tokens: 100, output_tokens: 42, cache_read_input_tokens: 5 },
+          },
+        }),
+      ],
+      check: (s) => {
+        assertEquals(ops(s).map((o) => o.kind), ["thinking", "reply"]);
+        assertEquals(s.usage.by_model["claude-x"], {
+          input: 100,
+          output: 42,
+          cache_read: 5,
+          cache_write: 0,
+        });
+      },
+    },
+    {
+      name: "records repeated by a resume are imported once",
+      lines: (() => {
+        const r = rec("user", { message: { role: "user", content: "once" } });
+        return [r, r];
+      })(),
+      check: (s) => {
+        assertEquals(ops(s).length, 1);
+        assertEquals(s.issues.find((i) => i.code === "duplicate_record")?.count, 1);
+      },
+    },
+    {
+      name: "summaries, titles and compaction become events and session fields",
+      lines: [
+        { type: "summary", summary: "Old title", leafUuid: "x" },
+        { type: "ai-title", aiTitle: "AI title", sessionId: base.sessionId },
+        { type: "custom-title", customTitle: "My title", sessionId: base.sessionId },
+        { type: "last-prompt", lastPrompt: "and then?", sessionId: base.sessionId },
+        rec("system", {
+          subtype: "compact_boundary",
+          compactMetadata: { trigger: "auto", preTokens: 9 },
+        }),
+        rec("user", {
+          isCompactSummary: true,
+          message: { role: "user", content: "Summary of before" },
+        }),
+      ],
+      check: (s) => {
+        assertEquals(s.session.title, "My title");
+        assertEquals(s.session.last_prompt, "and then?");
+        assertEquals(ops(s).map((o) => o.event), ["summary", "compaction", "compaction_summary"]);
+      },
+    },
+    {
+      name: "meta and system-reminder prompts are marked injected",
+      lines: [
+        rec("user", {
+          isMeta: true,
+          message: { role: "user", content: "<command-name>/clear</command-name>" },
+        }),
+        rec("user", {
+          message: {
+            role: "user",
+            content: [{ type: "text", text: "<system-reminder>x</system-reminder>" }],
+          },
+        }),
+      ],
+      check: (s) => assertEquals(ops(s).map((o) => o.injected), [true, true]),
+    },
+    {
+      name: "images and unknown blocks do not crash; unknown record types are counted issues",
+      lines: [
+        rec("user", {
+          message: {
+            role: "user",
+            content: [
+              { type: "text", text: "see" },
+              { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBOR" } },
+            ],
+          },
+        }),
+        rec("assistant", {
+          message: { id: "m9", model: "claude-x", content: [{ type: "hologram" }] },
+        }),
+        rec("brand-new-type", { foo: 1 }),
+        rec("brand-new-type", { foo: 2 }),
+        rec("attachment", { attachment: { type: "hook_success" } }),
+      ],
+      check: (s) => {
+        const [prompt] = ops(s);
+        assertEquals((prompt.extensions?.["claude-code"] as { images: number }).images, 1);
+        const unknown = s.issues.find((i) => i.code === "unknown_record_type");
+        assertEquals(unknown?.count, 2);
+        assertMatch(unknown!.message, /brand-new-type/);
+        assert(s.issues.some((i) => i.code === "unknown_block_type"));
+      },
+    },
+    {
+      name: "several models on one connection leave its model absent and say why",
+      lines: [
+        rec("assistant", {
+          message: { id: "a", model: "claude-a", content: [{ type: "text", text: "1" }] },
+        }),
+        rec("assistant", {
+          message: { id: "b", model: "claude-b", content: [{ type: "text", text: "2" }] },
+        }),
+      ],
+      check: (s) => {
+        assertEquals(s.connections[0].server.model, undefined);
+        assert(s.issues.some((i) => i.code === "conflicting_model"));
+        assertEquals(ops(s).map((o) => o.model), ["claude-a", "claude-b"]);
+      },
+    },
+    {
+      name: "an inline sidechain is a sub-agent connection under its Task call",
+      lines: (() => {
+        const task = rec("assistant", {
+          message: {
+            id: "mt",
+            model: "claude-x",
+            content: [{
+              type: "tool_use",
+              id: "tt",
+              name: "Task",
+              input: { description: "look", prompt: "go" },
+            }],
+          },
+        });
+        const root = rec("user", { isSidechain: true, message: { role: "user", content: "go" } });
+        const child = rec("assistant", {
+          isSidechain: true,
+          parentUuid: root.uuid,
+          message: { id: "ms", model: "claude-x", content: [{ type: "text", text: "found" }] },
+        });
+        return [task, root, child];
+      })(),
+      check: (s) => {
+        const sub = s.connections.find((c) => c.kind === "subagent")!;
+        const taskOp = ops(s).find((o) => o.kind === "task")!;
+        assertEquals(sub.parent_op, taskOp.id);
+        assertEquals(ops(s).filter((o) => o.conn === sub.id).length, 2);
+      },
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const fs = new MemFs();
+      fs.write("/h/.claude/projects/-p/s.jsonl", c.lines.map(line).join(""));
+      const { sessions, payloads } = await importFiles(fs, [
+        unit("/h/.claude/projects/-p/s.jsonl"),
+      ]);
+      assertEquals(sessions.length, 1);
+      assertEquals(validationProblems(sessions[0]), []);
+      c.check(sessions[0], payloads);
+    });
+  }
+});
+
+Deno.test("claude-code importer records malformed lines as loss windows and keeps the rest", async () => {
+  const fs = new MemFs();
+  const good = line(rec("user", { message: { role: "user", content: "hello" } }));
+  fs.write(
+    "/p/s.jsonl",
+    `${good}{broken\n[1,2]\n${good.replace(/"uuid":"[^"]+"/, `"uuid":"${uuid()}"`)}`,
+  );
+  const { sessions } = await importFiles(fs, [unit("/p/s.jsonl")]);
+  const s = sessions[0];
+  assertEquals(ops(s).length, 2);
+  assertEquals(s.provenance.loss_windows.map((l) => [l.lines, l.reason]), [
+    [[2, 2], "invalid JSON"],
+    [[3, 3], "not a JSON object"],
+  ]);
+});
+
+Deno.test("claude-code importer completes a call in a later pass and keeps both epochs", async () => {
+  const fs = new MemFs();
+  const path = "/p/s.jsonl";
+  fs.write(
+    path,
+    line(rec("assistant", {
+      message: {
+        id: "m",
+        model: "claude-x",
+        content: [{ type: "tool_use", id: "tu", name: "Bash", input: { command: "x" } }],
+      },
+    })),
+  );
+  const first = await claudeCode.import(unit(path), { fs, epoch: 0 });
+  assertEquals(first.deltas[0].operations[0].op.completeness, "incomplete");
+  fs.append(
+    path,
+    line(
+      rec("user", {
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "tu", content: "ok" }],
+        },
+      }),
+    ),
+  );
+  const second = await claudeCode.import(unit(path), {
+    fs,
+    epoch: 1,
+    resume: { checkpoint: first.checkpoint!, state: first.state },
+  });
+  assertEquals(second.mode, "append");
+  const op = second.deltas[0].operations[0];
+  assertEquals(op.id, first.deltas[0].operations[0].id);
+  assertEquals([op.op.completeness, op.op.provenance.epoch, op.op.provenance.completion?.epoch], [
+    "complete",
+    0,
+    1,
+  ]);
+  const third = await claudeCode.import(unit(path), {
+    fs,
+    epoch: 2,
+    resume: { checkpoint: second.checkpoint!, state: second.state },
+  });
+  assertEquals([third.mode, third.deltas.length], ["unchanged", 0]);
+});
+
+// ------------------------------------------------------------------ real files
+
+const realFs = createDenoFs();
+
+async function fixtureUnits(root: string): Promise<SourceUnit[]> {
+  const units: SourceUnit[] = [];
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(dir)) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(p);
+      else if (e.name.endsWith(".jsonl") && !dir.endsWith("/mock")) {
+        units.push(unit(p, e.name.startsWith("agent-") || dir.endsWith("/subagents") ? 1 : 0));
+      }
+    }
+  };
+  await walk(root);
+  return units.sort((a, b) => a.rank - b.rank || a.path.localeCompare(b.path));
+}
+
+Deno.test("claude-code importer: every peers fixture imports, validates and matches its snapshot", async (t) => {
+  const root = `${SHARED}/peers/claude-code`;
+  for (const u of await fixtureUnits(root)) {
+    const name = u.path.slice(root.length + 1);
+    if (name.includes("subagents/")) continue; // imported with its session below
+    await t.step(name, async () => {
+      const units = [u];
+      if (name.startsWith("agentsessions_subagent_layout/")) {
+        units.push(...(await fixtureUnits(u.path.replace(/\.jsonl$/, ""))));
+      }
+      const { sessions } = await importFiles(realFs, units);
+      for (const s of sessions) assertEquals(validationProblems(s), []);
+      await assertSnapshot(
+        `claude-code__${name.replace(/\//g, "__")}`,
+        normalize(sessions, { [SHARED]: "<FIXTURES>" }),
+      );
+    });
+  }
+});
+
+Deno.test("claude-code importer: schema-drift fixtures report their unknown types", async () => {
+  const { sessions } = await importFiles(realFs, [
+    unit(`${SHARED}/peers/claude-code/agentsessions_schema_drift.jsonl`),
+  ]);
+  const unknown = sessions[0].issues.filter((i) => i.code === "unknown_record_type").map((i) =>
+    i.message
+  );
+  assertEquals(unknown.sort(), [
+    'unknown record type "tool_result"',
+    'unknown record type "tool_use"',
+  ]);
+});
+
+interface ScenarioCall {
+  agent: string;
+  op: string;
+  native_tool: string;
+  input: Record<string, unknown>;
+  expected_error: boolean;
+}
+
+Deno.test("claude-code importer: real-client sessions match their scenarios call by call", async (t) => {
+  for (const scenario of ["s1-basic", "s2-errors", "s4-long", "s6-subagent"]) {
+    await t.step(scenario, async () => {
+      const dir = `${SHARED}/realclients/claude/${scenario}`;
+      const truth = JSON.parse(await Deno.readTextFile(`${dir}/scenario.json`));
+      const { sessions, payloads } = await importFiles(realFs, await fixtureUnits(`${dir}/native`));
+      assertEquals(sessions.length, 1);
+      const s = sessions[0];
+      assertEquals(s.session.native_id, truth.session_id);
+      assertEquals(validationProblems(s), []);
+      await assertSnapshot(`claude-code__realclients__${scenario}`, normalize(s, { [SHARED]: "<FIXTURES>" }));
+      const calls = ops(s).filter((o) => o.tool !== undefined);
+      const expected = truth.tool_calls as ScenarioCall[];
+      assertEquals(calls.length, expected.length, "one operation per scripted tool call");
+      // Sub-agent calls interleave in time; compare per connection, in order.
+      const mainCalls = calls.filter((c) => c.conn === "main");
+      const subCalls = calls.filter((c) => c.conn !== "main");
+      const expMain = expected.filter((c) => c.agent === "main");
+      const expSub = expected.filter((c) => c.agent !== "main");
+      for (const [actual, exp] of [[mainCalls, expMain], [subCalls, expSub]] as const) {
+        assertEquals(actual.length, exp.length);
+        actual.forEach((c, i) => {
+          assertEquals(c.tool, exp[i].native_tool);
+          assertEquals(c.kind, classifyTool(exp[i].native_tool));
+          // The agent may add defaults it filled in (Edit's replace_all): the scripted input
+          // must be there exactly, key by key.
+          const recorded = JSON.parse(text(payloads, c.request)!);
+          for (const [k, v] of Object.entries(exp[i].input)) assertEquals(recorded[k], v, k);
+          assertEquals(c.is_error, exp[i].expected_error, `${c.tool} #${i} error flag`);
+          assertEquals(c.completeness, "complete");
+          assert(text(payloads, c.response) !== undefined, "the real result is kept");
+        });
+      }
+      if (scenario === "s6-subagent") {
+        const sub = s.connections.find((c) => c.kind === "subagent")!;
+        assertEquals(sub.agent_type, "general-purpose");
+        assertEquals(s.operations[sub.parent_op!].kind, "task");
+      }
+    });
+  }
+});

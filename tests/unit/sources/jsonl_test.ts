@@ -1,0 +1,99 @@
+import { assertEquals } from "../../_helpers/assert.ts";
+import { planJsonlResume, readJsonl } from "../../../core/sources/jsonl.ts";
+import type { JsonlLine } from "../../../core/sources/jsonl.ts";
+import { MemFs } from "../../_helpers/mem_fs.ts";
+
+async function readAll(fs: MemFs, path: string, options = {}, from = { offset: 0, line: 1 }) {
+  const state = { ...from, bytesRead: 0 };
+  const lines: JsonlLine[] = [];
+  for await (const l of readJsonl(fs, path, state, options)) lines.push(l);
+  return { lines, state };
+}
+
+Deno.test("readJsonl() yields each line with its byte range, across chunk borders", async () => {
+  const fs = new MemFs();
+  fs.write("/a.jsonl", '{"a":1}\n{"bb":"x"}\r\n\n{"c":[1,2]}\n');
+  const { lines, state } = await readAll(fs, "/a.jsonl");
+  assertEquals(lines.map((l) => [l.line, l.start, l.end, l.value ?? null, l.error ?? null]), [
+    [1, 0, 7, { a: 1 }, null],
+    [2, 8, 19, { bb: "x" }, null],
+    [3, 20, 20, null, null],
+    [4, 21, 32, { c: [1, 2] }, null],
+  ]);
+  assertEquals(state.offset, 33);
+  assertEquals(state.line, 5);
+});
+
+Deno.test("readJsonl() leaves a half-written last line for the next pass", async () => {
+  const fs = new MemFs();
+  fs.write("/a.jsonl", '{"a":1}\n{"b":');
+  const { lines, state } = await readAll(fs, "/a.jsonl", { closed: true });
+  assertEquals(lines.length, 1);
+  assertEquals(state.offset, 8);
+  fs.append("/a.jsonl", '2}\n{"c":3}\n');
+  const next = await readAll(fs, "/a.jsonl", {}, { offset: state.offset, line: state.line });
+  assertEquals(next.lines.map((l) => [l.line, l.value]), [[2, { b: 2 }], [3, { c: 3 }]]);
+});
+
+Deno.test("readJsonl() accepts an unterminated last line that parses when the file is closed", async () => {
+  const fs = new MemFs();
+  fs.write("/a.jsonl", '{"a":1}\n{"b":2}');
+  assertEquals((await readAll(fs, "/a.jsonl", { closed: true })).lines.length, 2);
+  assertEquals((await readAll(fs, "/a.jsonl", { closed: false })).lines.length, 1);
+});
+
+Deno.test("readJsonl() reports garbage, invalid UTF-8 and oversize lines without stopping", async () => {
+  const fs = new MemFs();
+  const bad = new Uint8Array([0xff, 0xfe, 0x7b, 0x0a]);
+  const text = new TextEncoder().encode('not json\n{"x":"' + "y".repeat(100) + '"}\n{"ok":true}\n');
+  const all = new Uint8Array(bad.length + text.length);
+  all.set(bad);
+  all.set(text, bad.length);
+  fs.write("/a.jsonl", all);
+  const { lines } = await readAll(fs, "/a.jsonl", { maxLineBytes: 50 });
+  assertEquals(lines.map((l) => l.error ?? "ok"), [
+    "invalid JSON",
+    "invalid JSON",
+    "line longer than 50 bytes",
+    "ok",
+  ]);
+  assertEquals(lines[3].value, { ok: true });
+});
+
+Deno.test("readJsonl() reads nothing from an empty file", async () => {
+  const fs = new MemFs();
+  fs.write("/a.jsonl", "");
+  const { lines, state } = await readAll(fs, "/a.jsonl", { closed: true });
+  assertEquals(lines, []);
+  assertEquals(state.offset, 0);
+});
+
+Deno.test("planJsonlResume() tells unchanged, appended, truncated and replaced files apart", async (t) => {
+  const fs = new MemFs();
+  fs.write("/a.jsonl", '{"a":1}\n');
+  const stat = (await fs.stat("/a.jsonl"))!;
+  const { makeJsonlCheckpoint } = await import("../../../core/sources/jsonl.ts");
+  const cp = await makeJsonlCheckpoint(fs, "/a.jsonl", stat, 8, 2);
+  await t.step("unchanged: one stat and no read", async () => {
+    fs.stats = 0;
+    const plan = await planJsonlResume(fs, "/a.jsonl", cp);
+    assertEquals(plan?.mode, "unchanged");
+    assertEquals(fs.stats, 1);
+  });
+  await t.step("appended: resumes at the checkpoint", async () => {
+    fs.append("/a.jsonl", '{"b":2}\n');
+    const plan = await planJsonlResume(fs, "/a.jsonl", cp);
+    assertEquals([plan?.mode, plan?.offset, plan?.line], ["append", 8, 2]);
+  });
+  await t.step("truncated: read again from zero", async () => {
+    fs.write("/a.jsonl", "{}\n");
+    assertEquals((await planJsonlResume(fs, "/a.jsonl", cp))?.mode, "full");
+  });
+  await t.step("replaced with other bytes of the same length: read again from zero", async () => {
+    fs.write("/a.jsonl", '{"z":9}\n{"b":2}\n', { replace: true });
+    assertEquals((await planJsonlResume(fs, "/a.jsonl", cp))?.mode, "full");
+  });
+  await t.step("gone or a directory: no plan", async () => {
+    assertEquals(await planJsonlResume(fs, "/nope.jsonl", cp), null);
+  });
+});

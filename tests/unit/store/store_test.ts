@@ -1,0 +1,269 @@
+import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { validationProblems } from "../../../core/model/mod.ts";
+import {
+  ChronicleStore,
+  importAll,
+  type ImportOptions,
+  inProcessRunner,
+} from "../../../core/store/mod.ts";
+import type { SourceFs } from "../../../core/sources/types.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+
+const SHARED = new URL("../../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+
+/** A scratch HOME with a Claude Code projects folder, and a store in memory. */
+async function scratch() {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-store-test-" });
+  const projects = `${home}/.claude/projects/-work-demo`;
+  await Deno.mkdir(projects, { recursive: true });
+  const store = ChronicleStore.open(":memory:");
+  const counting = countingFs(createDenoFs({ tempRoot: `${home}/.tmp` }));
+  const options: ImportOptions = {
+    env: { home, env: {}, platform: "linux" },
+    fs: counting.fs,
+  };
+  return {
+    home,
+    projects,
+    store,
+    counting,
+    run: () => importAll(store, options),
+    runWith: (extra: Partial<ImportOptions>) => importAll(store, { ...options, ...extra }),
+    [Symbol.asyncDispose]: async () => {
+      store.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+function countingFs(inner: SourceFs) {
+  const counts = { stat: 0, readFrom: 0, bytes: 0 };
+  const fs: SourceFs = {
+    ...inner,
+    stat: (p) => {
+      counts.stat++;
+      return inner.stat(p);
+    },
+    async *readFrom(p, offset) {
+      counts.readFrom++;
+      for await (const c of inner.readFrom(p, offset)) {
+        counts.bytes += c.byteLength;
+        yield c;
+      }
+    },
+  };
+  return { fs, counts };
+}
+
+/** Every row of the tables an import writes, for comparing two stores or two passes. */
+function dump(store: ChronicleStore) {
+  const q = (sql: string) => store.db.prepare(sql).all();
+  return {
+    sessions: q(
+      "SELECT id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count, info, extensions FROM sessions ORDER BY id",
+    ),
+    operations: q(
+      "SELECT session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, doc FROM operations ORDER BY session_id, op_id",
+    ),
+    connections: q("SELECT * FROM connections ORDER BY session_id, id"),
+    usage: q("SELECT * FROM usage ORDER BY session_id, key"),
+    issues: q("SELECT session_id, file, doc FROM session_issues ORDER BY rowid"),
+    loss: q("SELECT session_id, file, doc FROM loss_windows ORDER BY rowid"),
+    payloads: q("SELECT sha256, size FROM payloads ORDER BY sha256"),
+    fts: q(
+      "SELECT rowid FROM operations_fts WHERE operations_fts MATCH 'the OR a OR file' ORDER BY rowid",
+    ),
+  };
+}
+
+const realS1 =
+  `${SHARED}/realclients/claude/s1-basic/native/.claude/projects/-home-dev-projects-s1-basic/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`;
+
+Deno.test("importAll() is idempotent: a second import changes no row and reads no byte", async () => {
+  await using s = await scratch();
+  await Deno.copyFile(realS1, `${s.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`);
+  const first = await s.run();
+  assertEquals([first.sessions, first.operations], [1, 8]);
+  const before = dump(s.store);
+  s.counting.counts.stat = 0;
+  s.counting.counts.readFrom = 0;
+  const second = await s.run();
+  assertEquals(second.sources["claude-code"].unchanged, 1);
+  assertEquals(s.counting.counts.readFrom, 0, "an unchanged file is not read");
+  assertEquals(s.counting.counts.stat, 1, "an unchanged file costs one stat");
+  assertEquals(dump(s.store), before);
+});
+
+Deno.test("importAll() reads an appended file from its checkpoint and completes pending calls", async () => {
+  await using s = await scratch();
+  const lines = (await Deno.readTextFile(realS1)).split("\n").filter(Boolean);
+  const cut = lines.findIndex((l) => l.includes('"tool_result"'));
+  const path = `${s.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`;
+  await Deno.writeTextFile(path, lines.slice(0, cut).join("\n") + "\n");
+  await s.run();
+  const sid = "claude-code:6e1ca488-75fe-41b2-bc40-620dc5c6889e";
+  const pending = s.store.loadSession(sid)!;
+  const write = Object.values(pending.operations).find((o) => o.tool === "Write")!;
+  assertEquals(write.completeness, "incomplete");
+  const sizeBefore = (await Deno.stat(path)).size;
+  await Deno.writeTextFile(path, lines.slice(cut).join("\n") + "\n", { append: true });
+  s.counting.counts.bytes = 0;
+  const r = await s.run();
+  assertEquals(r.sources["claude-code"].appended, 1);
+  assertEquals(
+    s.counting.counts.bytes,
+    (await Deno.stat(path)).size - sizeBefore,
+    "only new bytes are read",
+  );
+  const done = s.store.loadSession(sid)!;
+  const write2 = Object.values(done.operations).find((o) => o.tool === "Write")!;
+  assertEquals(
+    [write2.completeness, write2.provenance.epoch, write2.provenance.completion?.epoch],
+    ["complete", 0, 1],
+  );
+  assertEquals(validationProblems(done), []);
+  // The same bytes imported in one go give the same operations.
+  await using fresh = await scratch();
+  await Deno.copyFile(path, `${fresh.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`);
+  await fresh.run();
+  const strip = (x: ReturnType<typeof dump>) =>
+    x.operations.map((o) => ({ ...o, file: "", doc: JSON.parse(String(o.doc)).kind }));
+  assertEquals(strip(dump(fresh.store)), strip(dump(s.store)));
+});
+
+Deno.test("importAll() re-reads a truncated or replaced file from zero, leaving no stale rows", async (t) => {
+  await using s = await scratch();
+  const path = `${s.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`;
+  await Deno.copyFile(realS1, path);
+  await s.run();
+  await t.step("truncated", async () => {
+    const lines = (await Deno.readTextFile(realS1)).split("\n").filter(Boolean);
+    await Deno.writeTextFile(path, lines.slice(0, 3).join("\n") + "\n");
+    const r = await s.run();
+    assertEquals(r.sources["claude-code"].full, 1);
+    assertEquals(s.store.totals().operations, 1);
+  });
+  await t.step("replaced by another file", async () => {
+    await Deno.remove(path);
+    await Deno.copyFile(realS1, path);
+    await s.run();
+    assertEquals(s.store.totals().operations, 8);
+    const { count } = s.store.db.prepare("SELECT count(*) AS count FROM operations_fts").get() as {
+      count: number;
+    };
+    assertEquals(count, 8, "the search index holds no stale rows");
+  });
+});
+
+Deno.test("importAll() survives hostile input and records every loss", async (t) => {
+  await using s = await scratch();
+  const good = (await Deno.readTextFile(realS1)).split("\n").filter(Boolean);
+  await t.step("garbage lines and invalid UTF-8 become loss windows", async () => {
+    const bytes = new TextEncoder().encode(`${good[2]}\nnot json at all\n`);
+    const bad = new Uint8Array([0xc3, 0x28, 0xff, 0x0a]);
+    const all = new Uint8Array(bytes.length + bad.length);
+    all.set(bytes);
+    all.set(bad, bytes.length);
+    await Deno.writeFile(`${s.projects}/garbage.jsonl`, all);
+    const r = await s.run();
+    assertEquals(r.errors, []);
+    const session = s.store.loadSession("claude-code:6e1ca488-75fe-41b2-bc40-620dc5c6889e")!;
+    assertEquals(session.provenance.loss_windows.map((l) => l.reason), [
+      "invalid JSON",
+      "invalid JSON",
+    ]);
+  });
+  await t.step("a 20 MB single line imports", async () => {
+    const big = JSON.parse(good[2]);
+    big.uuid = crypto.randomUUID();
+    big.sessionId = "big-session";
+    big.message.content = "x".repeat(20 * 1024 * 1024);
+    await Deno.writeTextFile(`${s.projects}/big.jsonl`, JSON.stringify(big) + "\n");
+    const r = await s.run();
+    assertEquals(r.errors, []);
+    const ops = s.store.timeline("claude-code:big-session").items;
+    assertEquals(ops.length, 1);
+    assertEquals(ops[0].op.text?.length, 20 * 1024 * 1024);
+  });
+  await t.step(
+    "an empty file and a directory named x.jsonl are no sessions and no errors",
+    async () => {
+      await Deno.writeTextFile(`${s.projects}/empty.jsonl`, "");
+      await Deno.mkdir(`${s.projects}/x.jsonl`);
+      const before = s.store.totals().sessions;
+      const r = await s.run();
+      assertEquals(r.errors, []);
+      assertEquals(s.store.totals().sessions, before);
+    },
+  );
+  await t.step(
+    "a file deleted between discovery and import is reported, the rest imports",
+    async () => {
+      const doomed = `${s.projects}/doomed.jsonl`;
+      await Deno.copyFile(realS1, doomed);
+      await Deno.copyFile(realS1, `${s.projects}/other.jsonl`);
+      const inner = inProcessRunner(createDenoFs());
+      const r = await s.runWith({
+        runner: async (unit, epoch, resume) => {
+          if (unit.path === doomed) await Deno.remove(doomed);
+          return inner(unit, epoch, resume);
+        },
+      });
+      assertEquals(r.errors, []);
+      const src = s.store.getSource(doomed)!;
+    assertEquals(src.sessions, []);
+    assertMatch(src.issues[0].message, /doomed.jsonl": it is gone/);
+      assert(s.store.getSource(`${s.projects}/other.jsonl`));
+    },
+  );
+  await t.step("an importer that throws stops only its own file", async () => {
+    await Deno.writeTextFile(`${s.projects}/new.jsonl`, good[2] + "\n");
+    const inner = inProcessRunner(createDenoFs());
+    const r = await s.runWith({
+      runner: (unit, epoch, resume) =>
+        unit.path.endsWith("/new.jsonl")
+          ? Promise.reject(new Error("boom"))
+          : inner(unit, epoch, resume),
+    });
+    assertEquals(r.errors.length, 1);
+    assertMatch(r.errors[0].message, /Cannot import ".*new.jsonl": boom/);
+  });
+});
+
+Deno.test("store queries: list, timeline pages, search with snippets, projects", async () => {
+  await using s = await scratch();
+  for (const sc of ["s1-basic", "s2-errors"]) {
+    const dir = `${SHARED}/realclients/claude/${sc}/native/.claude/projects`;
+    for await (const d of Deno.readDir(dir)) {
+      for await (const f of Deno.readDir(`${dir}/${d.name}`)) {
+        if (f.isFile) await Deno.copyFile(`${dir}/${d.name}/${f.name}`, `${s.projects}/${f.name}`);
+      }
+    }
+  }
+  await s.run();
+  const list = s.store.listSessions({ sort: "started_at", order: "asc" });
+  assertEquals(list.total, 2);
+  assertEquals(list.items.map((i) => i.project_path), [
+    "/home/dev/projects/s1-basic",
+    "/home/dev/projects/s2-errors",
+  ]);
+  assertEquals(s.store.listSessions({ project: "/home/dev/projects/s2-errors" }).total, 1);
+  assertEquals(s.store.listSessions({ source: "codex" }).total, 0);
+  const errs = s.store.getSession(list.items[1].id)!;
+  assertEquals(errs.error_count, 3);
+  const page = s.store.timeline(list.items[0].id, { offset: 2, limit: 3 });
+  assertEquals([page.total, page.items.map((i) => i.seq)], [8, [2, 3, 4]]);
+  const full = s.store.loadSession(list.items[0].id)!;
+  assertEquals(page.items.map((i) => i.op_id), full.timeline.slice(2, 5).map((t) => t.op));
+  const found = s.store.search("wirte");
+  assert(found.total >= 1);
+  assertEquals(found.hits[0].session_id, list.items[0].id);
+  assert(found.hits[0].snippet.some((p) => p.match && p.text.toLowerCase() === "wirte"));
+  assertEquals(
+    s.store.search('"unbalanced (quote OR').total >= 0,
+    true,
+    "no query is a syntax error",
+  );
+  assertEquals(s.store.listSessions({ text: "CHANGELOG" }).total, 1);
+  assertEquals(s.store.projects().length, 2);
+});
