@@ -534,7 +534,11 @@ class ClaudeFileBuilder {
     const tur = v.toolUseResult;
     const ext: Json = {};
     if (tur !== undefined) {
-      ext.tool_use_result = this.sink.json(tur);
+      const { kept, dropped } = trimToolUseResult(tur);
+      ext.tool_use_result = JSON.stringify(kept).length <= INLINE_TUR_CHARS
+        ? kept
+        : this.sink.json(kept);
+      if (dropped.length) ext.tool_use_result_dropped = dropped;
       if (isObj(tur)) {
         if (Array.isArray(tur.structuredPatch)) ext.structured_patch = tur.structuredPatch;
         if (typeof tur.type === "string") ext.result_type = tur.type;
@@ -817,6 +821,45 @@ interface At {
   start: number;
   end: number;
   block: number;
+}
+
+/** Extras of a tool result this small stay inline in the operation's extensions. */
+const INLINE_TUR_CHARS = 2048;
+
+/**
+ * Fields of Claude Code's `toolUseResult` that repeat what the operation already holds (the
+ * tool input or result) or whole file copies. They are left out of the stored extras, named in
+ * `tool_use_result_dropped`, and remain readable in the source file at the operation's
+ * provenance range.
+ */
+const TUR_BULK_FIELDS = [
+  "stdout",
+  "stderr",
+  "content",
+  "originalFile",
+  "originalFileContents",
+  "oldString",
+  "newString",
+  "structuredPatch",
+  "edits",
+];
+
+export function trimToolUseResult(tur: unknown): { kept: unknown; dropped: string[] } {
+  if (!isObj(tur)) return { kept: tur, dropped: [] };
+  const kept: Json = {};
+  const dropped: string[] = [];
+  for (const [k, v] of Object.entries(tur)) {
+    if (
+      TUR_BULK_FIELDS.includes(k) && (typeof v === "string" ? v.length > 256 : Array.isArray(v))
+    ) {
+      dropped.push(k);
+    } else if (k === "file" && isObj(v) && typeof v.content === "string") {
+      const { content: _content, ...rest } = v;
+      kept[k] = rest;
+      dropped.push("file.content");
+    } else kept[k] = v;
+  }
+  return { kept, dropped };
 }
 
 function targetOf(input: unknown): string | undefined {

@@ -2,9 +2,17 @@
 import type { SourceId } from "../model/types.ts";
 import type { Importer } from "./types.ts";
 import { claudeCode } from "./claude_code.ts";
+import { codex } from "./codex.ts";
+import { gemini } from "./gemini.ts";
+import { cursor } from "./cursor.ts";
+import { opencode } from "./opencode.ts";
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
+  codex,
+  cursor,
+  opencode,
+  gemini,
 ];
 
 export function importerFor(id: string): Importer | undefined {

@@ -49,6 +49,42 @@ export interface ImportSummary {
   errors: SessionIssue[];
 }
 
+/**
+ * True only when the stat of the unit's files matches its checkpoint exactly: one stat for a
+ * JSONL file, two for a SQLite database and its WAL. Anything else goes to the importer.
+ */
+export async function looksUnchanged(
+  fs: SourceFs,
+  unit: SourceUnit,
+  checkpoint: Checkpoint,
+): Promise<boolean> {
+  if (checkpoint.file !== unit.path) return false;
+  if (checkpoint.kind === "jsonl" && unit.kind === "jsonl") {
+    const st = await fs.stat(unit.path);
+    return st !== null && st.isFile && st.size === checkpoint.size &&
+      st.mtimeMs === checkpoint.mtime_ms && st.ino === checkpoint.inode;
+  }
+  if (checkpoint.kind === "sqlite" && unit.kind === "sqlite") {
+    const [db, wal] = await Promise.all([fs.stat(unit.path), fs.stat(`${unit.path}-wal`)]);
+    return db !== null && db.isFile && db.size === checkpoint.db_size &&
+      db.mtimeMs === checkpoint.db_mtime_ms && (wal?.size ?? 0) === checkpoint.wal_size &&
+      (wal?.mtimeMs ?? null) === checkpoint.wal_mtime_ms;
+  }
+  return false;
+}
+
+function unchangedResult(resume: { checkpoint: Checkpoint; state: unknown }): UnitResult {
+  return {
+    mode: "unchanged",
+    deltas: [],
+    checkpoint: resume.checkpoint,
+    state: resume.state,
+    issues: [],
+    payloads: new Map(),
+    bytesRead: 0,
+  };
+}
+
 export function inProcessRunner(fs: SourceFs): UnitRunner {
   return (unit, epoch, resume) => {
     const importer = importerFor(unit.source);
@@ -117,14 +153,20 @@ export async function importAll(
         : undefined;
       return { unit, prev, epoch, resume };
     });
+    // A unit whose files did not move is skipped here, without a round trip to the worker.
+    const unchanged = await Promise.all(
+      plan.map((p) => p.resume ? looksUnchanged(options.fs, p.unit, p.resume.checkpoint) : false),
+    );
     // One unit is parsed while the previous one is written.
     const start = (i: number) =>
-      i < plan.length
-        ? runner(plan[i].unit, plan[i].epoch, plan[i].resume).then(
+      i >= plan.length
+        ? null
+        : unchanged[i]
+        ? Promise.resolve({ ok: true as const, r: unchangedResult(plan[i].resume!) })
+        : runner(plan[i].unit, plan[i].epoch, plan[i].resume).then(
           (r) => ({ ok: true as const, r }),
           (e: unknown) => ({ ok: false as const, e }),
-        )
-        : null;
+        );
     let next = start(0);
     for (let i = 0; i < plan.length; i++) {
       const current = await next!;

@@ -125,6 +125,9 @@ export class ChronicleStore {
     try {
       db = new DatabaseSync(path);
       db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      // Payload blobs dominate the file: bigger pages mean fewer overflow pages. Only takes
+      // effect when the database is created.
+      db.exec("PRAGMA page_size = 16384");
       if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec("PRAGMA temp_store = MEMORY");
@@ -366,7 +369,9 @@ export class ChronicleStore {
     for (const c of d.connections) {
       upConn.run(d.session_id, c.id, d.file, JSON.stringify(this.mergeConnection(d.session_id, c)));
     }
-    for (const rec of d.operations) this.upsertOperation(d, rec, result.payloads, fresh);
+    // Plain inserts only when nothing can conflict: a new file of a new session.
+    const noConflict = fresh && !existing;
+    for (const rec of d.operations) this.upsertOperation(d, rec, result.payloads, noConflict);
     const upUsage = this.stmt(
       `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write, ts_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -25,7 +25,7 @@ export function assertStringIncludes(actual: string, part: string, msg?: string)
 }
 export function assertThrows(
   fn: () => unknown,
-  cls?: new (...a: any[]) => Error,
+  cls?: new (...a: never[]) => Error,
   msg?: string,
 ): Error {
   try {
@@ -40,7 +40,7 @@ export function assertThrows(
 }
 export async function assertRejects(
   fn: () => Promise<unknown>,
-  cls?: new (...a: any[]) => Error,
+  cls?: new (...a: never[]) => Error,
   msg?: string,
 ): Promise<Error> {
   try {

@@ -3,7 +3,9 @@
  * `bare DIR` reads and JSON-parses every line; `import HOME DATA` runs Chronicle's import
  * (read-only worker + store writes) exactly as `chronicle import` does. Prints one JSON line.
  */
-import { ChronicleStore } from "../../core/store/mod.ts";
+import { ChronicleStore, importAll } from "../../core/store/mod.ts";
+import { createDenoFs } from "../../runtime/deno_fs.ts";
+import { createWorkerRunner } from "../../runtime/worker_runner.ts";
 import { runImport } from "../../cli/import.ts";
 import type { CliIo } from "../../cli/io.ts";
 
@@ -60,6 +62,48 @@ if (mode === "bare") {
   const seconds = (performance.now() - t0) / 1000;
   store.close();
   console.log(JSON.stringify({ seconds, summary, peak_rss_mb: peakRssMb() }));
+} else if (mode === "incremental") {
+  // What the server's background importer does: one live worker, a re-import with nothing
+  // changed, then one appended line. Args: HOME DATA FILE-TO-APPEND-TO.
+  const file = Deno.args[3];
+  const store = ChronicleStore.open(`${b}/chronicle.db`);
+  const fs = createDenoFs({ tempRoot: `${b}/tmp` });
+  const t0 = performance.now();
+  const worker = createWorkerRunner({ tempRoot: `${b}/tmp` });
+  const env = { home: a, env: { HOME: a }, platform: "linux" as const };
+  const run = async () => {
+    const t = performance.now();
+    await importAll(store, { env, fs, runner: worker.runner, sources: ["claude-code"] });
+    return (performance.now() - t) / 1000;
+  };
+  const warmFirst = await run(); // includes starting the worker
+  const warm = await run();
+  const original = await Deno.readFile(file);
+  const sid = file.slice(file.lastIndexOf("/") + 1, -6);
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      type: "user",
+      uuid: crypto.randomUUID(),
+      parentUuid: null,
+      sessionId: sid,
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: "one more line" },
+    }) + "\n",
+    { append: true },
+  );
+  const append = await run();
+  await Deno.writeFile(file, original); // leave the corpus as generated
+  const restore = await run();
+  worker.close();
+  store.close();
+  console.log(JSON.stringify({
+    warm_first_s: warmFirst,
+    warm_s: warm,
+    append_s: append,
+    restore_s: restore,
+    total_s: (performance.now() - t0) / 1000,
+  }));
 } else {
   console.error("usage: _import_child.ts bare DIR | import HOME DATA");
   Deno.exit(2);

@@ -2,10 +2,11 @@
  * The CLI end to end, through `deno run` with the same permission flags as `deno task
  * chronicle`, on fixture homes: import, sessions, show, export, verify, exit codes.
  */
+import { FIXTURES } from "../_helpers/fixtures.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_helpers/assert.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const SHARED = new URL("../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+const SHARED = FIXTURES;
 const FLAGS = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
   .replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
 

@@ -1,10 +1,11 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { FIXTURES } from "../../_helpers/fixtures.ts";
 import { exportSession, verifyArtifacts } from "../../../core/artifacts/mod.ts";
 import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
 
-const SHARED = new URL("../../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+const SHARED = FIXTURES;
 
 async function exported() {
   const home = `${SHARED}/realclients/claude/s6-subagent/native`;

@@ -92,8 +92,12 @@ Deno.test("readCanonicalSession() rejects any other schema version with a clear 
   assertMatch(err.message, /schema_version 2.*version 1 only/);
 });
 
+/** A session as plain JSON, to damage on purpose. */
+// deno-lint-ignore no-explicit-any
+type Loose = Record<string, any>;
+
 Deno.test("validationProblems() names what is wrong", async (t) => {
-  const cases: { name: string; mutate: (s: Record<string, any>) => void; expected: RegExp }[] = [
+  const cases: { name: string; mutate: (s: Loose) => void; expected: RegExp }[] = [
     {
       name: "unknown kind",
       mutate: (s) => (s.operations.op_a.kind = "dance"),
@@ -114,7 +118,7 @@ Deno.test("validationProblems() names what is wrong", async (t) => {
   ];
   for (const c of cases) {
     await t.step(c.name, () => {
-      const s = structuredClone(tinySession()) as Record<string, any>;
+      const s = structuredClone(tinySession()) as unknown as Loose;
       c.mutate(s);
       assertMatch(validationProblems(s).join("\n"), c.expected);
     });

@@ -1,4 +1,5 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { FIXTURES } from "../../_helpers/fixtures.ts";
 import {
   assembleSession,
   type CanonicalSession,
@@ -12,7 +13,7 @@ import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
 
-const SHARED = new URL("../../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+const SHARED = FIXTURES;
 const decoder = new TextDecoder();
 
 function unit(path: string, rank = 0): SourceUnit {
@@ -526,7 +527,10 @@ Deno.test("claude-code importer: real-client sessions match their scenarios call
       const s = sessions[0];
       assertEquals(s.session.native_id, truth.session_id);
       assertEquals(validationProblems(s), []);
-      await assertSnapshot(`claude-code__realclients__${scenario}`, normalize(s, { [SHARED]: "<FIXTURES>" }));
+      await assertSnapshot(
+        `claude-code__realclients__${scenario}`,
+        normalize(s, { [SHARED]: "<FIXTURES>" }),
+      );
       const calls = ops(s).filter((o) => o.tool !== undefined);
       const expected = truth.tool_calls as ScenarioCall[];
       assertEquals(calls.length, expected.length, "one operation per scripted tool call");

@@ -1,4 +1,5 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { FIXTURES } from "../../_helpers/fixtures.ts";
 import { validationProblems } from "../../../core/model/mod.ts";
 import {
   ChronicleStore,
@@ -9,7 +10,7 @@ import {
 import type { SourceFs } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 
-const SHARED = new URL("../../../../shared/fixtures/", import.meta.url).pathname.replace(/\/$/, "");
+const SHARED = FIXTURES;
 
 /** A scratch HOME with a Claude Code projects folder, and a store in memory. */
 async function scratch() {
@@ -76,12 +77,22 @@ function dump(store: ChronicleStore) {
   };
 }
 
-const realS1 =
-  `${SHARED}/realclients/claude/s1-basic/native/.claude/projects/-home-dev-projects-s1-basic/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`;
+/** The one session file of the real Claude Code s1-basic scenario. */
+const realS1 = (() => {
+  const root = `${SHARED}/realclients/claude/s1-basic/native/.claude/projects`;
+  for (const d of Deno.readDirSync(root)) {
+    for (const f of Deno.readDirSync(`${root}/${d.name}`)) {
+      if (f.isFile && f.name.endsWith(".jsonl")) return `${root}/${d.name}/${f.name}`;
+    }
+  }
+  throw new Error("no s1-basic fixture");
+})();
+const S1_NAME = realS1.slice(realS1.lastIndexOf("/") + 1);
+const S1_ID = `claude-code:${S1_NAME.slice(0, -6)}`;
 
 Deno.test("importAll() is idempotent: a second import changes no row and reads no byte", async () => {
   await using s = await scratch();
-  await Deno.copyFile(realS1, `${s.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`);
+  await Deno.copyFile(realS1, `${s.projects}/${S1_NAME}`);
   const first = await s.run();
   assertEquals([first.sessions, first.operations], [1, 8]);
   const before = dump(s.store);
@@ -98,10 +109,10 @@ Deno.test("importAll() reads an appended file from its checkpoint and completes 
   await using s = await scratch();
   const lines = (await Deno.readTextFile(realS1)).split("\n").filter(Boolean);
   const cut = lines.findIndex((l) => l.includes('"tool_result"'));
-  const path = `${s.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`;
+  const path = `${s.projects}/${S1_NAME}`;
   await Deno.writeTextFile(path, lines.slice(0, cut).join("\n") + "\n");
   await s.run();
-  const sid = "claude-code:6e1ca488-75fe-41b2-bc40-620dc5c6889e";
+  const sid = S1_ID;
   const pending = s.store.loadSession(sid)!;
   const write = Object.values(pending.operations).find((o) => o.tool === "Write")!;
   assertEquals(write.completeness, "incomplete");
@@ -124,7 +135,7 @@ Deno.test("importAll() reads an appended file from its checkpoint and completes 
   assertEquals(validationProblems(done), []);
   // The same bytes imported in one go give the same operations.
   await using fresh = await scratch();
-  await Deno.copyFile(path, `${fresh.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`);
+  await Deno.copyFile(path, `${fresh.projects}/${S1_NAME}`);
   await fresh.run();
   const strip = (x: ReturnType<typeof dump>) =>
     x.operations.map((o) => ({ ...o, file: "", doc: JSON.parse(String(o.doc)).kind }));
@@ -133,7 +144,7 @@ Deno.test("importAll() reads an appended file from its checkpoint and completes 
 
 Deno.test("importAll() re-reads a truncated or replaced file from zero, leaving no stale rows", async (t) => {
   await using s = await scratch();
-  const path = `${s.projects}/6e1ca488-75fe-41b2-bc40-620dc5c6889e.jsonl`;
+  const path = `${s.projects}/${S1_NAME}`;
   await Deno.copyFile(realS1, path);
   await s.run();
   await t.step("truncated", async () => {
@@ -167,7 +178,7 @@ Deno.test("importAll() survives hostile input and records every loss", async (t)
     await Deno.writeFile(`${s.projects}/garbage.jsonl`, all);
     const r = await s.run();
     assertEquals(r.errors, []);
-    const session = s.store.loadSession("claude-code:6e1ca488-75fe-41b2-bc40-620dc5c6889e")!;
+    const session = s.store.loadSession(S1_ID)!;
     assertEquals(session.provenance.loss_windows.map((l) => l.reason), [
       "invalid JSON",
       "invalid JSON",
@@ -211,8 +222,8 @@ Deno.test("importAll() survives hostile input and records every loss", async (t)
       });
       assertEquals(r.errors, []);
       const src = s.store.getSource(doomed)!;
-    assertEquals(src.sessions, []);
-    assertMatch(src.issues[0].message, /doomed.jsonl": it is gone/);
+      assertEquals(src.sessions, []);
+      assertMatch(src.issues[0].message, /doomed.jsonl": it is gone/);
       assert(s.store.getSource(`${s.projects}/other.jsonl`));
     },
   );

@@ -1,0 +1,122 @@
+/**
+ * Import benchmark, all figures from one run on this machine, reported as ratios:
+ * cold import vs a bare "read + JSON.parse every line" loop over the same corpus, warm
+ * re-import as a share of cold, one appended line, and peak RSS.
+ * Corpus: `node ../shared/tools/gen_corpus.mjs DIR MB` (default 300 MB; CHRONICLE_BENCH_MB).
+ */
+import { generateCodexCorpus } from "./_codex_corpus.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const MB = Number(Deno.env.get("CHRONICLE_BENCH_MB") ?? 300);
+const corpus = `${ROOT}tests/bench/.corpus/${MB}`;
+const gen = new URL("../../../shared/tools/gen_corpus.mjs", import.meta.url).pathname;
+
+async function run(cmd: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "inherit" }).output();
+  if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed with ${out.code}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+async function child(...args: string[]) {
+  const out = await run(Deno.execPath(), [
+    "run",
+    "--quiet",
+    "--allow-all", // /proc/self/status (peak RSS) needs it
+    "--unstable-worker-options",
+    `${ROOT}tests/bench/_import_child.ts`,
+    ...args,
+  ]);
+  return JSON.parse(out.trim().split("\n").pop()!);
+}
+
+try {
+  await Deno.stat(`${corpus}/.done`);
+} catch {
+  console.log(`generating a ${MB} MB corpus in ${corpus} ...`);
+  await Deno.mkdir(corpus, { recursive: true });
+  await run("node", [gen, corpus, String(MB)]);
+  await Deno.writeTextFile(`${corpus}/.done`, "");
+}
+
+const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
+try {
+  const bare = await child("bare", `${corpus}/.claude/projects`);
+  const cold = await child("import", corpus, data);
+  // one appended line to one session file, with a live worker (as the server runs it)
+  const dirs = [...Deno.readDirSync(`${corpus}/.claude/projects`)].map((d) => d.name).sort();
+  const dir = `${corpus}/.claude/projects/${dirs[0]}`;
+  const file = `${dir}/${
+    [...Deno.readDirSync(dir)].filter((e) => e.isFile).map((e) => e.name).sort()[0]
+  }`;
+  const inc = await child("incremental", corpus, data, file);
+  const warm = { seconds: inc.warm_s };
+  const append = { seconds: inc.append_s };
+  const mb = bare.bytes / 1024 / 1024;
+  const rows = [
+    [
+      "corpus",
+      `${
+        mb.toFixed(0)
+      } MB, ${bare.lines} lines, ${cold.summary.sessions} sessions, ${cold.summary.operations} operations`,
+    ],
+    [
+      "bare read + JSON.parse",
+      `${bare.seconds.toFixed(2)} s (${(mb / bare.seconds).toFixed(0)} MB/s)`,
+    ],
+    [
+      "cold import (indexed)",
+      `${cold.seconds.toFixed(2)} s (${(mb / cold.seconds).toFixed(0)} MB/s)`,
+    ],
+    ["cold / bare", `${(cold.seconds / bare.seconds).toFixed(2)}x (target <= 3x)`],
+    [
+      "warm re-import",
+      `${(warm.seconds * 1000).toFixed(0)} ms = ${
+        (100 * warm.seconds / cold.seconds).toFixed(2)
+      }% of cold (target < 2%)`,
+    ],
+    [
+      "warm, new process",
+      `${(inc.warm_first_s * 1000).toFixed(0)} ms (includes starting the import worker)`,
+    ],
+    ["one appended line", `${(append.seconds * 1000).toFixed(0)} ms, live worker (target < 50 ms)`],
+    [
+      "peak RSS, cold import",
+      `${cold.peak_rss_mb} MB (target < 300 MB; bare loop ${bare.peak_rss_mb} MB)`,
+    ],
+  ];
+  for (const [k, v] of rows) console.log(`${k.padEnd(26)} ${v}`);
+
+  // Codex CLI: a corpus of comparable size, generated here, imported cold.
+  const codexCorpus = `${ROOT}tests/bench/.corpus/codex-${MB}`;
+  try {
+    await Deno.stat(`${codexCorpus}/.done`);
+  } catch {
+    console.log(`generating a ${MB} MB Codex corpus in ${codexCorpus} ...`);
+    await generateCodexCorpus(codexCorpus, MB);
+    await Deno.writeTextFile(`${codexCorpus}/.done`, "");
+  }
+  const codexBare = await child("bare", `${codexCorpus}/.codex/sessions`);
+  const codexCold = await child("import", codexCorpus, `${data}/codex`, "codex");
+  const codexMb = codexBare.bytes / 1024 / 1024;
+  const codexRows = [
+    [
+      "codex corpus",
+      `${
+        codexMb.toFixed(0)
+      } MB, ${codexBare.lines} lines, ${codexCold.summary.sessions} sessions, ${codexCold.summary.operations} operations`,
+    ],
+    [
+      "codex bare read + parse",
+      `${codexBare.seconds.toFixed(2)} s (${(codexMb / codexBare.seconds).toFixed(0)} MB/s)`,
+    ],
+    [
+      "codex cold import",
+      `${codexCold.seconds.toFixed(2)} s (${(codexMb / codexCold.seconds).toFixed(0)} MB/s), ${
+        (codexCold.seconds / codexBare.seconds).toFixed(2)
+      }x bare, peak RSS ${codexCold.peak_rss_mb} MB`,
+    ],
+  ];
+  for (const [k, v] of codexRows) console.log(`${k.padEnd(26)} ${v}`);
+} finally {
+  await Deno.remove(data, { recursive: true });
+}
