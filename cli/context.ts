@@ -1,13 +1,12 @@
 /** Opens the user's store from the environment: the data folder, 0700/0600, migrated. */
 import { ChronicleStore } from "../core/store/mod.ts";
-import { defaultIsError } from "../core/store/error_flag.ts";
 import { dataDir, ensureDataDir, lockDownFiles, storePath } from "../runtime/data_dir.ts";
 import type { CliIo } from "./io.ts";
 
 export async function openUserStore(io: CliIo): Promise<{ store: ChronicleStore; dir: string }> {
   const dir = await ensureDataDir(dataDir(io.env));
   const path = storePath(dir);
-  const store = ChronicleStore.open(path, { isError: defaultIsError });
+  const store = ChronicleStore.open(path);
   await lockDownFiles([path, `${path}-wal`, `${path}-shm`]);
   return { store, dir };
 }

@@ -5,7 +5,8 @@
  * copies of foreign SQLite databases). The main thread writes to the store while this parses.
  */
 import { importerFor } from "../core/sources/registry.ts";
-import type { ImportContext, SourceUnit, UnitResult } from "../core/sources/types.ts";
+import type { ImportContext, SourceUnit } from "../core/sources/types.ts";
+import { type PreparedUnit, prepareUnit } from "../core/store/prepare.ts";
 import { createDenoFs } from "./deno_fs.ts";
 
 export interface WorkerRequest {
@@ -17,7 +18,7 @@ export interface WorkerRequest {
 }
 
 export type WorkerResponse =
-  | { id: number; ok: true; result: UnitResult }
+  | { id: number; ok: true; result: PreparedUnit }
   | { id: number; ok: false; error: string };
 
 self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
@@ -25,7 +26,9 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   try {
     const importer = importerFor(unit.source);
     if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
-    const result = await importer.import(unit, { fs: createDenoFs({ tempRoot }), epoch, resume });
+    const result = prepareUnit(
+      await importer.import(unit, { fs: createDenoFs({ tempRoot }), epoch, resume }),
+    );
     const buffers = new Set<ArrayBuffer>();
     for (const bytes of result.payloads.values()) {
       if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {

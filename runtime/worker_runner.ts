@@ -4,7 +4,7 @@
  * thread) use both cores.
  */
 import type { UnitRunner } from "../core/store/import.ts";
-import type { UnitResult } from "../core/sources/types.ts";
+import type { PreparedUnit } from "../core/store/prepare.ts";
 import type { WorkerRequest, WorkerResponse } from "./import_worker.ts";
 
 export interface WorkerRunner {
@@ -31,7 +31,7 @@ export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner 
   let nextId = 0;
   const waiting = new Map<
     number,
-    { resolve: (r: UnitResult) => void; reject: (e: Error) => void }
+    { resolve: (r: PreparedUnit) => void; reject: (e: Error) => void }
   >();
   worker.onmessage = (e: MessageEvent<WorkerResponse>) => {
     const w = waiting.get(e.data.id);

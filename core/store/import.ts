@@ -5,15 +5,16 @@
  */
 import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import { importerFor, IMPORTERS } from "../sources/registry.ts";
-import type { DiscoverEnv, SourceFs, SourceUnit, UnitResult } from "../sources/types.ts";
+import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
+import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
 /** Runs one unit's importer. The default runs it in process. */
 export type UnitRunner = (
   unit: SourceUnit,
   epoch: number,
   resume: { checkpoint: Checkpoint; state: unknown } | undefined,
-) => Promise<UnitResult>;
+) => Promise<PreparedUnit>;
 
 export interface ImportOptions {
   env: DiscoverEnv;
@@ -73,7 +74,7 @@ export async function looksUnchanged(
   return false;
 }
 
-function unchangedResult(resume: { checkpoint: Checkpoint; state: unknown }): UnitResult {
+function unchangedResult(resume: { checkpoint: Checkpoint; state: unknown }): PreparedUnit {
   return {
     mode: "unchanged",
     deltas: [],
@@ -89,7 +90,7 @@ export function inProcessRunner(fs: SourceFs): UnitRunner {
   return (unit, epoch, resume) => {
     const importer = importerFor(unit.source);
     if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
-    return importer.import(unit, { fs, epoch, resume });
+    return importer.import(unit, { fs, epoch, resume }).then((r) => prepareUnit(r));
   };
 }
 
@@ -157,7 +158,6 @@ export async function importAll(
     const unchanged = await Promise.all(
       plan.map((p) => p.resume ? looksUnchanged(options.fs, p.unit, p.resume.checkpoint) : false),
     );
-    // One unit is parsed while the previous one is written.
     const start = (i: number) =>
       i >= plan.length
         ? null
@@ -167,10 +167,14 @@ export async function importAll(
           (r) => ({ ok: true as const, r }),
           (e: unknown) => ({ ok: false as const, e }),
         );
-    let next = start(0);
+    // The importer runs up to AHEAD units in front of the writer, so a slow file on either
+    // side does not leave the other idle.
+    const AHEAD = 3;
+    const queue: ReturnType<typeof start>[] = [];
+    for (let i = 0; i < Math.min(AHEAD, plan.length); i++) queue.push(start(i));
     for (let i = 0; i < plan.length; i++) {
-      const current = await next!;
-      next = start(i + 1);
+      const current = await queue.shift()!;
+      queue.push(start(i + AHEAD));
       const { unit, prev, epoch } = plan[i];
       const s = summary.sources[unit.source] ??= {
         units: 0,

@@ -5,4 +5,5 @@
  */
 export * from "./store.ts";
 export * from "./import.ts";
+export * from "./prepare.ts";
 export { MIGRATIONS } from "./schema.ts";

@@ -15,18 +15,16 @@ import {
   type Operation,
   type OperationRecord,
   type PayloadRef,
-  type SessionDelta,
   type SessionInfo,
   type SessionIssue,
   type UsageEntry,
 } from "../model/mod.ts";
-import type { SourceUnit, UnitResult } from "../sources/types.ts";
+import type { SourceUnit } from "../sources/types.ts";
+import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
+import { INDEXED_RESULT_CHARS } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
 
 export const PIPELINE_VERSION = "0.1.0";
-
-/** How much of a tool result goes into the search index. */
-const INDEXED_RESULT_CHARS = 4_096;
 
 export interface SessionQuery {
   source?: string;
@@ -103,8 +101,6 @@ export interface SourceRow {
 export interface StoreOptions {
   /** Milliseconds to wait for a lock held by another process. Default 5000. */
   busyTimeoutMs?: number;
-  /** Decides `is_error` for analytics columns; defaults to the recorded flag. */
-  isError?: (op: Operation) => boolean;
 }
 
 const decoder = new TextDecoder();
@@ -112,11 +108,9 @@ const decoder = new TextDecoder();
 export class ChronicleStore {
   readonly db: DatabaseSync;
   private readonly stmts = new Map<string, StatementSync>();
-  private readonly isError: (op: Operation) => boolean;
 
-  private constructor(db: DatabaseSync, options: StoreOptions) {
+  private constructor(db: DatabaseSync) {
     this.db = db;
-    this.isError = options.isError ?? ((op) => op.is_error === true);
   }
 
   /** Opens (creating and migrating) the store at `path`, or `":memory:"`. */
@@ -131,13 +125,13 @@ export class ChronicleStore {
       if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec("PRAGMA temp_store = MEMORY");
-      db.exec("PRAGMA cache_size = -65536");
+      db.exec("PRAGMA cache_size = -16384");
     } catch (e) {
       throw new ChronicleError("io", `Cannot open the store "${path}": ${(e as Error).message}`, {
         cause: e,
       });
     }
-    const store = new ChronicleStore(db, options);
+    const store = new ChronicleStore(db);
     store.migrate();
     return store;
   }
@@ -199,8 +193,12 @@ export class ChronicleStore {
    */
   relaxDurability(): () => void {
     this.db.exec("PRAGMA synchronous = OFF");
+    // Pages rewritten many times during the pass (indexes, FTS segments) are copied from the
+    // WAL into the database once, not at every 1000 pages.
+    this.db.exec("PRAGMA wal_autocheckpoint = 16384");
     return () => {
       this.db.exec("PRAGMA synchronous = NORMAL");
+      this.db.exec("PRAGMA wal_autocheckpoint = 1000");
       try {
         this.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
       } catch {
@@ -234,7 +232,7 @@ export class ChronicleStore {
    * Applies one unit's import result in one transaction. A full re-read first removes what
    * the file contributed before, so importing the same bytes twice gives identical rows.
    */
-  applyUnit(unit: SourceUnit, result: UnitResult, epoch: number): void {
+  applyUnit(unit: SourceUnit, result: PreparedUnit, epoch: number): void {
     if (result.mode === "unchanged" && !result.issues.length) return;
     this.transaction(() => {
       const prev = this.getSource(unit.path);
@@ -307,8 +305,8 @@ export class ChronicleStore {
   }
 
   private applyDelta(
-    d: SessionDelta,
-    result: UnitResult,
+    d: PreparedDelta,
+    result: PreparedUnit,
     epoch: number,
     now: string,
     fresh: boolean,
@@ -371,7 +369,7 @@ export class ChronicleStore {
     }
     // Plain inserts only when nothing can conflict: a new file of a new session.
     const noConflict = fresh && !existing;
-    for (const rec of d.operations) this.upsertOperation(d, rec, result.payloads, noConflict);
+    for (const rec of d.operations) this.upsertOperation(d, rec, noConflict);
     const upUsage = this.stmt(
       `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write, ts_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -426,13 +424,7 @@ export class ChronicleStore {
     };
   }
 
-  private upsertOperation(
-    d: SessionDelta,
-    rec: OperationRecord,
-    payloads: Map<string, Uint8Array>,
-    fresh: boolean,
-  ): void {
-    const op = rec.op;
+  private upsertOperation(d: PreparedDelta, rec: PreparedOp, fresh: boolean): void {
     const values = [
       d.session_id,
       rec.id,
@@ -442,14 +434,14 @@ export class ChronicleStore {
       rec.order.rank,
       rec.order.line,
       rec.order.block,
-      op.kind,
-      op.effect,
-      op.tool ?? null,
-      op.target ?? null,
-      this.isError(op) ? 1 : op.is_error === false ? 0 : null,
-      op.completeness,
-      op.model ?? null,
-      JSON.stringify(op),
+      rec.kind,
+      rec.effect,
+      rec.tool,
+      rec.target,
+      rec.is_error,
+      rec.completeness,
+      rec.model,
+      rec.doc,
     ] as const;
     // A file read for the first time cannot conflict: a plain insert is much cheaper.
     const rowid = fresh
@@ -459,40 +451,18 @@ export class ChronicleStore {
       )
       : (this.stmt(
         `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
-       ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
-         file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank, line = excluded.line,
-         block = excluded.block, kind = excluded.kind, effect = excluded.effect,
-         tool = excluded.tool, target = excluded.target, is_error = excluded.is_error,
-         completeness = excluded.completeness, model = excluded.model, doc = excluded.doc
-       RETURNING rowid`,
+         ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
+           file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank,
+           line = excluded.line, block = excluded.block, kind = excluded.kind,
+           effect = excluded.effect, tool = excluded.tool, target = excluded.target,
+           is_error = excluded.is_error, completeness = excluded.completeness,
+           model = excluded.model, doc = excluded.doc
+         RETURNING rowid`,
       ).get(...values) as { rowid: number }).rowid;
-    const row = { rowid };
-    if (!fresh) this.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(row.rowid);
-    const body = this.indexText(op, payloads);
-    if (body) {
-      this.stmt("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)").run(row.rowid, body);
+    if (!fresh) this.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(rowid);
+    if (rec.body) {
+      this.stmt("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)").run(rowid, rec.body);
     }
-  }
-
-  /** The text search sees: message text, the call's summary and target, and its result. */
-  private indexText(op: Operation, payloads: Map<string, Uint8Array>): string {
-    const parts: string[] = [];
-    if (op.text) parts.push(op.text);
-    if (op.tool) parts.push(op.tool);
-    if (op.summary) parts.push(op.summary);
-    if (op.target && op.target !== op.summary) parts.push(op.target);
-    if (op.kind !== "reply" && op.kind !== "thinking" && op.response && "sha256" in op.response) {
-      const bytes = payloads.get(op.response.sha256) ?? this.payload(op.response.sha256);
-      if (bytes) {
-        parts.push(
-          decoder.decode(bytes.subarray(0, INDEXED_RESULT_CHARS * 2)).slice(
-            0,
-            INDEXED_RESULT_CHARS,
-          ),
-        );
-      }
-    }
-    return parts.join("\n");
   }
 
   private refreshAggregates(sessionId: string): void {

@@ -1,0 +1,94 @@
+/**
+ * Turns an importer's result into rows ready for the store: each operation's JSON document,
+ * its indexed columns and its search text. Pure, so it runs in the import worker and the main
+ * thread only executes SQL.
+ */
+import type { Operation, OperationRecord, SessionDelta } from "../model/mod.ts";
+import type { UnitResult } from "../sources/types.ts";
+import { defaultIsError } from "./error_flag.ts";
+
+/** How much of a tool result goes into the search index. */
+export const INDEXED_RESULT_CHARS = 4_096;
+
+export interface PreparedOp {
+  id: string;
+  connection: string;
+  order: OperationRecord["order"];
+  kind: Operation["kind"];
+  effect: Operation["effect"];
+  tool: string | null;
+  target: string | null;
+  is_error: 0 | 1 | null;
+  completeness: Operation["completeness"];
+  model: string | null;
+  /** The canonical Operation as JSON. */
+  doc: string;
+  /** What full-text search sees. */
+  body: string;
+}
+
+export interface PreparedDelta extends Omit<SessionDelta, "operations"> {
+  operations: PreparedOp[];
+}
+
+export interface PreparedUnit extends Omit<UnitResult, "deltas"> {
+  deltas: PreparedDelta[];
+}
+
+export interface PrepareOptions {
+  /** Decides the `is_error` column. Default: the one shared error heuristic. */
+  isError?: (op: Operation) => boolean;
+}
+
+const decoder = new TextDecoder();
+
+export function prepareUnit(result: UnitResult, options: PrepareOptions = {}): PreparedUnit {
+  const isError = options.isError ?? defaultIsError;
+  return {
+    ...result,
+    deltas: result.deltas.map((d) => ({
+      ...d,
+      operations: d.operations.map((rec) => prepareOp(rec, result.payloads, isError)),
+    })),
+  };
+}
+
+export function prepareOp(
+  rec: OperationRecord,
+  payloads: Map<string, Uint8Array>,
+  isError: (op: Operation) => boolean,
+): PreparedOp {
+  const op = rec.op;
+  return {
+    id: rec.id,
+    connection: rec.connection,
+    order: rec.order,
+    kind: op.kind,
+    effect: op.effect,
+    tool: op.tool ?? null,
+    target: op.target ?? null,
+    is_error: isError(op) ? 1 : op.is_error === false ? 0 : null,
+    completeness: op.completeness,
+    model: op.model ?? null,
+    doc: JSON.stringify(op),
+    body: indexText(op, payloads),
+  };
+}
+
+/** The text search sees: message text, the call's tool, summary and target, and its result. */
+export function indexText(op: Operation, payloads: Map<string, Uint8Array>): string {
+  const parts: string[] = [];
+  if (op.text) parts.push(op.text);
+  if (op.tool) parts.push(op.tool);
+  if (op.summary) parts.push(op.summary);
+  if (op.target && op.target !== op.summary) parts.push(op.target);
+  if (op.kind !== "reply" && op.kind !== "thinking" && op.response && "sha256" in op.response) {
+    const bytes = payloads.get(op.response.sha256);
+    if (bytes) {
+      parts.push(
+        decoder.decode(bytes.subarray(0, INDEXED_RESULT_CHARS * 2)).slice(0, INDEXED_RESULT_CHARS),
+      );
+    }
+  }
+  return parts.join("\n");
+}
