@@ -4,7 +4,6 @@ import { denoArtifactReader, denoArtifactWriter } from "../runtime/artifact_fs.t
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import type { Command } from "./io.ts";
-import { resolveId } from "./sessions.ts";
 
 export const EXPORT_HELP = `Usage: chronicle export ID --format canonical --out DIR [--json]
 
@@ -41,7 +40,6 @@ export const exportCommand: Command = async (args, io) => {
   const outDir = out.startsWith("/") ? out : `${io.cwd}/${out}`;
   const { store } = await openUserStore(io);
   try {
-    const all = store.listSessions({ limit: 1000 }).items.map((s) => s.id);
     let ids: string[];
     if (id === "all") {
       ids = [];
@@ -50,7 +48,7 @@ export const exportCommand: Command = async (args, io) => {
         ids.push(...page);
         if (page.length < 1000) break;
       }
-    } else ids = [resolveId(all, id) ?? id];
+    } else ids = [store.resolveSessionId(id) ?? id];
     const written: string[] = [];
     for (const sid of ids) {
       const session = store.loadSession(sid);

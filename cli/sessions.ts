@@ -80,7 +80,7 @@ export const showCommand: Command = async (args, io) => {
   if (!id || p.positionals.length > 1) throw new UsageError("show takes exactly one session id");
   const { store } = await openUserStore(io);
   try {
-    const sid = resolveId(store.listSessions({ limit: 1000 }).items.map((s) => s.id), id) ?? id;
+    const sid = store.resolveSessionId(id) ?? id;
     const session = store.loadSession(sid);
     if (!session) {
       io.stderr(`chronicle: no session "${id}" (see \`chronicle sessions\`)\n`);
@@ -126,15 +126,6 @@ export const showCommand: Command = async (args, io) => {
     store.close();
   }
 };
-
-/** Accepts a full id, a native id, or a unique prefix of either. */
-export function resolveId(ids: string[], wanted: string): string | undefined {
-  if (ids.includes(wanted)) return wanted;
-  const hits = ids.filter((id) =>
-    id.startsWith(wanted) || id.split(":").slice(1).join(":").startsWith(wanted)
-  );
-  return hits.length === 1 ? hits[0] : undefined;
-}
 
 function describe(op: Operation): string {
   const err = op.is_error ? " ✗ error" : "";

@@ -512,6 +512,24 @@ export class ChronicleStore {
     return max ? text.slice(0, max) : text;
   }
 
+  /**
+   * Finds a session from what a user typed: its full id, its native id, or a prefix of
+   * either that matches exactly one session. Null when none or several match.
+   */
+  resolveSessionId(wanted: string): string | null {
+    if (!wanted) return null;
+    const exact = this.stmt("SELECT id FROM sessions WHERE id = ? OR native_id = ? LIMIT 2").all(
+      wanted,
+      wanted,
+    ) as { id: string }[];
+    if (exact.length === 1) return exact[0].id;
+    const like = likePrefix(wanted);
+    const rows = this.stmt(
+      `SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE '\\' OR native_id LIKE ?1 ESCAPE '\\' LIMIT 2`,
+    ).all(like) as { id: string }[];
+    return rows.length === 1 ? rows[0].id : null;
+  }
+
   getSession(id: string): SessionSummary | null {
     return (this.stmt(`SELECT ${SUMMARY_COLS} FROM sessions WHERE id = ?`).get(id) as
       | SessionSummary
