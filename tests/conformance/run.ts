@@ -1,0 +1,335 @@
+/**
+ * `deno task conformance [--agent NAME] [--scenario ID] [--update-fixtures] [--keep]`
+ *
+ * Installs the pinned agent CLIs from npm (the only step that needs the network), then
+ * re-runs itself inside a network namespace that has only loopback (`unshare -n`, as root)
+ * and, per agent and scenario: runs the real CLI against a scripted model server in a
+ * scratch project and HOME, imports the logs it wrote with Chronicle's CLI, exports the
+ * session as canonical files and checks it call by call. Ends with `N passed, N failed` and
+ * exits 1 on any failure.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { AGENTS, type AgentSpec } from "./agents.ts";
+import { checkConversation, checkSession, scriptProblems, servedOrder } from "./check.ts";
+import { importAndExport, REPO_ROOT, type SessionRow } from "./chronicle.ts";
+import { drive, type DriveResult } from "./drive.ts";
+import { writeFixture, writeFixturesReadme } from "./fixtures.ts";
+import { runGuardChecks } from "./guard.ts";
+import { binPath, cliVersion, ensureInstalled } from "./install.ts";
+import { type Scenario, SCENARIOS } from "./scenarios.ts";
+
+const HELP = `Usage: deno task conformance [options]
+
+Runs the real agent CLIs offline against scripted model servers and checks that Chronicle
+imports exactly what they did. Needs root (for unshare -n), npm and git.
+
+Options:
+  --agent NAME        claude, codex, opencode or gemini (repeatable; default all)
+  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, guard (repeatable)
+  --cli-version A=V   test agent A at npm version V instead of its pin (e.g. claude=2.1.332)
+  --update-fixtures   refresh fixtures/realclients/ from the runs
+  --keep              keep the scratch folder and print where it is
+  -h, --help          show this help
+`;
+
+interface RunReport {
+  name: string;
+  ok: boolean;
+  lines: string[];
+  seconds: number;
+}
+
+const INSIDE = "CONFORMANCE_INSIDE_NETNS";
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      agent: { type: "string", multiple: true },
+      scenario: { type: "string", multiple: true },
+      "update-fixtures": { type: "boolean" },
+      "cli-version": { type: "string", multiple: true },
+      keep: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const agents = withVersions(selectAgents(values.agent), values["cli-version"] ?? []);
+  const scenarioIds = values.scenario;
+  if (scenarioIds) {
+    for (const id of scenarioIds) {
+      if (id !== "guard" && !SCENARIOS.some((s) => s.id === id)) {
+        console.error(`conformance: unknown scenario "${id}"`);
+        return 2;
+      }
+    }
+  }
+  if (Deno.env.get(INSIDE) !== "1") return await outside(agents);
+  return await inside(agents, scenarioIds, !!values["update-fixtures"], !!values.keep);
+}
+
+function selectAgents(names: string[] | undefined): AgentSpec[] {
+  if (!names?.length) return [...AGENTS];
+  return names.flatMap((n) => n.split(",")).map((n) => {
+    const a = AGENTS.find((x) => x.id === n || x.source === n);
+    if (!a) {
+      console.error(
+        `conformance: unknown agent "${n}" (known: ${AGENTS.map((x) => x.id).join(", ")})`,
+      );
+      Deno.exit(2);
+    }
+    return a;
+  });
+}
+
+/** Override pinned versions from `agent=version` pairs. */
+function withVersions(agents: AgentSpec[], pairs: string[]): AgentSpec[] {
+  const wanted = new Map(pairs.map((p) => p.split("=", 2) as [string, string]));
+  for (const [id, v] of wanted) {
+    if (!v || !/^[\w.-]+$/.test(v) || !AGENTS.some((a) => a.id === id)) {
+      console.error(`conformance: --cli-version wants AGENT=VERSION, got "${id}=${v ?? ""}"`);
+      Deno.exit(2);
+    }
+  }
+  return agents.map((a) => wanted.has(a.id) ? { ...a, version: wanted.get(a.id)! } : a);
+}
+
+/** Install (network), then run the rest inside a loopback-only network namespace. */
+async function outside(agents: AgentSpec[]): Promise<number> {
+  const started = performance.now();
+  if (Deno.uid() !== 0) {
+    console.error("conformance: needs root, to run the CLIs inside `unshare -n` (loopback only)");
+    return 2;
+  }
+  let installSeconds = 0;
+  for (const a of agents) {
+    try {
+      const inst = await ensureInstalled(a);
+      installSeconds += inst.seconds;
+      console.log(
+        `installed ${a.npmPackage}@${a.version}: ${inst.version}` +
+          (inst.seconds ? ` (npm ${inst.seconds.toFixed(1)} s)` : " (cached)"),
+      );
+    } catch (e) {
+      console.error(`conformance: ${(e as Error).message}`);
+      return 1;
+    }
+  }
+  // A private mount namespace too, so the scratch root can be a tmpfs at /home/dev (the same
+  // paths as the shared real-client fixtures) without touching the host's /home.
+  const child = new Deno.Command("unshare", {
+    args: [
+      "--net",
+      "--mount",
+      "--",
+      "sh",
+      "-c",
+      'ip link set lo up && exec "$@"',
+      "sh",
+      Deno.execPath(),
+      "run",
+      "-A",
+      new URL(import.meta.url).pathname,
+      ...Deno.args,
+    ],
+    env: { [INSIDE]: "1" },
+    stdin: "null",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  const { code } = await child.status;
+  const total = (performance.now() - started) / 1000;
+  console.log(
+    `suite time: ${total.toFixed(1)} s (npm install ${
+      installSeconds.toFixed(1)
+    } s, runs and checks ${(total - installSeconds).toFixed(1)} s)`,
+  );
+  return code;
+}
+
+async function inside(
+  agents: AgentSpec[],
+  scenarioIds: string[] | undefined,
+  updateFixtures: boolean,
+  keep: boolean,
+): Promise<number> {
+  const nonLoopback = Deno.networkInterfaces().filter((i) =>
+    !i.address.startsWith("127.") && i.address !== "::1"
+  );
+  if (nonLoopback.length) {
+    console.error(`conformance: refusing to run, the namespace has ${nonLoopback[0].name} up`);
+    return 2;
+  }
+  const root = await scratchRoot(keep);
+  console.log(`scratch root: ${root}`);
+  const reports: RunReport[] = [];
+  const versions: Record<string, string> = {};
+  for (const agent of agents) {
+    const bin = binPath(agent, agent.version);
+    const version = await cliVersion(bin);
+    if (!version) {
+      reports.push({ name: `${agent.id}`, ok: false, lines: [`${bin} does not run`], seconds: 0 });
+      continue;
+    }
+    versions[agent.id] = version;
+    console.log(`\n== ${agent.displayName} ${version} (${agent.npmPackage}@${agent.version})`);
+    const scenarios = SCENARIOS.filter((s) =>
+      (!s.agents || s.agents.includes(agent.id)) && (!scenarioIds || scenarioIds.includes(s.id))
+    );
+    for (const scenario of scenarios) {
+      const report = await runScenario(agent, scenario, bin, root, version, updateFixtures);
+      reports.push(report);
+      printReport(report);
+    }
+    if (agent.id === "claude" && (!scenarioIds || scenarioIds.includes("guard"))) {
+      const t0 = performance.now();
+      const g = await runGuardChecks(agent, bin, root);
+      const report = {
+        name: "claude/guard",
+        ok: g.ok,
+        lines: g.lines,
+        seconds: (performance.now() - t0) / 1000,
+      };
+      reports.push(report);
+      printReport(report);
+    }
+  }
+  if (updateFixtures) {
+    await writeFixturesReadme(versions);
+    console.log(
+      "\nfixtures/realclients/ refreshed: the importers' snapshot tests now differ; review with " +
+        "`UPDATE_SNAPSHOTS=1 deno task test` and `git diff` before committing.",
+    );
+  }
+  console.log("\nCLI versions tested:");
+  for (const a of agents) console.log(`  ${a.displayName}: ${versions[a.id] ?? "not run"}`);
+  const passed = reports.filter((r) => r.ok).length;
+  const failed = reports.length - passed;
+  for (const r of reports.filter((r) => !r.ok)) console.log(`FAILED ${r.name}`);
+  if (!keep) await Deno.remove(root, { recursive: true }).catch(() => {});
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed ? 1 : 0;
+}
+
+/** /home/dev on a private tmpfs when the mount namespace allows it, else a temp folder. */
+async function scratchRoot(keep: boolean): Promise<string> {
+  const blocked = [REPO_ROOT, Deno.execPath(), Deno.env.get("DENO_DIR") ?? ""]
+    .some((p) => p.startsWith("/home/"));
+  if (!keep && !blocked) {
+    const ok = await new Deno.Command("mount", {
+      args: ["-t", "tmpfs", "-o", "size=4g,mode=0755", "conformance", "/home"],
+      stdout: "null",
+      stderr: "null",
+    }).output().then((o) => o.success).catch(() => false);
+    if (ok) {
+      await Deno.mkdir("/home/dev", { recursive: true });
+      return "/home/dev";
+    }
+  }
+  return await Deno.makeTempDir({ prefix: "chronicle-conformance-" });
+}
+
+function printReport(r: RunReport) {
+  console.log(`${r.ok ? "PASS" : "FAIL"} ${r.name} (${r.seconds.toFixed(1)} s)`);
+  for (const l of r.lines) console.log(`    ${l}`);
+}
+
+async function runScenario(
+  agent: AgentSpec,
+  scenario: Scenario,
+  bin: string,
+  root: string,
+  version: string,
+  updateFixtures: boolean,
+): Promise<RunReport> {
+  const name = `${agent.id}/${scenario.id}`;
+  const t0 = performance.now();
+  const lines: string[] = [];
+  const done = (ok: boolean) => ({ name, ok, lines, seconds: (performance.now() - t0) / 1000 });
+  let run: DriveResult;
+  try {
+    run = await drive(agent, scenario, { root, bin });
+  } catch (e) {
+    lines.push(`harness: ${(e as Error).message}`);
+    return done(false);
+  }
+  lines.push(
+    `cli exit ${run.exitCode}${
+      run.timedOut ? " (timed out)" : ""
+    }, ${run.requests.length} requests, ${(run.durationMs / 1000).toFixed(1)} s`,
+  );
+  const problems = scriptProblems(run.calls, run.requests);
+  if (run.exitCode !== 0) problems.unshift(`the CLI exited ${run.exitCode}: ${tail(run.stderr)}`);
+  for (const p of problems) lines.push(`run: ${p}`);
+  const expected = servedOrder(run.calls, run.requests);
+
+  const dataDir = `${root}/data-${agent.id}-${scenario.id}`;
+  const outDir = `${root}/export-${agent.id}-${scenario.id}`;
+  const imported = await importAndExport(
+    { home: run.ctx.home, dataDir },
+    outDir,
+    (rows) => pickSession(rows, agent, run),
+  );
+  let ok = problems.length === 0;
+  let observed: Awaited<ReturnType<typeof checkSession>> | undefined;
+  if (imported.error || !imported.exported) {
+    lines.push(`chronicle: ${imported.error}`);
+    ok = false;
+  } else {
+    observed = await checkSession(expected, imported.exported);
+    lines.push(...observed.lines);
+    const conv = await checkConversation(
+      imported.exported,
+      run.prompt,
+      scenario.main.final,
+      scenario.subagent?.final,
+    );
+    lines.push(...conv.map((c) => `conversation: ${c}`));
+    lines.push(...collapseNotes(observed.notes));
+    ok = ok && observed.ok && conv.length === 0;
+  }
+  if (updateFixtures) {
+    try {
+      await writeFixture({ agent, scenario, version, run, imported: imported.exported });
+      lines.push(`fixture written: fixtures/realclients/${agent.id}/${scenario.id}`);
+    } catch (e) {
+      lines.push(`fixture: ${(e as Error).message}`);
+      ok = false;
+    }
+  }
+  return done(ok);
+}
+
+function pickSession(rows: SessionRow[], agent: AgentSpec, run: DriveResult): SessionRow | string {
+  const mine = rows.filter((r) => r.source === agent.source);
+  const byId = mine.filter((r) => r.native_id === run.ctx.sessionId);
+  if (byId.length === 1) return byId[0];
+  const byProject = mine.filter((r) => r.project_path === run.ctx.project);
+  if (byProject.length === 1) return byProject[0];
+  if (mine.length === 1) return mine[0];
+  return `expected one ${agent.source} session, found ${mine.length} (of ${rows.length}): ${
+    mine.map((r) => r.id).join(", ")
+  }`;
+}
+
+/** "#2 Edit (edit): input has extra keys x" repeated per call becomes one line. */
+function collapseNotes(notes: string[]): string[] {
+  const byText = new Map<string, string[]>();
+  for (const n of notes) {
+    const i = n.indexOf(": ");
+    const [who, what] = i > 0 ? [n.slice(0, i), n.slice(i + 2)] : ["", n];
+    byText.set(what, [...(byText.get(what) ?? []), who.split(" ")[0]]);
+  }
+  return [...byText].map(([what, who]) => `note: ${what} (${who.join(" ")})`);
+}
+
+function tail(s: string): string {
+  return s.trim().split("\n").slice(-3).join(" | ").slice(0, 400);
+}
+
+if (import.meta.main) Deno.exit(await main());

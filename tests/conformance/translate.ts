@@ -1,0 +1,252 @@
+/**
+ * Turns a neutral scenario into one agent's native script (the tool names and input shapes
+ * that agent's CLI offers the model) and into the list of calls Chronicle must import.
+ *
+ * @module
+ */
+import type { OperationKind } from "../../core/model/types.ts";
+import { matchOf, type NeutralThread, type Scenario, type ScriptedStep } from "./scenarios.ts";
+import type { NativeCall, NativeScript, Thread } from "./script.ts";
+
+export type AgentId = "claude" | "codex" | "opencode" | "gemini";
+
+/** One tool call the scenario scripts, as Chronicle must show it. */
+export interface ExpectedCall {
+  thread: "main" | "sub";
+  step: ScriptedStep;
+  tool: string;
+  input: unknown;
+  /** Canonical kinds accepted for this call (usually one). */
+  kinds: OperationKind[];
+  error: boolean;
+  result_has?: string | string[];
+}
+
+export interface Translated {
+  script: NativeScript;
+  /** Every scripted call, main thread first then sub-agent, each in script order. */
+  calls: ExpectedCall[];
+}
+
+interface NativeStep {
+  call: NativeCall;
+  kinds: OperationKind[];
+}
+
+type Translator = (s: ScriptedStep, project: string) => NativeStep;
+
+const abs = (project: string, p: string) => p === "." ? project : `${project}/${p}`;
+const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+const lines = (s: string, prefix: string) =>
+  s.replace(/\n$/, "").split("\n").map((l) => prefix + l).join("\n");
+
+const claude: Translator = (s, project) => {
+  switch (s.op) {
+    case "write":
+      return {
+        call: { name: "Write", input: { file_path: abs(project, s.path), content: s.content } },
+        kinds: ["write"],
+      };
+    case "edit":
+      return {
+        call: {
+          name: "Edit",
+          input: { file_path: abs(project, s.path), old_string: s.old, new_string: s.new },
+        },
+        kinds: ["edit"],
+      };
+    case "read":
+      return {
+        call: { name: "Read", input: { file_path: abs(project, s.path) } },
+        kinds: ["read"],
+      };
+    case "bash":
+      return {
+        call: { name: "Bash", input: { command: s.command, description: s.description } },
+        kinds: ["exec"],
+      };
+    case "grep":
+      return {
+        call: {
+          name: "Bash",
+          input: {
+            command: `grep -rnE -- ${q(s.pattern)} ${s.dir}`,
+            description: `Search for ${s.pattern}`,
+          },
+        },
+        kinds: ["exec"],
+      };
+    case "agent":
+      return {
+        call: {
+          name: "Agent",
+          input: {
+            description: s.description,
+            prompt: s.prompt,
+            subagent_type: "general-purpose",
+          },
+        },
+        kinds: ["task"],
+      };
+  }
+};
+
+const codex: Translator = (s, project) => {
+  const exec = (cmd: string): NativeStep => ({
+    call: { name: "exec_command", input: { cmd, workdir: project, yield_time_ms: 10000 } },
+    kinds: ["exec"],
+  });
+  switch (s.op) {
+    case "write":
+      return {
+        call: {
+          name: "apply_patch",
+          input: `*** Begin Patch\n*** Add File: ${s.path}\n${
+            lines(s.content, "+")
+          }\n*** End Patch`,
+        },
+        // apply_patch is one tool for adds and updates; an importer may refine an add to write.
+        kinds: ["edit", "write"],
+      };
+    case "edit":
+      return {
+        call: {
+          name: "apply_patch",
+          input: `*** Begin Patch\n*** Update File: ${s.path}\n@@\n${lines(s.old, "-")}\n${
+            lines(s.new, "+")
+          }\n*** End Patch`,
+        },
+        kinds: ["edit"],
+      };
+    case "read":
+      return exec(`sed -n '1,200p' ${s.path}`);
+    case "bash":
+      return exec(s.command);
+    case "grep":
+      return exec(`grep -rnE -- ${q(s.pattern)} ${s.dir}`);
+    case "agent":
+      throw new TypeError("Codex has no sub-agent tool in this suite");
+  }
+};
+
+const opencode: Translator = (s, project) => {
+  switch (s.op) {
+    case "write":
+      return {
+        call: { name: "write", input: { filePath: abs(project, s.path), content: s.content } },
+        kinds: ["write"],
+      };
+    case "edit":
+      return {
+        call: {
+          name: "edit",
+          input: { filePath: abs(project, s.path), oldString: s.old, newString: s.new },
+        },
+        kinds: ["edit"],
+      };
+    case "read":
+      return { call: { name: "read", input: { filePath: abs(project, s.path) } }, kinds: ["read"] };
+    case "bash":
+      return {
+        call: { name: "bash", input: { command: s.command, description: s.description } },
+        kinds: ["exec"],
+      };
+    case "grep":
+      return {
+        call: {
+          name: "bash",
+          input: {
+            command: `grep -rnE -- ${q(s.pattern)} ${s.dir}`,
+            description: `Search for ${s.pattern}`,
+          },
+        },
+        kinds: ["exec"],
+      };
+    case "agent":
+      throw new TypeError("OpenCode sub-agents are not scripted in this suite");
+  }
+};
+
+const gemini: Translator = (s, project) => {
+  switch (s.op) {
+    case "write":
+      return {
+        call: {
+          name: "write_file",
+          input: { file_path: abs(project, s.path), content: s.content },
+        },
+        kinds: ["write"],
+      };
+    case "edit":
+      return {
+        call: {
+          name: "replace",
+          input: {
+            file_path: abs(project, s.path),
+            old_string: s.old,
+            new_string: s.new,
+            instruction: "Apply the requested change.",
+          },
+        },
+        kinds: ["edit"],
+      };
+    case "read":
+      return {
+        call: { name: "read_file", input: { file_path: abs(project, s.path) } },
+        kinds: ["read"],
+      };
+    case "bash":
+      return {
+        call: {
+          name: "run_shell_command",
+          input: { command: s.command, description: s.description },
+        },
+        kinds: ["exec"],
+      };
+    case "grep":
+      return {
+        call: { name: "grep_search", input: { pattern: s.pattern, dir_path: abs(project, s.dir) } },
+        kinds: ["search"],
+      };
+    case "agent":
+      throw new TypeError("Gemini CLI sub-agents are not scripted in this suite");
+  }
+};
+
+const TRANSLATORS: Record<AgentId, Translator> = { claude, codex, opencode, gemini };
+
+/** The native script and the expected calls of `scenario` for `agent` in `project`. */
+export function translate(scenario: Scenario, agent: AgentId, project: string): Translated {
+  const tr = TRANSLATORS[agent];
+  const calls: ExpectedCall[] = [];
+  const thread = (t: NeutralThread, which: "main" | "sub"): Thread => ({
+    match: matchOf(t.prompt),
+    turns: [
+      ...t.turns.map((turn) => ({
+        ...(turn.text ? { text: turn.text } : {}),
+        calls: turn.steps.map((step) => {
+          const n = tr(step, project);
+          calls.push({
+            thread: which,
+            step,
+            tool: n.call.name,
+            input: n.call.input,
+            kinds: n.kinds,
+            error: step.error === true,
+            result_has: step.result_has,
+          });
+          return n.call;
+        }),
+      })),
+      { text: t.final },
+    ],
+  });
+  return {
+    script: {
+      segments: [thread(scenario.main, "main")],
+      subagents: scenario.subagent ? [thread(scenario.subagent, "sub")] : [],
+      side_text: scenario.title,
+    },
+    calls,
+  };
+}
