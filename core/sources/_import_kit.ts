@@ -17,16 +17,14 @@ import type {
 import { type JsonlLine, planJsonlResume, readJsonl, type ResumePlan } from "./jsonl.ts";
 import type { ImportContext, SourceFs } from "./types.ts";
 
-export type Json = Record<string, unknown>;
+import { isObj, type Json } from "./_util.ts";
 
-export const isObj = (v: unknown): v is Json =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+export { isObj, type Json };
 
 export const str = (v: unknown): string | undefined =>
   typeof v === "string" && v !== "" ? v : undefined;
 
-export const num = (v: unknown): number | undefined =>
-  typeof v === "number" && Number.isFinite(v) ? v : undefined;
+export { num } from "./_util.ts";
 
 /**
  * Milliseconds since the epoch from an ISO string or a number (seconds below 1e11, else ms).

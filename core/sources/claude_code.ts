@@ -34,6 +34,7 @@ import type {
   SourceUnit,
   UnitResult,
 } from "./types.ts";
+import { basename, dirname, isObj, type Json, str, targetOf } from "./_util.ts";
 
 const SOURCE = "claude-code" as const;
 
@@ -59,8 +60,6 @@ const META_TYPES = new Set([
   "worktree-state",
   "frame-link",
 ]);
-
-type Json = Record<string, unknown>;
 
 interface ConnState {
   conn: Connection;
@@ -96,17 +95,6 @@ function initialState(): ClaudeState {
     titleRank: 0,
     extensions: {},
   };
-}
-
-const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
-function basename(p: string): string {
-  return p.slice(p.lastIndexOf("/") + 1);
-}
-function dirname(p: string): string {
-  const i = p.lastIndexOf("/");
-  return i <= 0 ? "/" : p.slice(0, i);
 }
 
 /** Where Claude Code keeps projects: CLAUDE_CONFIG_DIR (comma-separated), ~/.claude, ~/.config/claude. */
@@ -860,11 +848,6 @@ export function trimToolUseResult(tur: unknown): { kept: unknown; dropped: strin
     } else kept[k] = v;
   }
   return { kept, dropped };
-}
-
-function targetOf(input: unknown): string | undefined {
-  if (!isObj(input)) return undefined;
-  return str(input.file_path) ?? str(input.notebook_path) ?? str(input.path) ?? str(input.url);
 }
 
 export const claudeCode: Importer = {

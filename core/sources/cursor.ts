@@ -56,23 +56,9 @@ import type {
   SourceUnit,
   UnitResult,
 } from "./types.ts";
+import { basename, dirname, isObj, type Json, num, str, targetOf } from "./_util.ts";
 
 const SOURCE = "cursor" as const;
-
-type Json = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined =>
-  typeof v === "number" && Number.isFinite(v) ? v : undefined;
-
-function basename(p: string): string {
-  return p.slice(p.lastIndexOf("/") + 1);
-}
-function dirname(p: string): string {
-  const i = p.lastIndexOf("/");
-  return i <= 0 ? "/" : p.slice(0, i);
-}
 
 /** Cursor's `User` folders, override first. */
 export function cursorUserDirs(env: DiscoverEnv): string[] {
@@ -749,7 +735,7 @@ class ComposerBuilder {
       ...common,
       tool: name,
       native_id: str(tf.toolCallId),
-      target: targetOf(input),
+      target: targetOf(input, CURSOR_TARGET_KEYS),
       summary: summarizeToolInput(input),
       request,
     };
@@ -943,26 +929,18 @@ function thinkingText(b: Json): string {
   return "";
 }
 
-function targetOf(input: unknown): string | undefined {
-  if (!isObj(input)) return undefined;
-  for (
-    const k of [
-      "target_file",
-      "targetFile",
-      "relative_workspace_path",
-      "relativeWorkspacePath",
-      "file_path",
-      "filePath",
-      "path",
-      "target_directory",
-      "url",
-    ]
-  ) {
-    const v = input[k];
-    if (typeof v === "string" && v) return v;
-  }
-  return undefined;
-}
+/** Cursor names its files in several ways; the first present wins. */
+const CURSOR_TARGET_KEYS = [
+  "target_file",
+  "targetFile",
+  "relative_workspace_path",
+  "relativeWorkspacePath",
+  "file_path",
+  "filePath",
+  "path",
+  "target_directory",
+  "url",
+];
 
 // ---------------------------------------------------------------------------------------------
 // cursor-agent transcripts
@@ -1122,7 +1100,7 @@ async function importTranscript(unit: SourceUnit, ctx: ImportContext): Promise<U
           const rec = push(i, kind, {
             tool: name || undefined,
             native_id: str(b.id),
-            target: targetOf(input),
+            target: targetOf(input, CURSOR_TARGET_KEYS),
             summary: summarizeToolInput(input),
             request: sink.json(input),
             completeness: "incomplete",

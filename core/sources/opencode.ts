@@ -45,24 +45,10 @@ import type {
   SourceUnit,
   UnitResult,
 } from "./types.ts";
+import { basename, dirname, isObj, type Json, num, str, targetOf } from "./_util.ts";
 import type { DatabaseSync } from "node:sqlite";
 
 const SOURCE = "opencode" as const;
-
-type Json = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined =>
-  typeof v === "number" && Number.isFinite(v) ? v : undefined;
-
-function basename(p: string): string {
-  return p.slice(p.lastIndexOf("/") + 1);
-}
-function dirname(p: string): string {
-  const i = p.lastIndexOf("/");
-  return i <= 0 ? "/" : p.slice(0, i);
-}
 
 const DB_NAME = /^opencode(-[A-Za-z0-9._-]+)?\.db$/;
 
@@ -1237,11 +1223,6 @@ function usageOf(tokens: unknown): UsageEntry["usage"] | null {
     cache_read: num(cache.read) ?? 0,
     cache_write: num(cache.write) ?? 0,
   };
-}
-
-function targetOf(input: unknown): string | undefined {
-  if (!isObj(input)) return undefined;
-  return str(input.filePath) ?? str(input.file_path) ?? str(input.path) ?? str(input.url);
 }
 
 export const opencode: Importer = {
