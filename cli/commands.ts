@@ -1,7 +1,9 @@
 /** The command table: one line per command. */
 import { exportCommand, verifyCommand } from "./export.ts";
+import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
 import type { Command } from "./io.ts";
+import { scanCommand } from "./scan.ts";
 import { sessionsCommand, showCommand } from "./sessions.ts";
 
 export interface CommandEntry {
@@ -15,4 +17,9 @@ export const COMMANDS: Record<string, CommandEntry> = {
   show: { run: showCommand, summary: "print one session's timeline" },
   export: { run: exportCommand, summary: "write a session as canonical session files" },
   verify: { run: verifyCommand, summary: "check exported canonical session files" },
+  scan: { run: scanCommand, summary: "find and redact secrets in files, stdin or sessions" },
+  guard: {
+    run: guardCommand,
+    summary: "the PreToolUse guard: decide offline, install or remove the hook",
+  },
 };

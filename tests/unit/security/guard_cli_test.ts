@@ -1,0 +1,139 @@
+import { assert, assertEquals, assertStringIncludes } from "../../_helpers/assert.ts";
+import { FIXTURES } from "../../_helpers/fixtures.ts";
+import { makeGuardCommand } from "../../../cli/guard.ts";
+import { FakeSecrets } from "./_fake_secrets.ts";
+import { memIo } from "./_io.ts";
+
+const fake = new FakeSecrets(21);
+const KEY = fake.openai();
+const HOOKS = `${FIXTURES}/peers/claude-code-hooks/constructed`;
+
+async function project(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "chronicle-guard-" });
+  await Deno.writeTextFile(`${dir}/.env`, `OPENAI_API_KEY=${KEY}\n`);
+  await Deno.writeTextFile(`${dir}/AUTHORS`, "Jane Roe <jane.roe@acme-corp.io>\n");
+  return dir;
+}
+
+function hookPayload(file: string, tool: string, input: Record<string, unknown>): string {
+  const base = JSON.parse(Deno.readTextFileSync(`${HOOKS}/${file}`));
+  return JSON.stringify({ ...base, tool_name: tool, tool_input: input });
+}
+
+const guard = makeGuardCommand({ loadRules: () => [] });
+
+Deno.test("chronicle guard --offline blocks a Read of a file holding a key (exit 2)", async () => {
+  const dir = await project();
+  try {
+    const { io, stdout, stderr } = memIo({
+      stdin: hookPayload("pretooluse_edit.stdin.json", "Read", { file_path: `${dir}/.env` }),
+    });
+    assertEquals(await guard(["--offline"], io), 2);
+    assertEquals(stdout(), "");
+    assertStringIncludes(stderr(), `${dir}/.env`);
+    assertStringIncludes(stderr(), "api_key (openai)");
+    assert(!stderr().includes(KEY));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("chronicle guard --offline allows a benign Bash and flags-but-allows an e-mail", async () => {
+  const dir = await project();
+  try {
+    const bash = memIo({ stdin: await Deno.readTextFile(`${HOOKS}/pretooluse_bash.stdin.json`) });
+    assertEquals(await guard(["--offline"], bash.io), 0);
+    assertEquals([bash.stdout(), bash.stderr()], ["", ""]);
+    const mail = memIo({
+      stdin: hookPayload("pretooluse_bash.stdin.json", "Bash", { command: `cat ${dir}/AUTHORS` }),
+    });
+    assertEquals(await guard(["--offline"], mail.io), 0);
+    assertEquals(mail.stdout(), "");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("chronicle guard --offline fails open on garbage and ignores other events", async () => {
+  for (const stdin of ["not json", "{}", await Deno.readTextFile(`${HOOKS}/stop.stdin.json`)]) {
+    const { io, stdout } = memIo({ stdin });
+    assertEquals(await guard(["--offline"], io), 0);
+    assertEquals(stdout(), "");
+  }
+});
+
+async function home(settings: string | null) {
+  const dir = await Deno.makeTempDir({ prefix: "chronicle-home-" });
+  await Deno.mkdir(`${dir}/.claude`);
+  if (settings !== null) await Deno.writeTextFile(`${dir}/.claude/settings.json`, settings);
+  const env = { HOME: dir, CHRONICLE_HOME: `${dir}/data` };
+  return { dir, env, settings: `${dir}/.claude/settings.json` };
+}
+
+Deno.test("guard install / uninstall round trip on a real settings.json with other hooks", async () => {
+  const original = await Deno.readTextFile(`${HOOKS}/settings.json`);
+  const h = await home(original);
+  const g = makeGuardCommand({ now: () => new Date("2026-03-04T05:06:07.890Z") });
+  try {
+    const dry = memIo({ env: h.env });
+    assertEquals(await g(["install", "--dry-run", "--command", "/opt/chronicle-guard"], dry.io), 0);
+    assertStringIncludes(dry.stdout(), "Dry run: Add the guard hook");
+    assertEquals(await Deno.readTextFile(h.settings), original, "a dry run writes nothing");
+
+    const install = memIo({ env: h.env });
+    assertEquals(await g(["install", "--command", "/opt/chronicle-guard"], install.io), 0);
+    const backup = `${h.env.CHRONICLE_HOME}/backups/settings-20260304T050607890Z.json`;
+    assertStringIncludes(install.stdout(), backup);
+    assertEquals(await Deno.readTextFile(backup), original);
+    assertEquals((await Deno.stat(backup)).mode! & 0o777, 0o600);
+
+    const installed = JSON.parse(await Deno.readTextFile(h.settings));
+    const ours = installed.hooks.PreToolUse.pop();
+    assertEquals(ours.hooks[0].command, "/opt/chronicle-guard # chronicle-guard");
+    assertEquals(installed, JSON.parse(original), "everything else is kept");
+
+    const again = memIo({ env: h.env });
+    assertEquals(await g(["install", "--command", "/opt/chronicle-guard"], again.io), 0);
+    assertStringIncludes(again.stdout(), "already");
+    assertEquals([...Deno.readDirSync(`${h.env.CHRONICLE_HOME}/backups`)].length, 1);
+
+    const status = memIo({ env: h.env });
+    assertEquals(await g(["status"], status.io), 0);
+    assertStringIncludes(status.stdout(), "is installed");
+
+    const uninstall = memIo({ env: h.env });
+    assertEquals(await g(["uninstall"], uninstall.io), 0);
+    assertEquals(JSON.parse(await Deno.readTextFile(h.settings)), JSON.parse(original));
+    const twice = memIo({ env: h.env });
+    assertEquals(await g(["uninstall"], twice.io), 0);
+    assertStringIncludes(twice.stdout(), "No guard hook");
+  } finally {
+    await Deno.remove(h.dir, { recursive: true });
+  }
+});
+
+Deno.test("guard install reports a malformed settings.json and leaves it untouched", async () => {
+  const broken = '{"hooks": {"PreToolUse": [ }';
+  const h = await home(broken);
+  try {
+    const { io, stderr } = memIo({ env: h.env });
+    assertEquals(await makeGuardCommand()(["install", "--command", "x"], io), 1);
+    assertStringIncludes(stderr(), "not valid JSON");
+    assertStringIncludes(stderr(), "Nothing was changed");
+    assertEquals(await Deno.readTextFile(h.settings), broken);
+  } finally {
+    await Deno.remove(h.dir, { recursive: true });
+  }
+});
+
+Deno.test("guard install creates settings.json when there is none", async () => {
+  const h = await home(null);
+  try {
+    const { io } = memIo({ env: h.env });
+    assertEquals(await makeGuardCommand()(["install", "--command", "g"], io), 0);
+    const s = JSON.parse(await Deno.readTextFile(h.settings));
+    assertEquals(s.hooks.PreToolUse[0].hooks[0].command, "g # chronicle-guard");
+  } finally {
+    await Deno.remove(h.dir, { recursive: true });
+  }
+});
