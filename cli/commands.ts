@@ -4,6 +4,7 @@ import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
 import type { Command } from "./io.ts";
 import { scanCommand } from "./scan.ts";
+import { serveCommand } from "./serve.ts";
 import { sessionsCommand, showCommand } from "./sessions.ts";
 
 export interface CommandEntry {
@@ -12,6 +13,10 @@ export interface CommandEntry {
 }
 
 export const COMMANDS: Record<string, CommandEntry> = {
+  serve: {
+    run: serveCommand,
+    summary: "import, then serve the browser UI on 127.0.0.1 and keep importing",
+  },
   import: { run: importCommand, summary: "import new and changed agent logs into the local store" },
   sessions: { run: sessionsCommand, summary: "list imported sessions" },
   show: { run: showCommand, summary: "print one session's timeline" },

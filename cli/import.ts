@@ -1,5 +1,5 @@
 /** `chronicle import`: discover every agent's logs and import what changed. */
-import { importAll, type ImportSummary } from "../core/store/mod.ts";
+import { importAll, type ImportSummary, type UnitRunner } from "../core/store/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createWorkerRunner } from "../runtime/worker_runner.ts";
@@ -24,10 +24,19 @@ Options:
 export async function runImport(
   store: ChronicleStore,
   io: CliIo,
-  options: { sources?: string[]; tempRoot: string; inProcess?: boolean; progress?: boolean },
+  options: {
+    sources?: string[];
+    tempRoot: string;
+    inProcess?: boolean;
+    progress?: boolean;
+    /** A long-lived runner (the server's background importer); otherwise one worker per call. */
+    runner?: UnitRunner;
+  },
 ): Promise<ImportSummary> {
   const fs = createDenoFs({ tempRoot: options.tempRoot });
-  const worker = options.inProcess ? null : createWorkerRunner({ tempRoot: options.tempRoot });
+  const worker = options.inProcess || options.runner
+    ? null
+    : createWorkerRunner({ tempRoot: options.tempRoot });
   let lastDraw = 0;
   try {
     return await importAll(store, {
@@ -42,7 +51,7 @@ export async function runImport(
       },
       fs,
       sources: options.sources,
-      runner: worker?.runner,
+      runner: options.runner ?? worker?.runner,
       onProgress: options.progress
         ? (done, total) => {
           const t = performance.now();

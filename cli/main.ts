@@ -11,7 +11,9 @@ export function mainHelp(): string {
 
 Usage: chronicle [COMMAND] [OPTIONS]
 
-With no command: import new logs, then ${COMMANDS.serve ? "serve the UI" : "list sessions"}.
+With no command: import new logs, then ${
+    COMMANDS.serve ? "serve the UI (options as for serve)" : "list sessions"
+  }.
 
 Commands:
 ${Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`).join("\n")}
@@ -39,6 +41,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       io.stdout(`chronicle ${VERSION}\n`);
       return 0;
     }
+    // `chronicle --port 0` is `chronicle serve --port 0`.
+    if (first.startsWith("-") && COMMANDS.serve) return await COMMANDS.serve.run(args, io);
     const cmd = COMMANDS[first];
     if (!cmd) throw new UsageError(`unknown command "${first}"`);
     return await cmd.run(rest, io);

@@ -5,7 +5,7 @@
  */
 import type { Operation, OperationRecord, SessionDelta } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
-import { defaultIsError } from "./error_flag.ts";
+import { operationFailed } from "./error_flag.ts";
 
 /** How much of a tool result goes into the search index. */
 export const INDEXED_RESULT_CHARS = 4_096;
@@ -37,13 +37,13 @@ export interface PreparedUnit extends Omit<UnitResult, "deltas"> {
 
 export interface PrepareOptions {
   /** Decides the `is_error` column. Default: the one shared error heuristic. */
-  isError?: (op: Operation) => boolean;
+  isError?: (op: Operation, payloads: Map<string, Uint8Array>) => boolean;
 }
 
 const decoder = new TextDecoder();
 
 export function prepareUnit(result: UnitResult, options: PrepareOptions = {}): PreparedUnit {
-  const isError = options.isError ?? defaultIsError;
+  const isError = options.isError ?? operationFailed;
   return {
     ...result,
     deltas: result.deltas.map((d) => ({
@@ -56,7 +56,7 @@ export function prepareUnit(result: UnitResult, options: PrepareOptions = {}): P
 export function prepareOp(
   rec: OperationRecord,
   payloads: Map<string, Uint8Array>,
-  isError: (op: Operation) => boolean,
+  isError: (op: Operation, payloads: Map<string, Uint8Array>) => boolean,
 ): PreparedOp {
   const op = rec.op;
   return {
@@ -67,7 +67,7 @@ export function prepareOp(
     effect: op.effect,
     tool: op.tool ?? null,
     target: op.target ?? null,
-    is_error: isError(op) ? 1 : op.is_error === false ? 0 : null,
+    is_error: isError(op, payloads) ? 1 : op.is_error === false ? 0 : null,
     completeness: op.completeness,
     model: op.model ?? null,
     doc: JSON.stringify(op),

@@ -110,7 +110,7 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
 });
 
 Deno.test("every command answers --help and --version", async (t) => {
-  for (const cmd of ["import", "sessions", "show", "export", "verify"]) {
+  for (const cmd of ["serve", "import", "sessions", "show", "export", "verify", "scan", "guard"]) {
     await t.step(cmd, async () => {
       const help = await chronicle([cmd, "--help"], { HOME: "/nonexistent" });
       assertEquals(help.code, 0);

@@ -1,0 +1,216 @@
+/**
+ * `chronicle serve`: import what changed, serve the UI and API on 127.0.0.1, and keep
+ * importing changed logs in the background. `chronicle` with no command does the same.
+ */
+import type { ChronicleStore } from "../core/store/mod.ts";
+import { VERSION } from "../core/version.ts";
+import { readOrCreateToken } from "../runtime/data_dir.ts";
+import { createApp, type SecurityService } from "../server/app.ts";
+import { createSecurityService } from "../server/security_service.ts";
+import { createEventHub, type EventHub } from "../server/sse.ts";
+import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
+import { openUserStore } from "./context.ts";
+import { changeGuardHook, defaultGuardCommand, denoReadFile, guardHookStatus } from "./guard.ts";
+import { formatSummary, runImport } from "./import.ts";
+import type { CliIo, Command } from "./io.ts";
+import { createWorkerRunner } from "../runtime/worker_runner.ts";
+
+export const SERVE_HELP = `Usage: chronicle serve [--port N] [--no-import] [--open]
+
+Imports new and changed agent logs, then serves Chronicle's browser UI and JSON API on
+http://127.0.0.1:PORT/ and keeps importing changed logs in the background. Only loopback:
+the server refuses requests whose Host is not 127.0.0.1/localhost with its port, and
+state-changing requests without the install token (in the data folder, 0600).
+
+Options:
+  --port N          port to listen on (default 4173; 0 picks a free one)
+  --no-import       do not import, neither at start nor in the background
+  --interval SECS   seconds between background imports (default 5)
+  --open            open the UI in the default browser
+  -h, --help        show this help
+`;
+
+export const DEFAULT_PORT = 4173;
+
+export interface ServeOptions {
+  store: ChronicleStore;
+  token: string;
+  /** 0 picks a free port. */
+  port: number;
+  security?: SecurityService;
+  events?: EventHub;
+  /** Called once the socket is bound. */
+  onListen?: (url: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  events: EventHub;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Binds the app to 127.0.0.1 (never another address) and starts serving. */
+export function startServer(options: ServeOptions): Promise<RunningServer> {
+  const events = options.events ?? createEventHub();
+  let boundPort = options.port;
+  const handler = createApp({
+    store: options.store,
+    token: options.token,
+    port: () => boundPort,
+    security: options.security,
+    events,
+    version: VERSION,
+  });
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: options.port,
+      signal: options.signal,
+      onListen: () => {},
+    }, handler);
+  } catch (e) {
+    if (e instanceof Deno.errors.AddrInUse) {
+      return Promise.reject(
+        new Error(`Cannot listen on 127.0.0.1:${options.port}: the port is in use (try --port 0)`),
+      );
+    }
+    return Promise.reject(e);
+  }
+  boundPort = server.addr.port;
+  const url = `http://127.0.0.1:${boundPort}/`;
+  options.onListen?.(url);
+  return Promise.resolve({
+    url,
+    port: boundPort,
+    events,
+    finished: server.finished,
+    shutdown: async () => {
+      events.close();
+      await server.shutdown();
+    },
+  });
+}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_PORT;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
+    throw new UsageError(`--port takes a number 0..65535, not "${raw}"`);
+  }
+  return Number(raw);
+}
+
+async function openBrowser(url: string, io: CliIo): Promise<void> {
+  const cmd = Deno.build.os === "darwin"
+    ? "open"
+    : Deno.build.os === "windows"
+    ? "explorer"
+    : "xdg-open";
+  try {
+    const child = new Deno.Command(cmd, { args: [url], stdout: "null", stderr: "null" }).spawn();
+    await child.status;
+  } catch {
+    io.stderr(`Could not open a browser; open ${url} yourself.\n`);
+  }
+}
+
+export const serveCommand: Command = async (args, io) => {
+  const p = parseArgs(args, {
+    port: { type: "string" },
+    host: { type: "string" },
+    "no-import": { type: "boolean" },
+    interval: { type: "string" },
+    open: { type: "boolean" },
+  });
+  const early = helpOrVersion(p, SERVE_HELP, io);
+  if (early !== null) return early;
+  if (p.positionals.length) throw new UsageError(`unexpected argument "${p.positionals[0]}"`);
+  const host = str(p.values.host);
+  if (host !== undefined && host !== "127.0.0.1" && host !== "localhost") {
+    throw new UsageError(
+      `refusing to listen on "${host}": Chronicle serves 127.0.0.1 only (your transcripts stay local)`,
+    );
+  }
+  const port = parsePort(str(p.values.port));
+  const interval = p.values.interval === undefined ? 5 : Number(p.values.interval);
+  if (!Number.isFinite(interval) || interval < 1) {
+    throw new UsageError("--interval takes a number of seconds >= 1");
+  }
+  const importing = p.values["no-import"] !== true;
+
+  const { store, dir } = await openUserStore(io);
+  const token = await readOrCreateToken(dir);
+  const tempRoot = `${dir}/tmp`;
+  try {
+    if (importing) {
+      const summary = await runImport(store, io, { tempRoot, progress: io.isTerminal });
+      io.stdout(formatSummary(summary));
+    }
+    const security = securityFor(store, io);
+    const stop = new AbortController();
+    const server = await startServer({ store, token, port, security, signal: stop.signal });
+    io.stdout(`Chronicle is serving ${server.url}  (Ctrl-C to stop)\n`);
+    if (p.values.open) await openBrowser(server.url, io);
+
+    // One read-only import worker lives as long as the server: an appended line costs a
+    // message, not a worker start.
+    const worker = importing ? createWorkerRunner({ tempRoot }) : null;
+    let busy = false;
+    const timer = importing
+      ? setInterval(async () => {
+        if (busy) return;
+        busy = true;
+        try {
+          const s = await runImport(store, io, {
+            tempRoot,
+            progress: false,
+            runner: worker!.runner,
+          });
+          const changed = Object.values(s.sources).some((x) => x.full + x.appended > 0);
+          if (changed) server.events.publish("import", { sessions: s.sessions, at: Date.now() });
+        } catch (e) {
+          io.stderr(`chronicle: background import failed: ${(e as Error).message}\n`);
+        } finally {
+          busy = false;
+        }
+      }, interval * 1000)
+      : undefined;
+
+    const onSignal = () => stop.abort();
+    Deno.addSignalListener("SIGINT", onSignal);
+    if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", onSignal);
+    try {
+      await server.finished;
+    } finally {
+      if (timer !== undefined) clearInterval(timer);
+      worker?.close();
+      server.events.close();
+      Deno.removeSignalListener("SIGINT", onSignal);
+      if (Deno.build.os !== "windows") Deno.removeSignalListener("SIGTERM", onSignal);
+    }
+    return 0;
+  } finally {
+    store.close();
+  }
+};
+
+/** The security engine for the API, with the guard hook install wired to cli/guard.ts. */
+export function securityFor(store: ChronicleStore, io: CliIo): SecurityService {
+  return createSecurityService({
+    store,
+    readFile: denoReadFile,
+    guard: {
+      status: () => guardHookStatus(io.env),
+      change: async ({ install, dryRun }) =>
+        changeGuardHook(io.env, {
+          install,
+          dryRun,
+          command: install ? await defaultGuardCommand(io) : undefined,
+        }),
+    },
+  });
+}

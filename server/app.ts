@@ -1,0 +1,83 @@
+/**
+ * @module
+ * Chronicle's local HTTP server as a request handler factory: `createApp(deps)` returns
+ * `(req) => Promise<Response>`. The CLI serves it with `Deno.serve` on 127.0.0.1; tests call
+ * it in process. Every request passes the Host check; state-changing ones need a loopback
+ * Origin (when sent) and the install token. Errors have one JSON shape (errors.ts).
+ */
+import { checkRequest } from "./auth.ts";
+import type { AppDeps } from "./deps.ts";
+import { errorResponse, json, toErrorResponse } from "./errors.ts";
+import { analyticsRoutes } from "./routes/analytics.ts";
+import type { Route } from "./routes/_http.ts";
+import { searchRoutes } from "./routes/search.ts";
+import { securityRoutes } from "./routes/security.ts";
+import { sessionRoutes } from "./routes/sessions.ts";
+import { createEventHub } from "./sse.ts";
+import { createStatic } from "./static.ts";
+
+export type { AppDeps, SecurityService } from "./deps.ts";
+
+export type Handler = (req: Request) => Promise<Response>;
+
+interface CompiledRoute extends Route {
+  pattern: URLPattern;
+}
+
+/** Builds the request handler. */
+export function createApp(deps: AppDeps): Handler {
+  const events = deps.events ?? createEventHub();
+  const full: AppDeps = { ...deps, events };
+  const port = typeof deps.port === "function" ? deps.port : () => deps.port as number;
+  const serveStatic = deps.static ?? createStatic({ token: deps.token });
+
+  const routes: Route[] = [
+    {
+      method: "GET",
+      path: "/api/health",
+      handler: () => json({ ok: true, version: deps.version ?? "dev" }),
+    },
+    { method: "GET", path: "/api/events", handler: () => events.response() },
+    ...sessionRoutes(full),
+    ...searchRoutes(full),
+    ...analyticsRoutes(full),
+    ...securityRoutes(full),
+  ];
+  const compiled: CompiledRoute[] = routes.map((r) => ({
+    ...r,
+    pattern: new URLPattern({ pathname: r.path }),
+  }));
+
+  return async (req: Request): Promise<Response> => {
+    try {
+      checkRequest(req, { port: port(), token: deps.token });
+      const url = new URL(req.url);
+      const path = url.pathname;
+      if (!path.startsWith("/api/")) {
+        if (req.method !== "GET" && req.method !== "HEAD") {
+          return errorResponse(405, "method_not_allowed", `${req.method} is not allowed here`);
+        }
+        return await serveStatic(req, path);
+      }
+      const method = req.method === "HEAD" ? "GET" : req.method;
+      let pathMatched = false;
+      for (const r of compiled) {
+        const m = r.pattern.exec({ pathname: path });
+        if (!m) continue;
+        pathMatched = true;
+        if (r.method !== method) continue;
+        const params: Record<string, string> = {};
+        for (const [k, v] of Object.entries(m.pathname.groups)) {
+          if (v !== undefined) params[k] = decodeURIComponent(v);
+        }
+        return await r.handler({ req, url, params });
+      }
+      if (pathMatched) {
+        return errorResponse(405, "method_not_allowed", `${req.method} is not allowed on ${path}`);
+      }
+      return errorResponse(404, "not_found", `No API route ${path.slice(0, 200)}`);
+    } catch (e) {
+      return toErrorResponse(e);
+    }
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * What the server is built from. `createApp(deps)` takes these; the CLI builds the real ones
+ * and tests pass in-memory stores and fakes.
+ */
+import type { ChronicleStore } from "../core/store/mod.ts";
+import type { EventHub } from "./sse.ts";
+import type { StaticHandler } from "./static.ts";
+
+export interface SecurityRuleView {
+  id: string;
+  name: string;
+  pattern: string;
+  action: "redact" | "allow";
+  enabled: boolean;
+  created_at: string;
+}
+
+export interface NewRule {
+  name: string;
+  pattern: string;
+  action: "redact" | "allow";
+}
+
+export interface PreToolUseInput {
+  tool_name: string;
+  tool_input: unknown;
+  cwd?: string;
+  session_id?: string;
+}
+
+export interface GuardStatus {
+  installed: boolean;
+  settings_path: string;
+  /** What installing does, in a sentence or two, shown beside the button. */
+  explanation: string;
+}
+
+/**
+ * The security engine as the API sees it. The CLI wires core/security into this shape; the
+ * server passes results through as JSON.
+ */
+export interface SecurityService {
+  listRules(): SecurityRuleView[];
+  addRule(rule: NewRule): SecurityRuleView;
+  /** Throws ChronicleError("not_found") for an unknown id. */
+  setRuleEnabled(id: string, enabled: boolean): SecurityRuleView;
+  /** Throws ChronicleError("not_found") for an unknown id. */
+  deleteRule(id: string): void;
+  /** Security check of one session (`session_id`) or all sessions. */
+  check(options: { session_id?: string; limit?: number }): Promise<unknown> | unknown;
+  interceptions(options: { limit: number; offset: number }): { total: number; items: unknown[] };
+  /** The guard's decision for a tool call about to run. */
+  preToolUse(input: PreToolUseInput): Promise<unknown> | unknown;
+  guardStatus(): Promise<GuardStatus>;
+  /** Opt-in hook install; `dry_run` only describes the change. */
+  installGuard(options: { dry_run: boolean }): Promise<unknown>;
+  uninstallGuard(options: { dry_run: boolean }): Promise<unknown>;
+}
+
+export interface AppDeps {
+  store: ChronicleStore;
+  /** The per-install token (see auth.ts). */
+  token: string;
+  /** The port the server listens on; a function when it is known only after binding. */
+  port: number | (() => number);
+  /** The security engine; without it the security routes answer 503. */
+  security?: SecurityService;
+  /** Live events; a private hub is made when absent. */
+  events?: EventHub;
+  /** Serves the UI; defaults to ui/dist beside the server. */
+  static?: StaticHandler;
+  /** Reported by /api/health. */
+  version?: string;
+  /** Clock (ms) for "live" marks; injected for tests. Default Date.now. */
+  now?: () => number;
+}

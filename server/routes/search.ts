@@ -1,0 +1,22 @@
+/** Full-text search across every session (FTS5, ranked, with highlighted snippets). */
+import type { AppDeps } from "../deps.ts";
+import { HttpError, json } from "../errors.ts";
+import { type Route, sessionQuery } from "./_http.ts";
+
+export function searchRoutes(deps: AppDeps): Route[] {
+  return [{
+    method: "GET",
+    path: "/api/search",
+    handler: ({ url }) => {
+      const q = url.searchParams.get("q") ?? "";
+      if (q.length > 500) {
+        throw new HttpError(400, "bad_request", "Search text over 500 characters");
+      }
+      const f = sessionQuery(url, 20);
+      if (f.limit! > 200) throw new HttpError(400, "bad_request", 'Query "limit" must be 1..200');
+      const started = performance.now();
+      const result = deps.store.search(q, { ...f, text: undefined });
+      return json({ ...result, q, ms: Math.round((performance.now() - started) * 10) / 10 });
+    },
+  }];
+}

@@ -1,0 +1,334 @@
+/**
+ * Search latency over a store of 1,000,000 messages: p50 and p95 of `store.search` and of the
+ * `/api/search` route (in process), against the 50 ms p95 target. The store is built
+ * synthetically by direct inserts in the store's own schema (sessions, operations and the FTS
+ * index), with a Zipf-like vocabulary so common and rare words both occur.
+ *
+ *   deno run -A tests/bench/search_bench.ts [--messages N] [--queries N]
+ */
+import { ChronicleStore, ftsQuery, queryTerms } from "../../core/store/mod.ts";
+import { createApp } from "../../server/app.ts";
+
+const args = new Map<string, string>();
+for (let i = 0; i < Deno.args.length; i += 2) args.set(Deno.args[i], Deno.args[i + 1]);
+const MESSAGES = Number(args.get("--messages") ?? 1_000_000);
+const QUERIES = Number(args.get("--queries") ?? 120);
+const PER_SESSION = 500;
+
+/** A deterministic PRNG, so every run builds the same store. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = rng(42);
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mi",
+  "ne",
+  "ru",
+  "ta",
+  "shi",
+  "po",
+  "ve",
+  "zu",
+  "den",
+  "gar",
+  "ix",
+  "qua",
+];
+const WORDS: string[] = [];
+for (let i = 0; WORDS.length < 20_000; i++) {
+  let w = "";
+  for (let n = i;; n = Math.floor(n / SYLLABLES.length)) {
+    w += SYLLABLES[n % SYLLABLES.length];
+    if (n < SYLLABLES.length) break;
+  }
+  WORDS.push(w);
+}
+const CODE = [
+  "function",
+  "const",
+  "return",
+  "import",
+  "error",
+  "test",
+  "file",
+  "build",
+  "deno",
+  "sqlite",
+];
+/** Zipf-ish: low indexes are far more frequent. */
+const word = () => WORDS[Math.floor(Math.pow(rand(), 3) * WORDS.length)];
+const sentence = (n: number) => {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(rand() < 0.15 ? CODE[Math.floor(rand() * CODE.length)] : word());
+  }
+  return out.join(" ");
+};
+
+/** `--db PATH` keeps the built store there and reuses it on the next run. */
+const kept = args.get("--db");
+const path = kept ?? `${await Deno.makeTempDir({ prefix: "chronicle-bench-" })}/bench.db`;
+let reuse = false;
+try {
+  reuse = kept !== undefined && Deno.statSync(kept).isFile;
+} catch { /* build it */ }
+const store = ChronicleStore.open(path);
+const db = store.db;
+const started = performance.now();
+let rowid = 0;
+if (reuse) {
+  rowid = (db.prepare("SELECT count(*) AS n FROM operations").get() as { n: number }).n;
+}
+const sources = ["claude-code", "codex", "gemini", "opencode", "cursor"];
+const KINDS = ["prompt", "reply", "reply", "exec", "read", "edit", "thinking"];
+const insertSession = db.prepare(
+  `INSERT INTO sessions (id, source, native_id, project_path, title, first_prompt, started_at,
+     ended_at, op_count, error_count, info, recording, updated_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '{}', ?)`,
+);
+const insertOp = db.prepare(
+  `INSERT INTO operations (rowid, session_id, op_id, connection, file, ts_ms, rank, line, block,
+     kind, effect, tool, target, is_error, completeness, model, doc)
+   VALUES (?, ?, ?, 'main', 'f', ?, 0, ?, 0, ?, 'none', ?, NULL, NULL, 'complete', NULL, ?)`,
+);
+const insertFts = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
+const t0 = Date.parse("2026-01-01T00:00:00Z");
+if (!reuse) db.exec("BEGIN");
+for (let s = 0; !reuse && rowid < MESSAGES; s++) {
+  const source = sources[s % sources.length];
+  const id = `${source}:bench-${s}`;
+  const start = t0 + s * 3_600_000;
+  const title = sentence(6);
+  const info = JSON.stringify({
+    id,
+    native_id: `bench-${s}`,
+    source,
+    project: { path: `/p/${s % 40}` },
+  });
+  insertSession.run(
+    id,
+    source,
+    `bench-${s}`,
+    `/p/${s % 40}`,
+    title,
+    title,
+    new Date(start).toISOString(),
+    new Date(start + PER_SESSION * 1000).toISOString(),
+    PER_SESSION,
+    info,
+    new Date().toISOString(),
+  );
+  for (let i = 0; i < PER_SESSION && rowid < MESSAGES; i++) {
+    rowid++;
+    const kind = KINDS[Math.floor(rand() * KINDS.length)];
+    const text = sentence(8 + Math.floor(rand() * 24));
+    const tool = kind === "exec"
+      ? "Bash"
+      : kind === "read"
+      ? "Read"
+      : kind === "edit"
+      ? "Edit"
+      : null;
+    const doc = JSON.stringify({
+      kind,
+      effect: "none",
+      text,
+      completeness: "complete",
+      provenance: { epoch: 0, source_range: { file: "f", lines: [i + 1, i + 1], bytes: [0, 1] } },
+      replay: { replayable: false, blockers: [] },
+    });
+    insertOp.run(rowid, id, `op_${rowid}`, start + i * 1000, i, kind, tool, doc);
+    insertFts.run(rowid, text);
+  }
+  if (s % 200 === 199) {
+    db.exec("COMMIT");
+    db.exec("BEGIN");
+  }
+}
+if (!reuse) {
+  db.exec("COMMIT");
+  db.exec("INSERT INTO operations_fts(operations_fts) VALUES ('optimize')");
+}
+const buildSeconds = (performance.now() - started) / 1000;
+
+// Queries: common words, rare words, two words, prefixes, with and without filters.
+const queries: { q: string; f: Record<string, string> }[] = [];
+const qr = rng(7);
+for (let i = 0; i < QUERIES; i++) {
+  const common = WORDS[Math.floor(qr() * 50)];
+  const rare = WORDS[5000 + Math.floor(qr() * 10000)];
+  const pick = i % 6;
+  const q = pick === 0
+    ? common
+    : pick === 1
+    ? rare
+    : pick === 2
+    ? `${common} ${rare}`
+    : pick === 3
+    ? rare.slice(0, 4)
+    : pick === 4
+    ? `${CODE[i % CODE.length]} ${common}`
+    : `${rare} ${WORDS[Math.floor(qr() * 500)]}`;
+  const f: Record<string, string> = i % 4 === 0
+    ? { source: sources[i % sources.length] }
+    : i % 4 === 1
+    ? { project: `/p/${i % 40}` }
+    : {};
+  queries.push({ q, f });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+const slowest: { ms: number; q: string; f: Record<string, string> }[] = [];
+function measure(fn: (q: { q: string; f: Record<string, string> }) => unknown) {
+  for (const q of queries.slice(0, 20)) fn(q); // warm the page cache
+  const times: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    fn(q);
+    const ms = performance.now() - t;
+    times.push(ms);
+    slowest.push({ ms, ...q });
+  }
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 0.5),
+    p95: percentile(times, 0.95),
+    max: times[times.length - 1],
+  };
+}
+
+const direct = measure(({ q, f }) => store.search(q, { ...f, limit: 20 }));
+const app = createApp({
+  store,
+  token: "t".repeat(64),
+  port: 4173,
+  static: () => Promise.resolve(new Response()),
+});
+const httpTimes: number[] = [];
+for (const { q, f } of queries) {
+  const url = `http://127.0.0.1:4173/api/search?${new URLSearchParams({ q, ...f, limit: "20" })}`;
+  const t = performance.now();
+  const res = await app(new Request(url, { headers: { host: "127.0.0.1:4173" } }));
+  await res.arrayBuffer();
+  httpTimes.push(performance.now() - t);
+}
+httpTimes.sort((a, b) => a - b);
+const fmt = (n: number) => n.toFixed(1).padStart(7);
+console.log(
+  `search over ${rowid.toLocaleString("en-US")} messages in ${
+    Math.ceil(rowid / PER_SESSION)
+  } sessions (built in ${buildSeconds.toFixed(1)} s), ${QUERIES} queries`,
+);
+console.log(
+  `  store.search   p50 ${fmt(direct.p50)} ms  p95 ${fmt(direct.p95)} ms  max ${
+    fmt(direct.max)
+  } ms`,
+);
+console.log(
+  `  GET /api/search p50 ${fmt(percentile(httpTimes, 0.5))} ms  p95 ${
+    fmt(percentile(httpTimes, 0.95))
+  } ms`,
+);
+console.log(
+  `  target p95 < 50 ms: ${direct.p95 < 50 ? "met" : "NOT met"} (ratio ${
+    (direct.p95 / 50).toFixed(2)
+  }x)`,
+);
+// A candidate strategy for the store (measured here so the choice is made on numbers):
+// whole words first, the last word as a prefix only when whole words find too little; bm25
+// over the newest CANDIDATES matches only (a rowid range, which FTS5 walks lazily); counts
+// capped at COUNT_CAP; the winners joined to operations and sessions after ranking.
+const CANDIDATES = 1000;
+const COUNT_CAP = 10_000;
+function candidateSearch(q: string, f: Record<string, string>) {
+  const terms = queryTerms(q);
+  if (!terms.length) return { total: 0, rows: [] as unknown[] };
+  const exact = terms.map((t) => `"${t}"`).join(" AND ");
+  const filters: string[] = [];
+  const params: string[] = [];
+  if (f.source) (filters.push("s.source = ?"), params.push(f.source));
+  if (f.project) (filters.push("s.project_path = ?"), params.push(f.project));
+  const from = filters.length
+    ? `FROM operations_fts f JOIN operations o ON o.rowid = f.rowid
+       JOIN sessions s ON s.id = o.session_id WHERE operations_fts MATCH ? AND ${
+      filters.join(" AND ")
+    }`
+    : "FROM operations_fts f WHERE operations_fts MATCH ?";
+  const run = (match: string) => {
+    const total = (db.prepare(
+      `SELECT count(*) AS n FROM (SELECT 1 ${from} LIMIT ${COUNT_CAP + 1})`,
+    ).get(match, ...params) as { n: number }).n;
+    if (!total) return { total, ids: [] as number[] };
+    const cutoff = total > CANDIDATES
+      ? (db.prepare(
+        `SELECT f.rowid AS id ${from} ORDER BY f.rowid DESC LIMIT 1 OFFSET ${CANDIDATES - 1}`,
+      ).get(match, ...params) as { id: number }).id
+      : 0;
+    // bm25() in a subquery: with ORDER BY rank FTS5 would score every match, ignoring the
+    // rowid range.
+    const ids = (db.prepare(
+      `SELECT id FROM (SELECT f.rowid AS id, bm25(operations_fts) AS score ${from}
+         AND f.rowid >= ?) ORDER BY score LIMIT 20`,
+    ).all(match, ...params, cutoff) as { id: number }[]).map((r) => r.id);
+    return { total, ids };
+  };
+  let found = run(exact);
+  if (found.total < 20) {
+    const prefix = terms.map((t, i) => (i === terms.length - 1 ? `"${t}"*` : `"${t}"`))
+      .join(" AND ");
+    const more = run(prefix);
+    if (more.total > found.total) found = more;
+  }
+  const get = db.prepare(
+    `SELECT o.session_id, o.op_id, o.kind, o.tool, o.doc, s.title, s.source, s.project_path
+     FROM operations o JOIN sessions s ON s.id = o.session_id WHERE o.rowid = ?`,
+  );
+  return { total: found.total, rows: found.ids.map((id) => get.get(id)) };
+}
+const storeSlowest = [...slowest];
+slowest.length = 0;
+const candidate = measure(({ q, f }) => candidateSearch(q, f));
+console.log(
+  `  candidate (words first, prefix as fallback, count capped at ${COUNT_CAP}, bm25 over the ` +
+    `newest ${CANDIDATES}, join after ranking):`,
+);
+console.log(
+  `                 p50 ${fmt(candidate.p50)} ms  p95 ${fmt(candidate.p95)} ms  max ${
+    fmt(candidate.max)
+  } ms`,
+);
+
+const candidateSlowest = [...slowest].sort((a, b) => b.ms - a.ms).slice(0, 5);
+for (const { ms, q, f } of candidateSlowest) {
+  console.log(`  candidate slow: "${q}" ${JSON.stringify(f)} ${ms.toFixed(0)} ms`);
+}
+
+// Where the slowest queries spend their time: counting every match, or ranking them.
+storeSlowest.sort((a, b) => b.ms - a.ms);
+for (const { ms, q } of storeSlowest.slice(0, 3)) {
+  const match = ftsQuery(q)!;
+  const t1 = performance.now();
+  const n = (db.prepare("SELECT count(*) AS n FROM operations_fts WHERE operations_fts MATCH ?")
+    .get(match) as { n: number }).n;
+  const t2 = performance.now();
+  db.prepare("SELECT rowid FROM operations_fts WHERE operations_fts MATCH ? ORDER BY rank LIMIT 20")
+    .all(match);
+  const t3 = performance.now();
+  console.log(
+    `  slow: "${q}" ${ms.toFixed(0)} ms; ${n} matches: count ${(t2 - t1).toFixed(0)} ms, ` +
+      `rank top 20 ${(t3 - t2).toFixed(0)} ms`,
+  );
+}
+store.close();
+if (!kept) await Deno.remove(path.slice(0, path.lastIndexOf("/")), { recursive: true });

@@ -1,0 +1,139 @@
+/**
+ * Browser test harness: builds the UI, imports fixtures (and synthetic logs) into a store,
+ * serves it on 127.0.0.1 with the real server, and drives Debian's Chromium through
+ * playwright-core. Screenshots go to tests/e2e/screenshots/ (gitignored).
+ */
+import type { Browser, Page } from "playwright-core";
+import { type RunningServer, startServer } from "../../cli/serve.ts";
+import { ChronicleStore, importAll } from "../../core/store/mod.ts";
+import { createDenoFs } from "../../runtime/deno_fs.ts";
+import type { SecurityService } from "../../server/deps.ts";
+import { buildUi } from "../../ui/build.ts";
+import { realClients } from "../unit/server/_helpers.ts";
+
+export const SCREENSHOTS = new URL("./screenshots/", import.meta.url).pathname;
+export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
+
+let built: Promise<void> | null = null;
+/** Builds ui/dist once per test process. */
+export function ensureUi(): Promise<void> {
+  built ??= buildUi({ minify: true });
+  return built;
+}
+
+export interface Fixture {
+  store: ChronicleStore;
+  server: RunningServer;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** Imports real-client scenarios and any synthetic HOMEs into a fresh store and serves it. */
+export async function serveFixtures(
+  options: {
+    scenarios: string[];
+    homes?: string[];
+    /** Builds the security engine over the fixture store. */
+    security?: (store: ChronicleStore) => SecurityService;
+  },
+): Promise<Fixture> {
+  await ensureUi();
+  const store = ChronicleStore.open(":memory:");
+  const fs = createDenoFs({ tempRoot: await Deno.makeTempDir({ prefix: "chronicle-e2e-" }) });
+  const homes = [
+    ...options.scenarios.map((s) => `${realClients()}/${s}/native`),
+    ...(options.homes ?? []),
+  ];
+  for (const home of homes) {
+    await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
+  }
+  const token = "e2e".padEnd(64, "0");
+  const server = await startServer({
+    store,
+    token,
+    port: 0,
+    security: options.security?.(store),
+  });
+  return {
+    store,
+    server,
+    token,
+    async close() {
+      await server.shutdown();
+      store.close();
+    },
+  };
+}
+
+export interface BrowserSession {
+  browser: Browser;
+  page: Page;
+  /** Console errors and CSP violations seen so far. */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+export async function openBrowser(
+  options: { width?: number; height?: number; dark?: boolean } = {},
+): Promise<BrowserSession> {
+  try {
+    await Deno.stat(CHROMIUM);
+  } catch {
+    throw new Error(
+      `Cannot run browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+    );
+  }
+  // playwright-core probes /proc/sys/fs/binfmt_misc (is-wsl) when it loads, which Deno allows
+  // only with --allow-all; this variable makes it skip the probe, so the test task's narrower
+  // permissions suffice.
+  Deno.env.set("__IS_WSL_TEST__", "1");
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
+    colorScheme: options.dark ? "dark" : "light",
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  return {
+    browser,
+    page,
+    problems,
+    async close() {
+      await context.close();
+      await browser.close();
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await Deno.mkdir(SCREENSHOTS, { recursive: true });
+  const path = `${SCREENSHOTS}${name}.png`;
+  await page.screenshot({ path });
+  return path;
+}
+
+/** Runs in the page: records when the first step row is painted (the frame after it appears). */
+export const FIRST_ROW_PROBE = `
+  new MutationObserver((_, obs) => {
+    if (!document.querySelector(".op-prompt")) return;
+    obs.disconnect();
+    requestAnimationFrame(() => { globalThis.__firstRow = Math.round(performance.now()); });
+  }).observe(document, { childList: true, subtree: true });
+`;

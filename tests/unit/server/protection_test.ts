@@ -1,0 +1,221 @@
+/** Host, Origin and token checks, route by route, and the one error shape. */
+import assert from "node:assert/strict";
+import { assertApiError, call, fixtureStore, PORT, testApp, TOKEN } from "./_helpers.ts";
+import { fakeSecurity } from "./_fake_security.ts";
+
+const store = await fixtureStore(["claude/s1-basic"]);
+const SID = encodeURIComponent(store.listSessions({}).items[0].id);
+
+/** Every API route with a request that succeeds when it is allowed. */
+const ROUTES: { method: string; path: string; body?: unknown }[] = [
+  { method: "GET", path: "/api/health" },
+  { method: "GET", path: "/api/projects" },
+  { method: "GET", path: "/api/sessions" },
+  { method: "GET", path: `/api/sessions/${SID}` },
+  { method: "GET", path: `/api/sessions/${SID}/timeline` },
+  { method: "GET", path: `/api/sessions/${SID}/stats` },
+  { method: "GET", path: "/api/search?q=notes" },
+  { method: "GET", path: "/api/analytics" },
+  { method: "GET", path: "/api/security/rules" },
+  { method: "GET", path: "/api/security/interceptions" },
+  { method: "GET", path: "/api/security/guard" },
+  { method: "POST", path: "/api/security/rules", body: { pattern: "corp-*", action: "redact" } },
+  { method: "PATCH", path: "/api/security/rules/r1", body: { enabled: false } },
+  { method: "DELETE", path: "/api/security/rules/r1" },
+  { method: "POST", path: "/api/security/check", body: {} },
+  { method: "POST", path: "/api/security/pretooluse", body: { tool_name: "Bash" } },
+  { method: "POST", path: "/api/security/guard/install", body: { dry_run: true } },
+  { method: "POST", path: "/api/security/guard/uninstall", body: { dry_run: true } },
+  { method: "GET", path: "/" },
+];
+const CHANGING = ROUTES.filter((r) => r.method !== "GET");
+
+function appWithUi() {
+  return testApp(store, {
+    security: fakeSecurity(),
+    static: () => Promise.resolve(new Response("<!doctype html>")),
+  });
+}
+
+Deno.test("every route refuses a Host that is not this loopback server", async (t) => {
+  const app = appWithUi();
+  for (
+    const host of ["evil.example:4173", "127.0.0.1:9999", "localhost.evil.example", "0.0.0.0:4173"]
+  ) {
+    for (const r of ROUTES) {
+      await t.step(`${host} ${r.method} ${r.path}`, async () => {
+        await assertApiError(
+          await call(app, r.method, r.path, { host, body: r.body }),
+          403,
+          "forbidden_host",
+        );
+      });
+    }
+  }
+});
+
+Deno.test("loopback names with the server's port are accepted", async (t) => {
+  const app = appWithUi();
+  for (
+    const host of [`127.0.0.1:${PORT}`, `localhost:${PORT}`, `[::1]:${PORT}`, `LOCALHOST:${PORT}`]
+  ) {
+    await t.step(host, async () => {
+      const res = await call(app, "GET", "/api/health", { host });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    });
+  }
+});
+
+Deno.test("a state-changing request without the token is refused", async (t) => {
+  const app = appWithUi();
+  for (const r of CHANGING) {
+    await t.step(`${r.method} ${r.path}`, async () => {
+      await assertApiError(
+        await call(app, r.method, r.path, { body: r.body, token: null }),
+        401,
+        "missing_token",
+      );
+    });
+  }
+});
+
+Deno.test("a state-changing request with a wrong token is refused", async (t) => {
+  const app = appWithUi();
+  for (const r of CHANGING) {
+    await t.step(`${r.method} ${r.path}`, async () => {
+      const res = await call(app, r.method, r.path, { body: r.body, token: "b".repeat(64) });
+      await assertApiError(res, 403, "bad_token");
+    });
+  }
+});
+
+Deno.test("a state-changing request from a foreign Origin is refused even with the token", async (t) => {
+  const app = appWithUi();
+  for (
+    const origin of [
+      "http://evil.example",
+      `http://127.0.0.1:${PORT + 1}`,
+      "null",
+      `https://localhost:${PORT}`,
+    ]
+  ) {
+    for (const r of CHANGING) {
+      await t.step(`${origin} ${r.method} ${r.path}`, async () => {
+        const res = await call(app, r.method, r.path, { body: r.body, origin });
+        await assertApiError(res, 403, "forbidden_origin");
+      });
+    }
+  }
+});
+
+Deno.test("a cross-site fetch is refused even without an Origin header", async () => {
+  const app = appWithUi();
+  const res = await call(app, "POST", "/api/security/check", {
+    body: {},
+    headers: { "sec-fetch-site": "cross-site" },
+  });
+  await assertApiError(res, 403, "forbidden_origin");
+});
+
+Deno.test("the token is accepted as a bearer Authorization header and from a loopback Origin", async () => {
+  const app = appWithUi();
+  const res = await call(app, "POST", "/api/security/check", {
+    body: {},
+    token: null,
+    origin: `http://localhost:${PORT}`,
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  assert.equal(res.status, 200, await res.text());
+});
+
+Deno.test("reads need no token", async (t) => {
+  const app = appWithUi();
+  for (const r of ROUTES.filter((r) => r.method === "GET")) {
+    await t.step(r.path, async () => {
+      const res = await call(app, r.method, r.path);
+      assert.equal(res.status, 200, `${r.path}: ${await res.clone().text()}`);
+      await res.body?.cancel();
+    });
+  }
+});
+
+Deno.test("unknown routes and wrong methods answer in the error shape", async (t) => {
+  const app = appWithUi();
+  const cases = [
+    { name: "unknown API path", method: "GET", path: "/api/nope", status: 404, code: "not_found" },
+    {
+      name: "wrong method",
+      method: "DELETE",
+      path: "/api/sessions",
+      status: 405,
+      code: "method_not_allowed",
+    },
+    {
+      name: "POST to a page",
+      method: "POST",
+      path: "/sessions",
+      status: 405,
+      code: "method_not_allowed",
+    },
+    {
+      name: "unknown session",
+      method: "GET",
+      path: "/api/sessions/nope",
+      status: 404,
+      code: "not_found",
+    },
+    {
+      name: "bad limit",
+      method: "GET",
+      path: "/api/sessions?limit=x",
+      status: 400,
+      code: "bad_request",
+    },
+    {
+      name: "bad sort",
+      method: "GET",
+      path: "/api/sessions?sort=evil",
+      status: 400,
+      code: "bad_request",
+    },
+    {
+      name: "bad date",
+      method: "GET",
+      path: "/api/sessions?from=yesterday",
+      status: 400,
+      code: "bad_request",
+    },
+    {
+      name: "bad percent-encoding",
+      method: "GET",
+      path: "/api/sessions/%E0%A4%A",
+      status: 400,
+      code: "bad_request",
+    },
+    {
+      name: "bad payload id",
+      method: "GET",
+      path: "/api/payloads/xyz",
+      status: 400,
+      code: "bad_request",
+    },
+    {
+      name: "unknown payload",
+      method: "GET",
+      path: `/api/payloads/${"0".repeat(64)}`,
+      status: 404,
+      code: "not_found",
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      await assertApiError(await call(app, c.method, c.path), c.status, c.code);
+    });
+  }
+});
+
+Deno.test("without a security engine the security routes answer 503 in the error shape", async () => {
+  const app = testApp(store);
+  await assertApiError(await call(app, "GET", "/api/security/rules"), 503, "unavailable");
+});

@@ -1,0 +1,131 @@
+/** The security routes over the real engine (core/security) and the store's rule table. */
+import assert from "node:assert/strict";
+import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+import { createSecurityService } from "../../../server/security_service.ts";
+import { writeClaudeSession } from "../../e2e/_synthetic.ts";
+import { assertApiError, call, callJson, testApp } from "./_helpers.ts";
+
+// Fake secrets in the shapes the scanners know (random values, never real credentials).
+const KEY = "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";
+const DB = "postgres://app:Xq8vLm2pZr@db.internal:5432/orders";
+const SESSION = "22222222-3333-4444-8555-666666666666";
+
+const home = await Deno.makeTempDir({ prefix: "chronicle-sec-" });
+await writeClaudeSession(home, {
+  sessionId: SESSION,
+  cwd: "/tmp/leaky",
+  turns: [
+    { user: `Use OPENAI_API_KEY=${KEY} for the client`, assistant: "Noted." },
+    { tool: { name: "Bash", input: { command: "cat .env" }, result: `DATABASE_URL=${DB}\n` } },
+    { user: "Mail me at dev@example.org", assistant: "Will do." },
+  ],
+});
+const store = ChronicleStore.open(":memory:");
+const fs = createDenoFs({ tempRoot: await Deno.makeTempDir() });
+await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
+const secretFile = `${home}/.env`;
+await Deno.writeTextFile(secretFile, `OPENAI_API_KEY=${KEY}\n`);
+
+const hookCalls: string[] = [];
+const app = testApp(store, {
+  security: createSecurityService({
+    store,
+    readFile: async (path, max) => (await Deno.readFile(path)).subarray(0, max),
+    guard: {
+      status: () =>
+        Promise.resolve({ installed: false, settings_path: "/home/x/.claude/settings.json" }),
+      change: (o) => {
+        hookCalls.push(`${o.install ? "install" : "uninstall"}${o.dryRun ? " dry" : ""}`);
+        return Promise.resolve({ changed: true, dry_run: o.dryRun, summary: "Add the guard hook" });
+      },
+    },
+  }),
+});
+const id = `claude-code:${SESSION}`;
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+Deno.test("a security check of a session reports each rule with previews that hide the secret", async () => {
+  const r = await callJson<Json>(app, "POST", "/api/security/check", 200, {
+    body: { session_id: id },
+  });
+  assert.equal(r.sessions_scanned, 1);
+  assert.ok(r.by_rule.api_key >= 1, JSON.stringify(r.by_rule));
+  assert.ok(r.by_rule.db_conn >= 1, JSON.stringify(r.by_rule));
+  const text = JSON.stringify(r);
+  assert.ok(!text.includes(KEY), "the key never leaves the server");
+  assert.ok(!text.includes("Xq8vLm2pZr"), "the password never leaves the server");
+  const f = r.sessions[0].findings.find((x: Json) => x.rule === "api_key");
+  assert.match(f.preview, /OPENAI_API_KEY=sk-/);
+  assert.ok(f.op_id);
+});
+
+Deno.test("a security check of all sessions counts every session scanned", async () => {
+  const r = await callJson<Json>(app, "POST", "/api/security/check", 200, { body: {} });
+  assert.equal(r.sessions_scanned, store.listSessions({}).total);
+  assert.ok(r.total >= 3);
+});
+
+Deno.test("rules persist in the store: add, toggle, allow beats redact, delete", async () => {
+  const added = await callJson<Json>(app, "POST", "/api/security/rules", 201, {
+    body: { name: "orders db", pattern: "postgres://app:*", action: "allow" },
+  });
+  assert.equal(added.rule.action, "allow");
+  const r = await callJson<Json>(app, "POST", "/api/security/check", 200, {
+    body: { session_id: id },
+  });
+  assert.equal(r.by_rule.db_conn, undefined, "the allow rule protects the URL");
+  const off = await callJson<Json>(app, "PATCH", `/api/security/rules/${added.rule.id}`, 200, {
+    body: { enabled: false },
+  });
+  assert.equal(off.rule.enabled, false);
+  const listed = await callJson<Json>(app, "GET", "/api/security/rules");
+  assert.equal(listed.items.find((x: Json) => x.id === added.rule.id).enabled, false);
+  await callJson(app, "DELETE", `/api/security/rules/${added.rule.id}`);
+  await assertApiError(
+    await call(app, "DELETE", `/api/security/rules/${added.rule.id}`),
+    404,
+    "not_found",
+  );
+  await assertApiError(
+    await call(app, "PATCH", "/api/security/rules/nope", { body: { enabled: true } }),
+    404,
+    "not_found",
+  );
+});
+
+Deno.test("an invalid glob is a 400 in the error shape", async () => {
+  const res = await call(app, "POST", "/api/security/rules", {
+    body: { name: "bad", pattern: "x".repeat(600), action: "redact" },
+  });
+  await assertApiError(res, 400, "bad_request");
+});
+
+Deno.test("the guard's pre-tool-use call blocks a Read of a file holding a key and logs it", async () => {
+  const d = await callJson<Json>(app, "POST", "/api/security/pretooluse", 200, {
+    body: { tool_name: "Read", tool_input: { file_path: secretFile }, session_id: "s1" },
+  });
+  assert.equal(d.decision, "block");
+  assert.ok(!JSON.stringify(d).includes(KEY));
+  const benign = await callJson<Json>(app, "POST", "/api/security/pretooluse", 200, {
+    body: { tool_name: "Bash", tool_input: { command: "ls -la" } },
+  });
+  assert.equal(benign.decision, "allow");
+  const log = await callJson<Json>(app, "GET", "/api/security/interceptions?limit=10");
+  assert.ok(log.total >= 2);
+  assert.equal(log.items[1].action, "block");
+  assert.equal(log.items[1].file, secretFile);
+  assert.ok(!JSON.stringify(log).includes(KEY));
+});
+
+Deno.test("the guard hook is installed only when asked, through the injected installer", async () => {
+  const status = await callJson<Json>(app, "GET", "/api/security/guard");
+  assert.equal(status.installed, false);
+  assert.match(status.explanation, /PreToolUse/);
+  assert.deepEqual(hookCalls, []);
+  await callJson(app, "POST", "/api/security/guard/install", 200, { body: { dry_run: true } });
+  await callJson(app, "POST", "/api/security/guard/install", 200, { body: {} });
+  await callJson(app, "POST", "/api/security/guard/uninstall", 200, { body: {} });
+  assert.deepEqual(hookCalls, ["install dry", "install", "uninstall"]);
+});

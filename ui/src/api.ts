@@ -1,0 +1,64 @@
+/** The UI's one door to the server: JSON calls with the install token and the error shape. */
+
+/** The install token the server wrote into the page. */
+export function pageToken(): string {
+  const meta = document.querySelector('meta[name="chronicle-token"]');
+  return meta?.getAttribute("content") ?? "";
+}
+
+/** An API error, carrying the server's `{code, error, status}`. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export interface RequestOptions {
+  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/** Calls a JSON endpoint; throws ApiError with the server's message on failure. */
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const method = options.method ?? "GET";
+  const headers: Record<string, string> = {};
+  if (method !== "GET") headers["x-chronicle-token"] = pageToken();
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
+  const text = await res.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    throw new ApiError(res.status, "bad_response", `The server answered ${res.status}: not JSON`);
+  }
+  if (!res.ok) {
+    const e = data as { code?: string; error?: string } | null;
+    throw new ApiError(res.status, e?.code ?? "error", e?.error ?? `HTTP ${res.status}`);
+  }
+  return data as T;
+}
+
+/** A payload's full text (for "show all"). */
+export async function payloadText(sha256: string): Promise<string> {
+  const res = await fetch(`/api/payloads/${sha256}`);
+  if (!res.ok) throw new ApiError(res.status, "payload", `Cannot load the payload (${res.status})`);
+  return await res.text();
+}
+
+/** Query string from an object, skipping empty values. */
+export function qs(params: Record<string, string | number | undefined | null>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== "") u.set(k, String(v));
+  }
+  const s = u.toString();
+  return s ? `?${s}` : "";
+}

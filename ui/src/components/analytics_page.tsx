@@ -1,0 +1,147 @@
+/** Analytics per project or overall: activity per day, tools, kinds, errors, tokens. */
+import { useSignal } from "@preact/signals";
+import type { VNode } from "preact";
+import { useEffect } from "preact/hooks";
+import { api, qs } from "../api.ts";
+import { AGENTS, basename, count } from "../format.ts";
+import { navigate } from "../router.ts";
+import type { Project, Stats } from "../types.ts";
+import { DayBars, HBars } from "./charts.tsx";
+
+export function AnalyticsPage({ project }: { project: string | null }): VNode {
+  const stats = useSignal<Stats | null>(null);
+  const error = useSignal<string | null>(null);
+  const projects = useSignal<Project[]>([]);
+  const source = useSignal("");
+
+  useEffect(() => {
+    api<{ items: Project[] }>("/api/projects").then((p) => (projects.value = p.items)).catch(
+      () => {},
+    );
+  }, []);
+  useEffect(() => {
+    stats.value = null;
+    api<Stats>(`/api/analytics${qs({ project, source: source.value })}`)
+      .then((s) => (stats.value = s))
+      .catch((e) => (error.value = (e as Error).message));
+  }, [project, source.value]);
+
+  const s = stats.value;
+  const tokens = s?.tokens.reduce((n, t) => n + t.input + t.output, 0) ?? 0;
+  return (
+    <main class="page" aria-label="Analytics">
+      <div class="page-head">
+        <h1>Analytics {project ? <span class="muted">· {basename(project)}</span> : ""}</h1>
+        <select
+          aria-label="Project"
+          value={project ?? ""}
+          onChange={(e) => {
+            const v = (e.currentTarget as HTMLSelectElement).value;
+            navigate(`/analytics${qs({ project: v })}`);
+          }}
+        >
+          <option value="">All projects</option>
+          {projects.value.map((p) => <option key={p.path} value={p.path}>{p.path}</option>)}
+        </select>
+        <select
+          aria-label="Agent"
+          value={source.value}
+          onChange={(e) => (source.value = (e.currentTarget as HTMLSelectElement).value)}
+        >
+          <option value="">All agents</option>
+          {Object.entries(AGENTS).map(([id, n]) => <option key={id} value={id}>{n}</option>)}
+        </select>
+      </div>
+      {error.value && <div class="error-text">{error.value}</div>}
+      {!s ? <div class="muted">Loading…</div> : (
+        <>
+          <div class="stat-cards">
+            <div class="stat">
+              <b>{count(s.sessions)}</b>
+              <span>sessions</span>
+            </div>
+            <div class="stat">
+              <b>{count(s.operations)}</b>
+              <span>steps</span>
+            </div>
+            <div class={`stat ${s.errors ? "stat-bad" : ""}`}>
+              <b>{count(s.errors)}</b>
+              <span>tool errors</span>
+            </div>
+            <div class="stat">
+              <b>{count(tokens)}</b>
+              <span>tokens in+out</span>
+            </div>
+            <div class="stat">
+              <b>{s.tools.reduce((n, t) => n + t.count, 0)}</b>
+              <span>tool calls</span>
+            </div>
+          </div>
+          <section class="card">
+            <h2>
+              Activity per day <span class="muted small">(errors in red)</span>
+            </h2>
+            <DayBars days={s.activity} />
+          </section>
+          <div class="grid2">
+            <section class="card">
+              <h2>Tools</h2>
+              <HBars
+                items={s.tools.map((t) => ({
+                  label: t.tool,
+                  value: t.count,
+                  bad: t.errors,
+                  cls: `k-${t.kind}`,
+                }))}
+              />
+            </section>
+            <section class="card">
+              <h2>Step kinds</h2>
+              <HBars
+                items={s.kinds.map((k) => ({ label: k.kind, value: k.count, cls: `k-${k.kind}` }))}
+              />
+            </section>
+          </div>
+          <div class="grid2">
+            <section class="card">
+              <h2>Tokens per model</h2>
+              <table class="table">
+                <thead>
+                  <tr>
+                    <th>model</th>
+                    <th>input</th>
+                    <th>output</th>
+                    <th>cache read</th>
+                    <th>cache write</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.tokens.map((t) => (
+                    <tr key={t.model}>
+                      <td>{t.model}</td>
+                      <td>{count(t.input)}</td>
+                      <td>{count(t.output)}</td>
+                      <td>{count(t.cache_read)}</td>
+                      <td>{count(t.cache_write)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+            <section class="card">
+              <h2>Most touched files</h2>
+              <ul class="plain">
+                {s.files.slice(0, 15).map((f) => (
+                  <li key={f.path}>
+                    <code title={f.path}>{f.path.split("/").slice(-2).join("/")}</code>{" "}
+                    <span class="muted small">{f.writes}w {f.reads}r</span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          </div>
+        </>
+      )}
+    </main>
+  );
+}

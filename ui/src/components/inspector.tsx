@@ -1,0 +1,81 @@
+/** The right pane: everything about the selected step, raw input and result included. */
+import type { VNode } from "preact";
+import { isErrorResult } from "../../../core/analytics/error_heuristic.ts";
+import { dateTime } from "../format.ts";
+import { navigate, sessionUrl } from "../router.ts";
+import type { SessionState } from "../session_state.ts";
+import { PayloadBlock } from "./op_row.tsx";
+
+export function Inspector({ state }: { state: SessionState }): VNode | null {
+  const id = state.focus.value;
+  if (!id) return null;
+  void state.main.value?.version.value;
+  const row = state.byOp.get(id);
+  const close = () => {
+    state.focus.value = null;
+    navigate(sessionUrl(state.id), { replace: true });
+  };
+  if (!row) {
+    return (
+      <aside class="inspector" aria-label="Inspector">
+        <div class="inspector-head">
+          <b>Step</b>
+          <button type="button" class="icon" onClick={close} aria-label="Close inspector">✕</button>
+        </div>
+        <div class="muted pad">Loading…</div>
+      </aside>
+    );
+  }
+  const op = row.op;
+  const { extensions: _ext, provenance, ...core } = op;
+  const facts: [string, string | undefined][] = [
+    ["kind", op.kind],
+    ["tool", op.tool],
+    ["effect", op.effect],
+    ["thread", row.connection],
+    ["time", dateTime(row.ts_ms)],
+    ["model", op.model],
+    ["completeness", op.completeness],
+    ["error", isErrorResult(op, row.result?.text) ? "yes" : "no"],
+    ["replay", op.replay.replayable ? "replayable" : "not replayable"],
+    ["blockers", op.replay.blockers.join(", ") || undefined],
+    ["native id", op.native_id],
+    ["target", op.target],
+    [
+      "source",
+      `${provenance.source_range.file.split("/").slice(-1)[0]} lines ${
+        provenance.source_range.lines.join("–")
+      } (epoch ${provenance.epoch})`,
+    ],
+  ];
+  return (
+    <aside class="inspector" aria-label="Inspector">
+      <div class="inspector-head">
+        <b>Step {row.seq + 1}</b>
+        <button
+          type="button"
+          class="icon"
+          onClick={close}
+          aria-label="Close inspector"
+          title="Close (Esc)"
+        >
+          ✕
+        </button>
+      </div>
+      <dl class="facts-list">
+        {facts.filter(([, v]) => v).map(([k, v]) => (
+          <>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </>
+        ))}
+      </dl>
+      {row.input && <PayloadBlock payload={row.input} label="Input" pretty />}
+      {row.result && <PayloadBlock payload={row.result} label="Result" />}
+      <details>
+        <summary>Canonical operation</summary>
+        <pre class="payload-text">{JSON.stringify({ ...core, provenance }, null, 2)}</pre>
+      </details>
+    </aside>
+  );
+}

@@ -1,0 +1,260 @@
+/**
+ * One step of a session: a prompt, a reply (Markdown), thinking (collapsed), an event, or a
+ * tool call with its input and result (collapsible, long output cut with "show all"), file
+ * changes as diffs, errors marked, and the sub-agent it spawned nested beneath it.
+ */
+import { useComputed, useSignal } from "@preact/signals";
+import type { VNode } from "preact";
+import { useEffect, useMemo, useRef } from "preact/hooks";
+import { isErrorResult } from "../../../core/analytics/error_heuristic.ts";
+import { payloadText } from "../api.ts";
+import { bytes, duration } from "../format.ts";
+import { navigate, sessionUrl } from "../router.ts";
+import { createTimeline, type SessionState } from "../session_state.ts";
+import type { ConnectionView, PayloadText, Row } from "../types.ts";
+import { DiffView, fileChanges } from "./diff_view.tsx";
+import { Markdown } from "./markdown.tsx";
+
+const KIND_LABEL: Record<string, string> = {
+  read: "Read",
+  search: "Search",
+  write: "Write",
+  edit: "Edit",
+  exec: "Run",
+  web: "Web",
+  task: "Sub-agent",
+  plan: "Plan",
+  mcp: "MCP",
+  other: "Tool",
+};
+
+/** A one-line description of a tool call: its command, path or query. */
+export function callSummary(row: Row): string {
+  const op = row.op;
+  if (op.summary) return op.summary;
+  const text = row.input?.text ?? "";
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v === "object") {
+      const o = v as Record<string, unknown>;
+      for (
+        const k of [
+          "command",
+          "cmd",
+          "file_path",
+          "filePath",
+          "path",
+          "pattern",
+          "query",
+          "url",
+          "description",
+          "prompt",
+        ]
+      ) {
+        const x = o[k];
+        if (typeof x === "string" && x) return x;
+        if (Array.isArray(x) && x.every((p) => typeof p === "string")) return x.join(" ");
+      }
+    }
+  } catch { /* not JSON */ }
+  return op.target ?? text.slice(0, 200);
+}
+
+function prettyInput(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** A payload text with "show all" when the row carries only its opening. */
+export function PayloadBlock(
+  { payload, label, pretty }: { payload: PayloadText; label: string; pretty?: boolean },
+): VNode {
+  const full = useSignal<string | null>(null);
+  const failed = useSignal<string | null>(null);
+  const text = full.value ?? payload.text;
+  const shown = pretty ? prettyInput(text) : text;
+  return (
+    <div class="payload">
+      <div class="payload-label">
+        {label}
+        {payload.size !== null && <span class="muted">· {bytes(payload.size)}</span>}
+      </div>
+      <pre class="payload-text">{shown}</pre>
+      {payload.truncated && full.value === null && payload.sha256 && (
+        <button
+          type="button"
+          class="link"
+          onClick={() =>
+            payloadText(payload.sha256!).then((t) => (full.value = t)).catch((e) =>
+              failed.value = (e as Error).message
+            )}
+        >
+          Show all ({bytes(payload.size)})
+        </button>
+      )}
+      {failed.value && <div class="error-text">{failed.value}</div>}
+    </div>
+  );
+}
+
+function SubagentThread({ state, conn }: { state: SessionState; conn: ConnectionView }): VNode {
+  const timeline = useMemo(() => createTimeline(state.id, conn.id, state.byOp), [
+    state.id,
+    conn.id,
+  ]);
+  const shown = useSignal(200);
+  const total = timeline.total.value;
+  void timeline.version.value;
+  useEffect(() => timeline.ensure(0, Math.min(shown.value, total ?? 1) - 1), [shown.value, total]);
+  const rows: Row[] = [];
+  for (let i = 0; i < Math.min(shown.value, total ?? 0); i++) {
+    const r = timeline.row(i);
+    if (r) rows.push(r);
+  }
+  return (
+    <div class="subagent" data-connection={conn.id}>
+      <div class="subagent-head">
+        <span class="badge badge-task">sub-agent</span> {conn.agent_type ?? conn.id}
+        {conn.server?.model && <span class="muted">· {conn.server.model}</span>}
+        {total !== null && <span class="muted">· {total} steps</span>}
+        {conn.parent_guessed && (
+          <span class="muted" title="The log does not name the spawning call; matched by time">
+            · matched by time
+          </span>
+        )}
+      </div>
+      {total === null && <div class="muted pad">Loading…</div>}
+      {rows.map((r) => <OpRow key={r.op_id} row={r} state={state} nested />)}
+      {total !== null && total > shown.value && (
+        <button type="button" class="link" onClick={() => (shown.value += 200)}>
+          Show more ({total - shown.value} left)
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function OpRow(
+  { row, state, nested, selected }: {
+    row: Row;
+    state: SessionState;
+    nested?: boolean;
+    selected?: boolean;
+  },
+): VNode {
+  const op = row.op;
+  const focused = useComputed(() => state.focus.value === row.op_id);
+  const ref = useRef<HTMLDivElement>(null);
+  const error = isErrorResult(op, row.result?.text);
+  const href = sessionUrl(state.id, row.op_id);
+  useEffect(() => {
+    if (focused.value && nested && ref.current) ref.current.scrollIntoView({ block: "center" });
+  }, [focused.value]);
+
+  const select = (e: MouseEvent) => {
+    const t = e.target as HTMLElement;
+    if (t.closest("button, a, summary, input, pre.payload-text, .diff, .md a")) return;
+    state.focus.value = row.op_id;
+    navigate(href, { replace: true });
+  };
+
+  const cls = [
+    "op",
+    `op-${op.kind}`,
+    error ? "is-error" : "",
+    focused.value || selected ? "is-focused" : "",
+    op.injected ? "is-injected" : "",
+  ].join(" ");
+  const time = row.offset_ns ? `+${duration(row.offset_ns / 1e6)}` : "";
+  const link = (
+    <a class="op-link" href={href} title="Link to this step" aria-label="Link to this step">#</a>
+  );
+
+  if (op.kind === "prompt" || op.kind === "reply") {
+    const text = op.text ?? row.result?.text ?? row.input?.text ?? "";
+    const who = op.kind === "prompt" ? (op.injected ? "Context" : "User") : "Assistant";
+    return (
+      <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+        <div class="op-meta">
+          <span class={`who who-${op.kind}`}>{who}</span>
+          <span class="muted">{time}</span>
+          {link}
+        </div>
+        {op.injected
+          ? (
+            <details>
+              <summary>Injected context ({bytes(text.length)})</summary>
+              <pre class="payload-text">{text}</pre>
+            </details>
+          )
+          : <Markdown text={text} />}
+      </div>
+    );
+  }
+  if (op.kind === "thinking") {
+    return (
+      <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+        <details>
+          <summary>
+            <span class="who who-thinking">Thinking</span> <span class="muted">{time}</span>
+          </summary>
+          <Markdown text={op.text ?? row.result?.text ?? ""} />
+        </details>
+      </div>
+    );
+  }
+  if (op.kind === "event") {
+    return (
+      <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+        <span class="badge">{op.event ?? "event"}</span>{" "}
+        <span class="muted event-text">{(op.text ?? "").slice(0, 300)}</span>
+      </div>
+    );
+  }
+
+  // A tool call.
+  const changes = (op.kind === "write" || op.kind === "edit") && row.input
+    ? fileChanges(row.input.text)
+    : [];
+  const subs = state.children.value.get(row.op_id) ?? [];
+  const open = state.expanded.value.has(row.op_id);
+  const summary = callSummary(row);
+  return (
+    <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+      <div class="tool-head">
+        <span class={`badge badge-${op.kind}`}>{KIND_LABEL[op.kind] ?? op.kind}</span>
+        <span class="tool-name">{op.tool}</span>
+        <span class="tool-summary" title={summary}>{summary}</span>
+        {error && <span class="badge badge-error">error</span>}
+        {op.completeness !== "complete" && <span class="badge badge-warn">{op.completeness}</span>}
+        <span class="muted">{time}</span>
+        {link}
+      </div>
+      {changes.length > 0 && changes.map((c, i) => <DiffView key={i} change={c} />)}
+      <details class="tool-body" open={error && !changes.length}>
+        <summary>{changes.length ? "Input and result" : "Details"}</summary>
+        {row.input && <PayloadBlock payload={row.input} label="Input" pretty />}
+        {row.result && (
+          <PayloadBlock payload={row.result} label={error ? "Result (error)" : "Result"} />
+        )}
+      </details>
+      {subs.length > 0 && (
+        <div class="subagents">
+          <button
+            type="button"
+            class="toggle"
+            aria-expanded={open}
+            onClick={() => state.toggle(row.op_id)}
+          >
+            {open ? "▾" : "▸"}{" "}
+            {subs.length === 1 ? "Sub-agent thread" : `${subs.length} sub-agent threads`}
+          </button>
+          {open && subs.map((c) => <SubagentThread key={c.id} state={state} conn={c} />)}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,122 @@
+/** ⌘K / Ctrl-K: search every session; snippets with the match marked; Enter jumps to it. */
+import { useSignal } from "@preact/signals";
+import type { VNode } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { api, qs } from "../api.ts";
+import { agentName, basename, sessionTitle } from "../format.ts";
+import { navigate, sessionUrl } from "../router.ts";
+import type { SearchHit } from "../types.ts";
+
+export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
+  const q = useSignal("");
+  const hits = useSignal<SearchHit[]>([]);
+  const total = useSignal<number | null>(null);
+  const ms = useSignal<number | null>(null);
+  const active = useSignal(0);
+  const error = useSignal<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => input.current?.focus(), []);
+  useEffect(() => {
+    const text = q.value.trim();
+    if (!text) {
+      hits.value = [];
+      total.value = null;
+      return;
+    }
+    const ctl = new AbortController();
+    const t = setTimeout(() => {
+      api<{ total: number; hits: SearchHit[]; ms: number }>(
+        `/api/search${qs({ q: text, limit: 30 })}`,
+        {
+          signal: ctl.signal,
+        },
+      ).then((r) => {
+        hits.value = r.hits;
+        total.value = r.total;
+        ms.value = r.ms;
+        active.value = 0;
+        error.value = null;
+      }).catch((e) => {
+        if ((e as Error).name !== "AbortError") error.value = (e as Error).message;
+      });
+    }, 120);
+    return () => {
+      clearTimeout(t);
+      ctl.abort();
+    };
+  }, [q.value]);
+
+  const open = (h: SearchHit) => {
+    onClose();
+    navigate(sessionUrl(h.session_id, h.op_id));
+  };
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      onClose();
+    } else if (e.key === "ArrowDown") {
+      e.preventDefault();
+      active.value = Math.min(hits.value.length - 1, active.value + 1);
+    } else if (e.key === "ArrowUp") {
+      e.preventDefault();
+      active.value = Math.max(0, active.value - 1);
+    } else if (e.key === "Enter" && hits.value[active.value]) {
+      e.preventDefault();
+      open(hits.value[active.value]);
+    }
+  };
+
+  return (
+    <div class="palette-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div
+        class="palette"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Search all sessions"
+        onKeyDown={onKey}
+      >
+        <input
+          ref={input}
+          type="search"
+          class="palette-input"
+          placeholder="Search every session…"
+          value={q.value}
+          onInput={(e) => (q.value = (e.currentTarget as HTMLInputElement).value)}
+          aria-label="Search text"
+        />
+        <div class="palette-status muted small">
+          {error.value ??
+            (total.value === null
+              ? "Type to search prompts, replies, commands and outputs. ↑↓ to move, Enter to open, Esc to close."
+              : `${total.value.toLocaleString("en-US")} matches · ${ms.value} ms`)}
+        </div>
+        <ul class="hits" role="listbox">
+          {hits.value.map((h, i) => (
+            <li
+              key={`${h.session_id}/${h.op_id}`}
+              role="option"
+              aria-selected={i === active.value}
+              class={i === active.value ? "is-active" : ""}
+              onMouseEnter={() => (active.value = i)}
+              onClick={() => open(h)}
+            >
+              <div class="hit-top">
+                <span class={`agent agent-${h.session.source}`}>{agentName(h.session.source)}</span>
+                <span class="hit-title">{sessionTitle({ ...h.session, id: h.session_id })}</span>
+                <span class="muted small">{basename(h.session.project_path)}</span>
+                <span class={`badge badge-${h.kind}`}>{h.tool ?? h.kind}</span>
+              </div>
+              <div class="snippet">
+                {h.snippet.map((
+                  s,
+                  j,
+                ) => (s.match ? <mark key={j}>{s.text}</mark> : <span key={j}>{s.text}</span>))}
+              </div>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * The left pane: every agent's sessions in one list with filters (agent, project, text, date
+ * range, sort), loaded a page at a time as you scroll, a ● for live ones.
+ */
+import { useSignal, useSignalEffect } from "@preact/signals";
+import type { VNode } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { api, qs } from "../api.ts";
+import { AGENTS, basename, isLive, sessionTitle, when } from "../format.ts";
+import { navigate, onLink, sessionUrl } from "../router.ts";
+import type { Page, Project, SessionSummary } from "../types.ts";
+
+const PAGE = 100;
+
+export interface ListFilters {
+  source: string;
+  project: string;
+  text: string;
+  from: string;
+  to: string;
+  sort: string;
+}
+
+export function SessionList(
+  { selected, refresh }: { selected: string | null; refresh: number },
+): VNode {
+  const filters = useSignal<ListFilters>({
+    source: "",
+    project: "",
+    text: "",
+    from: "",
+    to: "",
+    sort: "started_at",
+  });
+  const items = useSignal<SessionSummary[]>([]);
+  const total = useSignal<number | null>(null);
+  const error = useSignal<string | null>(null);
+  const projects = useSignal<Project[]>([]);
+  const loading = useRef(false);
+  const listRef = useRef<HTMLUListElement>(null);
+  const textInput = useSignal("");
+
+  useEffect(() => {
+    api<{ items: Project[] }>("/api/projects").then((p) => (projects.value = p.items)).catch(
+      () => {},
+    );
+  }, [refresh]);
+
+  const load = async (offset: number) => {
+    loading.current = true;
+    try {
+      const f = filters.value;
+      const page = await api<Page<SessionSummary>>(
+        `/api/sessions${
+          qs({ ...f, order: f.sort === "title" ? "asc" : "desc", limit: PAGE, offset })
+        }`,
+      );
+      items.value = offset === 0 ? page.items : [...items.value, ...page.items];
+      total.value = page.total;
+      error.value = null;
+    } catch (e) {
+      error.value = (e as Error).message;
+    } finally {
+      loading.current = false;
+    }
+  };
+
+  useSignalEffect(() => {
+    void filters.value;
+    void load(0);
+  });
+  useEffect(() => {
+    if (refresh) void load(0);
+  }, [refresh]);
+
+  // Debounce typing into the text filter.
+  useEffect(() => {
+    const t = setTimeout(() => {
+      if (filters.value.text !== textInput.value) {
+        filters.value = { ...filters.value, text: textInput.value };
+      }
+    }, 250);
+    return () => clearTimeout(t);
+  }, [textInput.value]);
+
+  const onScroll = (e: Event) => {
+    const el = e.currentTarget as HTMLElement;
+    if (loading.current || total.value === null || items.value.length >= total.value) return;
+    if (el.scrollTop + el.clientHeight > el.scrollHeight - 400) void load(items.value.length);
+  };
+
+  const set = (k: keyof ListFilters) => (e: Event) => {
+    filters.value = { ...filters.value, [k]: (e.currentTarget as HTMLInputElement).value };
+  };
+
+  // j/k in the list when no session step has focus: move between sessions.
+  const onKey = (e: KeyboardEvent) => {
+    const list = items.value;
+    const i = list.findIndex((s) => s.id === selected);
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      const next =
+        list[Math.min(list.length - 1, Math.max(0, i + (e.key === "ArrowDown" ? 1 : -1)))];
+      if (next) {
+        navigate(sessionUrl(next.id));
+        listRef.current?.querySelector(`[data-id="${CSS.escape(next.id)}"]`)?.scrollIntoView({
+          block: "nearest",
+        });
+      }
+    }
+  };
+
+  const f = filters.value;
+  const now = Date.now();
+  return (
+    <nav class="list-pane" aria-label="Sessions">
+      <div class="filters">
+        <input
+          type="search"
+          id="session-filter"
+          placeholder="Filter sessions…  ( / )"
+          value={textInput.value}
+          onInput={(e) => (textInput.value = (e.currentTarget as HTMLInputElement).value)}
+          aria-label="Filter sessions by text"
+        />
+        <div class="filter-row">
+          <select value={f.source} onChange={set("source")} aria-label="Agent">
+            <option value="">All agents</option>
+            {Object.entries(AGENTS).map(([id, name]) => <option key={id} value={id}>{name}
+            </option>)}
+          </select>
+          <select value={f.project} onChange={set("project")} aria-label="Project">
+            <option value="">All projects</option>
+            {projects.value.map((p) => (
+              <option key={p.path} value={p.path} title={p.path}>
+                {basename(p.path)} ({p.sessions})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="filter-row">
+          <input type="date" value={f.from} onChange={set("from")} aria-label="From date" />
+          <input type="date" value={f.to} onChange={set("to")} aria-label="To date" />
+          <select value={f.sort} onChange={set("sort")} aria-label="Sort by">
+            <option value="started_at">Newest</option>
+            <option value="ended_at">Last active</option>
+            <option value="op_count">Longest</option>
+            <option value="title">Title</option>
+          </select>
+        </div>
+        <div class="muted small">
+          {total.value === null ? "Loading…" : `${total.value.toLocaleString("en-US")} sessions`}
+        </div>
+      </div>
+      {error.value && <div class="error-text pad">{error.value}</div>}
+      <ul class="sessions" ref={listRef} onScroll={onScroll} onKeyDown={onKey} tabIndex={0}>
+        {items.value.map((s) => {
+          const url = sessionUrl(s.id);
+          return (
+            <li key={s.id} data-id={s.id} class={s.id === selected ? "is-selected" : ""}>
+              <a
+                href={url}
+                onClick={(e) => onLink(e, url)}
+                aria-current={s.id === selected ? "page" : undefined}
+              >
+                <div class="s-top">
+                  <span class={`agent agent-${s.source}`}>{AGENTS[s.source] ?? s.source}</span>
+                  {isLive(s, now) && (
+                    <span class="live" title="Active in the last two minutes">●</span>
+                  )}
+                  <span class="muted s-when">{when(s.started_at, now)}</span>
+                </div>
+                <div class="s-title">{sessionTitle(s)}</div>
+                <div class="s-bottom muted">
+                  <span title={s.project_path ?? ""}>{basename(s.project_path)}</span>
+                  <span>{s.op_count} steps</span>
+                  {s.error_count > 0 && <span class="err-count">{s.error_count} errors</span>}
+                </div>
+              </a>
+            </li>
+          );
+        })}
+        {total.value === 0 && <li class="muted pad">No sessions match.</li>}
+      </ul>
+    </nav>
+  );
+}

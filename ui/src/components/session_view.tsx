@@ -1,0 +1,180 @@
+/**
+ * The middle pane: a session as a readable conversation, virtualised, with an overview on
+ * top (duration, counts per kind, errors, tokens, files touched), and the inspector on the
+ * right for the selected step.
+ */
+import { useSignalEffect } from "@preact/signals";
+import type { VNode } from "preact";
+import { useEffect, useMemo } from "preact/hooks";
+import { agentName, basename, count, dateTime, duration, sessionTitle } from "../format.ts";
+import { createSessionState, type SessionState } from "../session_state.ts";
+import { Inspector } from "./inspector.tsx";
+import { OpRow } from "./op_row.tsx";
+import { VirtualList } from "./virtual_list.tsx";
+
+function Overview({ state }: { state: SessionState }): VNode {
+  const d = state.detail.value;
+  const stats = state.stats.value;
+  if (!d) return <div class="overview muted">Loading…</div>;
+  const s = d.session;
+  const main = d.connections.find((c) => c.kind === "main");
+  const tokens =
+    stats?.tokens.reduce((n, t) => n + t.input + t.output + t.cache_read + t.cache_write, 0) ?? 0;
+  return (
+    <header class="overview">
+      <h1 class="session-title">{sessionTitle(s)}</h1>
+      <div class="facts">
+        <span class={`agent agent-${s.source}`}>{agentName(s.source)}</span>
+        {main?.client.version && <span class="muted">{main.client.version}</span>}
+        {s.project_path && <span title={s.project_path}>project {basename(s.project_path)}</span>}
+        {d.info.project.git?.branch && <span>⎇ {d.info.project.git.branch}</span>}
+        {main?.server.model && <span>{main.server.model}</span>}
+        <span class="muted">{dateTime(s.started_at ? Date.parse(s.started_at) : null)}</span>
+      </div>
+      {stats && (
+        <div class="stat-cards">
+          <div class="stat">
+            <b>{duration(stats.duration_ms)}</b>
+            <span>duration</span>
+          </div>
+          <div class="stat">
+            <b>{count(stats.operations)}</b>
+            <span>steps</span>
+          </div>
+          <div class={`stat ${stats.errors ? "stat-bad" : ""}`}>
+            <b>{stats.errors}</b>
+            <span>errors</span>
+          </div>
+          <div class="stat">
+            <b>{count(tokens)}</b>
+            <span>tokens</span>
+          </div>
+          <div class="stat">
+            <b>{stats.files.length}</b>
+            <span>files</span>
+          </div>
+          <div class="stat">
+            <b>{d.connections.filter((c) => c.kind === "subagent").length}</b>
+            <span>sub-agents</span>
+          </div>
+        </div>
+      )}
+      {stats && (
+        <div class="kind-chips">
+          {stats.kinds.map((k) => (
+            <span key={k.kind} class={`chip badge-${k.kind}`}>{k.kind} {k.count}</span>
+          ))}
+        </div>
+      )}
+      {stats && stats.files.length > 0 && (
+        <details class="files">
+          <summary>Files touched ({stats.files.length})</summary>
+          <ul>
+            {stats.files.map((f) => (
+              <li key={f.path}>
+                <code>{f.path}</code>{" "}
+                <span class="muted">
+                  {f.writes ? `${f.writes} write${f.writes > 1 ? "s" : ""}` : ""}
+                  {f.writes && f.reads ? ", " : ""}
+                  {f.reads ? `${f.reads} read${f.reads > 1 ? "s" : ""}` : ""}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {(d.issues > 0 || d.loss_windows > 0) && (
+        <div class="muted">
+          {d.issues} import issue(s), {d.loss_windows} loss window(s) in this session's logs
+        </div>
+      )}
+      {stats && stats.tokens.length > 0 && (
+        <div class="muted tokens-line">
+          {stats.tokens.map((t) => `${t.model}: ${count(t.input)} in / ${count(t.output)} out`)
+            .join(" · ")}
+        </div>
+      )}
+    </header>
+  );
+}
+
+export function SessionView({ id, op }: { id: string; op: string | null }): VNode {
+  const state = useMemo(() => createSessionState(id), [id]);
+  const main = state.main.value;
+
+  // A deep link (or a search hit) names a step: open its threads and scroll to it.
+  useEffect(() => {
+    if (!op) {
+      state.focus.value = null;
+      return;
+    }
+    if (state.focus.value !== op) void state.reveal(op);
+  }, [op, state]);
+
+  // j / k move the selection through the main thread.
+  useSignalEffect(() => {
+    const m = state.main.value;
+    if (!m) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+      if (e.metaKey || e.ctrlKey || e.altKey) return;
+      if (e.key !== "j" && e.key !== "k") return;
+      const total = m.total.value ?? 0;
+      const current = state.focus.value ? m.indexOf(state.focus.value) : undefined;
+      const next = current === undefined
+        ? 0
+        : Math.min(total - 1, Math.max(0, current + (e.key === "j" ? 1 : -1)));
+      m.ensure(next, next);
+      const row = m.row(next);
+      if (!row) return;
+      e.preventDefault();
+      state.focus.value = row.op_id;
+      history.replaceState(
+        null,
+        "",
+        `/sessions/${encodeURIComponent(id)}?op=${encodeURIComponent(row.op_id)}`,
+      );
+      const el = document.querySelector(`[data-op="${CSS.escape(row.op_id)}"]`);
+      if (el) el.scrollIntoView({ block: "nearest" });
+      else state.scrollTo.value = { index: next, nonce: Math.random() };
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  });
+
+  if (state.error.value && !state.detail.value) {
+    return <div class="empty error-text">{state.error.value}</div>;
+  }
+  const total = main?.total.value ?? null;
+  void main?.version.value;
+  return (
+    <div class="session-layout">
+      <section class="session-pane" aria-label="Session">
+        {main && total !== null
+          ? (
+            <VirtualList
+              class="timeline"
+              count={total}
+              estimate={90}
+              header={<Overview state={state} />}
+              scrollTo={state.scrollTo.value}
+              onRange={(a, b) => main.ensure(a, b)}
+              renderRow={(i) => {
+                const row = main.row(i);
+                return row
+                  ? <OpRow row={row} state={state} />
+                  : <div class="op op-placeholder muted">Loading step {i + 1}…</div>;
+              }}
+            />
+          )
+          : (
+            <div class="vscroll">
+              <Overview state={state} />
+              <div class="muted pad">Loading steps…</div>
+            </div>
+          )}
+      </section>
+      <Inspector state={state} />
+    </div>
+  );
+}

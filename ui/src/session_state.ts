@@ -1,0 +1,164 @@
+/**
+ * State of one open session, as a signal factory: the timeline loaded page by page on demand
+ * (so a 50k-step session opens with one small request), the selected and focused steps, and
+ * which sub-agent threads are expanded.
+ */
+import { batch, type Signal, signal } from "@preact/signals";
+import { api, qs } from "./api.ts";
+import type { ConnectionView, Page, Row, SessionDetail, Stats } from "./types.ts";
+
+export const PAGE = 100;
+
+export interface TimelineState {
+  total: Signal<number | null>;
+  /** Bumped whenever rows arrive, so readers re-render. */
+  version: Signal<number>;
+  error: Signal<string | null>;
+  row(index: number): Row | undefined;
+  /** Loads the pages covering rows [first, last]. */
+  ensure(first: number, last: number): void;
+  /** Row index of an operation, if its page is loaded. */
+  indexOf(opId: string): number | undefined;
+}
+
+/** Pages of one connection's timeline (or all of them when `connection` is null). */
+export function createTimeline(
+  sessionId: string,
+  connection: string | null,
+  byOp: Map<string, Row>,
+): TimelineState {
+  const total = signal<number | null>(null);
+  const version = signal(0);
+  const error = signal<string | null>(null);
+  const pages = new Map<number, Row[] | "loading">();
+  const index = new Map<string, number>();
+
+  const load = async (p: number) => {
+    pages.set(p, "loading");
+    try {
+      const page = await api<Page<Row>>(
+        `/api/sessions/${encodeURIComponent(sessionId)}/timeline${
+          qs({ offset: p * PAGE, limit: PAGE, connection })
+        }`,
+      );
+      pages.set(p, page.items);
+      page.items.forEach((r, i) => {
+        index.set(r.op_id, p * PAGE + i);
+        byOp.set(r.op_id, r);
+      });
+      batch(() => {
+        total.value = page.total;
+        version.value++;
+      });
+    } catch (e) {
+      pages.delete(p);
+      error.value = (e as Error).message;
+    }
+  };
+
+  const state: TimelineState = {
+    total,
+    version,
+    error,
+    row(i) {
+      const p = pages.get(Math.floor(i / PAGE));
+      return Array.isArray(p) ? p[i % PAGE] : undefined;
+    },
+    ensure(first, last) {
+      for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) {
+        if (!pages.has(p)) void load(p);
+      }
+    },
+    indexOf: (opId) => index.get(opId),
+  };
+  state.ensure(0, 0);
+  return state;
+}
+
+export interface SessionState {
+  id: string;
+  detail: Signal<SessionDetail | null>;
+  /** The overview's numbers, fetched once the first steps are on screen. */
+  stats: Signal<Stats | null>;
+  error: Signal<string | null>;
+  main: Signal<TimelineState | null>;
+  /** Every loaded row by operation id (main thread and sub-agents). */
+  byOp: Map<string, Row>;
+  /** Sub-agent connections by the task call that spawned them. */
+  children: Signal<Map<string, ConnectionView[]>>;
+  /** Task calls whose sub-agent threads are open. */
+  expanded: Signal<Set<string>>;
+  /** The step a deep link points at (highlighted and scrolled to). */
+  focus: Signal<string | null>;
+  /** A scroll request for the main list. */
+  scrollTo: Signal<{ index: number; nonce: number } | null>;
+  toggle(opId: string): void;
+  /** Opens the threads leading to an operation and scrolls to it. */
+  reveal(opId: string): Promise<void>;
+}
+
+export function createSessionState(id: string): SessionState {
+  const byOp = new Map<string, Row>();
+  const s: SessionState = {
+    id,
+    detail: signal(null),
+    stats: signal(null),
+    error: signal(null),
+    main: signal(null),
+    byOp,
+    children: signal(new Map()),
+    expanded: signal(new Set()),
+    focus: signal(null),
+    scrollTo: signal(null),
+    toggle(opId) {
+      const next = new Set(s.expanded.value);
+      if (next.has(opId)) next.delete(opId);
+      else next.add(opId);
+      s.expanded.value = next;
+    },
+    async reveal(opId) {
+      try {
+        const { chain } = await api<
+          { chain: { op_id: string; connection: string; index: number }[] }
+        >(
+          `/api/sessions/${encodeURIComponent(id)}/locate${qs({ op: opId })}`,
+        );
+        const next = new Set(s.expanded.value);
+        for (const link of chain.slice(0, -1)) next.add(link.op_id);
+        batch(() => {
+          s.expanded.value = next;
+          s.focus.value = opId;
+          s.scrollTo.value = { index: chain[0].index, nonce: Math.random() };
+        });
+      } catch (e) {
+        s.error.value = (e as Error).message;
+      }
+    },
+  };
+  // Page one of the main thread is asked for at once, beside the session's details.
+  const main = createTimeline(id, ":main", byOp);
+  api<SessionDetail>(`/api/sessions/${encodeURIComponent(id)}`).then((d) => {
+    const children = new Map<string, ConnectionView[]>();
+    for (const c of d.connections) {
+      if (c.kind === "subagent" && c.parent_op) {
+        children.set(c.parent_op, [...(children.get(c.parent_op) ?? []), c]);
+      }
+    }
+    batch(() => {
+      s.detail.value = d;
+      s.children.value = children;
+      s.main.value = main;
+    });
+    // The server answers one request at a time: ask for the (slower) stats after page one.
+    let asked = false;
+    const stop = main.total.subscribe((t) => {
+      if (t === null || asked) return;
+      asked = true;
+      queueMicrotask(() => stop());
+      api<Stats>(`/api/sessions/${encodeURIComponent(id)}/stats`)
+        .then((st) => (s.stats.value = st))
+        .catch(() => {});
+    });
+  }).catch((e) => (s.error.value = (e as Error).message));
+  return s;
+}
