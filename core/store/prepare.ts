@@ -21,6 +21,8 @@ export interface PreparedOp {
   is_error: 0 | 1 | null;
   completeness: Operation["completeness"];
   model: string | null;
+  /** The sub-agent connection this call spawned, if any. */
+  spawns: string | null;
   /** The canonical Operation as JSON. */
   doc: string;
   /** What full-text search sees. */
@@ -70,6 +72,7 @@ export function prepareOp(
     is_error: isError(op, payloads) ? 1 : op.is_error === false ? 0 : null,
     completeness: op.completeness,
     model: op.model ?? null,
+    spawns: op.spawns ?? null,
     doc: JSON.stringify(op),
     body: indexText(op, payloads),
   };

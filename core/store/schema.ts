@@ -74,6 +74,7 @@ CREATE VIRTUAL TABLE operations_fts USING fts5(
   content='',
   contentless_delete=1,
   detail=none,
+  prefix='2 3 4',
   tokenize='unicode61 remove_diacritics 2'
 );
 

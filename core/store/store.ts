@@ -369,7 +369,16 @@ export class ChronicleStore {
     }
     // Plain inserts only when nothing can conflict: a new file of a new session.
     const noConflict = fresh && !existing;
-    for (const rec of d.operations) this.upsertOperation(d, rec, noConflict);
+    for (const rec of d.operations) {
+      this.upsertOperation(d, rec, noConflict);
+      // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
+      if (rec.spawns) {
+        this.stmt(
+          `UPDATE connections SET doc = json_set(doc, '$.parent_op', ?)
+           WHERE session_id = ? AND id = ? AND json_extract(doc, '$.parent_op') IS NULL`,
+        ).run(rec.id, d.session_id, rec.spawns);
+      }
+    }
     const upUsage = this.stmt(
       `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write, ts_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -415,13 +424,21 @@ export class ChronicleStore {
       sessionId,
       c.id,
     ) as { doc: string } | undefined;
-    if (!row) return c;
-    const old = JSON.parse(row.doc) as Connection;
-    return {
-      ...c,
-      parent_op: c.parent_op ?? old.parent_op,
-      agent_type: c.agent_type ?? old.agent_type,
-    };
+    const old = row ? JSON.parse(row.doc) as Connection : undefined;
+    let parent = c.parent_op ?? old?.parent_op;
+    if (!parent && c.kind === "subagent") {
+      // The spawning call may have been imported first, from the main file.
+      const spawner = this.stmt(
+        `SELECT op_id FROM operations WHERE session_id = ? AND kind = 'task'
+           AND json_extract(doc, '$.spawns') = ? LIMIT 1`,
+      ).get(sessionId, c.id) as { op_id: string } | undefined;
+      parent = spawner?.op_id;
+    }
+    const merged: Connection = { ...c };
+    if (parent) merged.parent_op = parent;
+    const agentType = c.agent_type ?? old?.agent_type;
+    if (agentType) merged.agent_type = agentType;
+    return merged;
   }
 
   private upsertOperation(d: PreparedDelta, rec: PreparedOp, fresh: boolean): void {
@@ -631,33 +648,88 @@ export class ChronicleStore {
 
   /** Position of an operation in its session's timeline (for deep links). */
   seqOf(sessionId: string, opId: string): number | null {
-    const row = this.stmt(
-      `SELECT (SELECT count(*) FROM operations p WHERE p.session_id = o.session_id AND
-         (coalesce(p.ts_ms, -1e300), p.rank, p.line, p.block) < (coalesce(o.ts_ms, -1e300), o.rank, o.line, o.block)) AS seq
-       FROM operations o WHERE o.session_id = ? AND o.op_id = ?`,
-    ).get(sessionId, opId) as { seq: number } | undefined;
-    return row ? row.seq : null;
+    const o = this.stmt(
+      "SELECT ts_ms, rank, line, block FROM operations WHERE session_id = ? AND op_id = ?",
+    ).get(sessionId, opId) as
+      | { ts_ms: number | null; rank: number; line: number; block: number }
+      | undefined;
+    if (!o) return null;
+    // Operations without a time sort first; both counts walk the (session, order) index.
+    const untimed = o.ts_ms === null
+      ? this.stmt(
+        `SELECT count(*) AS n FROM operations WHERE session_id = ? AND ts_ms IS NULL
+           AND (rank, line, block) < (?, ?, ?)`,
+      ).get(sessionId, o.rank, o.line, o.block) as { n: number }
+      : this.stmt(
+        "SELECT count(*) AS n FROM operations WHERE session_id = ? AND ts_ms IS NULL",
+      ).get(sessionId) as { n: number };
+    if (o.ts_ms === null) return untimed.n;
+    const timed = this.stmt(
+      `SELECT count(*) AS n FROM operations WHERE session_id = ?
+         AND (ts_ms, rank, line, block) < (?, ?, ?, ?)`,
+    ).get(sessionId, o.ts_ms, o.rank, o.line, o.block) as { n: number };
+    return untimed.n + timed.n;
   }
 
-  /** Full-text search over every operation, ranked by BM25, with highlighted snippets. */
-  search(q: string, f: SessionQuery = {}): { total: number; hits: SearchHit[] } {
-    const match = ftsQuery(q);
-    if (!match) return { total: 0, hits: [] };
+  /**
+   * Full-text search over every operation. Every word must appear (the last one as a prefix,
+   * for search-as-you-type). The newest {@link SEARCH_WINDOW} matches are ranked by BM25, so a
+   * common word costs the same as a rare one; `total` counts matches up to that window
+   * (`total_capped` says when there are more).
+   */
+  search(
+    q: string,
+    f: SessionQuery = {},
+  ): { total: number; total_capped: boolean; hits: SearchHit[] } {
+    const terms = queryTerms(q);
+    if (!terms.length) return { total: 0, total_capped: false, hits: [] };
     const { where, params } = this.sessionWhere({ ...f, text: undefined }, "s");
     const limit = Math.min(Math.max(f.limit ?? 20, 1), 200);
     const offset = Math.max(f.offset ?? 0, 0);
-    const sessionFilter = where ? `AND ${where.slice(6)}` : "";
-    const base = `FROM operations_fts f JOIN operations o ON o.rowid = f.rowid
-      JOIN sessions s ON s.id = o.session_id
-      WHERE operations_fts MATCH ? ${sessionFilter}`;
-    const total = (this.db.prepare(`SELECT count(*) AS n ${base}`).get(match, ...params) as {
-      n: number;
-    }).n;
-    const rows = this.db.prepare(
-      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.doc, f.rank AS rank, s.title, s.first_prompt,
-         s.source, s.project_path ${base} ORDER BY f.rank LIMIT ? OFFSET ?`,
-    ).all(match, ...params, limit, offset) as Record<string, string | number | null>[];
-    const terms = queryTerms(q);
+    const filtered = where !== "";
+    // Candidates: the newest matches with their BM25 score. A session filter is checked per
+    // match, so its window is smaller and doubles as the count.
+    const window = filtered ? SEARCH_FILTERED_WINDOW : SEARCH_WINDOW;
+    const find = this.stmt(
+      filtered
+        ? `SELECT f.rowid AS rowid, bm25(operations_fts) AS score FROM operations_fts f
+             JOIN operations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
+             WHERE operations_fts MATCH ? AND ${where.slice(6)}
+             ORDER BY f.rowid DESC LIMIT ${window}`
+        : `SELECT rowid, bm25(operations_fts) AS score FROM operations_fts
+             WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${window}`,
+    );
+    const run = (m: string) => find.all(m, ...params) as { rowid: number; score: number }[];
+    // Prefixes up to PREFIX_INDEXED characters have their own index; a longer last word is
+    // tried whole first and expanded only when that finds too little.
+    const last = terms[terms.length - 1];
+    let candidates: { rowid: number; score: number }[];
+    if (last.length <= PREFIX_INDEXED) candidates = run(ftsQuery(q)!);
+    else {
+      candidates = run(ftsQuery(q, { prefix: false })!);
+      if (candidates.length < offset + limit) {
+        const seen = new Set(candidates.map((c) => c.rowid));
+        // Whole-word hits keep their place ahead of prefix-only hits.
+        const worst = Math.max(0, ...candidates.map((c) => c.score));
+        for (const c of run(ftsQuery(q)!)) {
+          if (!seen.has(c.rowid) && candidates.length < window) {
+            candidates.push({ rowid: c.rowid, score: worst + 1 + c.score + 1e3 });
+          }
+        }
+      }
+    }
+    // The window doubles as the count: past it, "more than" is all a person needs.
+    const n = candidates.length;
+    const capped = n === window;
+    candidates.sort((x, y) => x.score - y.score || y.rowid - x.rowid);
+    const detail = this.stmt(
+      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.doc, s.title, s.first_prompt, s.source,
+         s.project_path FROM operations o JOIN sessions s ON s.id = o.session_id WHERE o.rowid = ?`,
+    );
+    const rows = candidates.slice(offset, offset + limit).map((c) => ({
+      ...(detail.get(c.rowid) as Record<string, string | number | null>),
+      score: c.score,
+    })) as Record<string, string | number | null>[];
     const hits = rows.map((r) => {
       const op = JSON.parse(String(r.doc)) as Operation;
       const text = [op.text, op.summary, op.target].filter(Boolean).join(" · ") ||
@@ -676,7 +748,7 @@ export class ChronicleStore {
         seq: this.seqOf(String(r.session_id), String(r.op_id)) ?? 0,
         kind: String(r.kind),
         tool: r.tool === null ? null : String(r.tool),
-        rank: Number(r.rank),
+        rank: Number(r.score),
         snippet,
         session: {
           title: r.title === null ? null : String(r.title),
@@ -686,7 +758,7 @@ export class ChronicleStore {
         },
       };
     });
-    return { total, hits };
+    return { total: n, total_capped: capped, hits };
   }
 
   projects(): ProjectSummary[] {
@@ -770,6 +842,13 @@ export class ChronicleStore {
   }
 }
 
+/** How many of the newest matches search ranks. */
+export const SEARCH_WINDOW = 500;
+/** Prefix lengths the search index holds (`prefix='2 3 4'` in the schema). */
+const PREFIX_INDEXED = 4;
+/** With a session filter, how many of the newest matching operations search ranks. */
+export const SEARCH_FILTERED_WINDOW = 300;
+
 const OP_COLS =
   "session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc";
 const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
@@ -791,12 +870,15 @@ export function queryTerms(q: string): string[] {
 
 /**
  * Turns what a user typed into a safe FTS5 query: every word must appear, the last one as a
- * prefix. Operators typed by the user are treated as words, so no input is a syntax error.
+ * prefix (unless `prefix: false`). Operators typed by the user are treated as words, so no
+ * input is a syntax error.
  */
-export function ftsQuery(q: string): string | null {
+export function ftsQuery(q: string, options: { prefix?: boolean } = {}): string | null {
   const terms = queryTerms(q);
   if (!terms.length) return null;
-  return terms.map((t, i) => (i === terms.length - 1 ? `"${t}"*` : `"${t}"`)).join(" AND ");
+  const prefix = options.prefix ?? true;
+  return terms.map((t, i) => (prefix && i === terms.length - 1 ? `"${t}"*` : `"${t}"`))
+    .join(" AND ");
 }
 
 /** A window of text around the first match, split into matched and plain segments. */

@@ -6,7 +6,7 @@
  *
  *   deno run -A tests/bench/search_bench.ts [--messages N] [--queries N]
  */
-import { ChronicleStore, ftsQuery, queryTerms } from "../../core/store/mod.ts";
+import { ChronicleStore } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
 
 const args = new Map<string, string>();
@@ -245,90 +245,9 @@ console.log(
     (direct.p95 / 50).toFixed(2)
   }x)`,
 );
-// A candidate strategy for the store (measured here so the choice is made on numbers):
-// whole words first, the last word as a prefix only when whole words find too little; bm25
-// over the newest CANDIDATES matches only (a rowid range, which FTS5 walks lazily); counts
-// capped at COUNT_CAP; the winners joined to operations and sessions after ranking.
-const CANDIDATES = 1000;
-const COUNT_CAP = 10_000;
-function candidateSearch(q: string, f: Record<string, string>) {
-  const terms = queryTerms(q);
-  if (!terms.length) return { total: 0, rows: [] as unknown[] };
-  const exact = terms.map((t) => `"${t}"`).join(" AND ");
-  const filters: string[] = [];
-  const params: string[] = [];
-  if (f.source) (filters.push("s.source = ?"), params.push(f.source));
-  if (f.project) (filters.push("s.project_path = ?"), params.push(f.project));
-  const from = filters.length
-    ? `FROM operations_fts f JOIN operations o ON o.rowid = f.rowid
-       JOIN sessions s ON s.id = o.session_id WHERE operations_fts MATCH ? AND ${
-      filters.join(" AND ")
-    }`
-    : "FROM operations_fts f WHERE operations_fts MATCH ?";
-  const run = (match: string) => {
-    const total = (db.prepare(
-      `SELECT count(*) AS n FROM (SELECT 1 ${from} LIMIT ${COUNT_CAP + 1})`,
-    ).get(match, ...params) as { n: number }).n;
-    if (!total) return { total, ids: [] as number[] };
-    const cutoff = total > CANDIDATES
-      ? (db.prepare(
-        `SELECT f.rowid AS id ${from} ORDER BY f.rowid DESC LIMIT 1 OFFSET ${CANDIDATES - 1}`,
-      ).get(match, ...params) as { id: number }).id
-      : 0;
-    // bm25() in a subquery: with ORDER BY rank FTS5 would score every match, ignoring the
-    // rowid range.
-    const ids = (db.prepare(
-      `SELECT id FROM (SELECT f.rowid AS id, bm25(operations_fts) AS score ${from}
-         AND f.rowid >= ?) ORDER BY score LIMIT 20`,
-    ).all(match, ...params, cutoff) as { id: number }[]).map((r) => r.id);
-    return { total, ids };
-  };
-  let found = run(exact);
-  if (found.total < 20) {
-    const prefix = terms.map((t, i) => (i === terms.length - 1 ? `"${t}"*` : `"${t}"`))
-      .join(" AND ");
-    const more = run(prefix);
-    if (more.total > found.total) found = more;
-  }
-  const get = db.prepare(
-    `SELECT o.session_id, o.op_id, o.kind, o.tool, o.doc, s.title, s.source, s.project_path
-     FROM operations o JOIN sessions s ON s.id = o.session_id WHERE o.rowid = ?`,
-  );
-  return { total: found.total, rows: found.ids.map((id) => get.get(id)) };
-}
-const storeSlowest = [...slowest];
-slowest.length = 0;
-const candidate = measure(({ q, f }) => candidateSearch(q, f));
-console.log(
-  `  candidate (words first, prefix as fallback, count capped at ${COUNT_CAP}, bm25 over the ` +
-    `newest ${CANDIDATES}, join after ranking):`,
-);
-console.log(
-  `                 p50 ${fmt(candidate.p50)} ms  p95 ${fmt(candidate.p95)} ms  max ${
-    fmt(candidate.max)
-  } ms`,
-);
-
-const candidateSlowest = [...slowest].sort((a, b) => b.ms - a.ms).slice(0, 5);
-for (const { ms, q, f } of candidateSlowest) {
-  console.log(`  candidate slow: "${q}" ${JSON.stringify(f)} ${ms.toFixed(0)} ms`);
-}
-
-// Where the slowest queries spend their time: counting every match, or ranking them.
-storeSlowest.sort((a, b) => b.ms - a.ms);
-for (const { ms, q } of storeSlowest.slice(0, 3)) {
-  const match = ftsQuery(q)!;
-  const t1 = performance.now();
-  const n = (db.prepare("SELECT count(*) AS n FROM operations_fts WHERE operations_fts MATCH ?")
-    .get(match) as { n: number }).n;
-  const t2 = performance.now();
-  db.prepare("SELECT rowid FROM operations_fts WHERE operations_fts MATCH ? ORDER BY rank LIMIT 20")
-    .all(match);
-  const t3 = performance.now();
-  console.log(
-    `  slow: "${q}" ${ms.toFixed(0)} ms; ${n} matches: count ${(t2 - t1).toFixed(0)} ms, ` +
-      `rank top 20 ${(t3 - t2).toFixed(0)} ms`,
-  );
+// The slowest queries, to see what to look at next.
+for (const { ms, q, f } of [...slowest].sort((a, b) => b.ms - a.ms).slice(0, 3)) {
+  console.log(`  slowest: "${q}" ${JSON.stringify(f)} ${ms.toFixed(0)} ms`);
 }
 store.close();
 if (!kept) await Deno.remove(path.slice(0, path.lastIndexOf("/")), { recursive: true });

@@ -278,3 +278,42 @@ Deno.test("store queries: list, timeline pages, search with snippets, projects",
   assertEquals(s.store.listSessions({ text: "CHANGELOG" }).total, 1);
   assertEquals(s.store.projects().length, 2);
 });
+
+Deno.test("a sub-agent connection row names the call that spawned it, whichever file came first", async (t) => {
+  const home = `${SHARED}/realclients/claude/s6-subagent/native`;
+  for (const order of ["main first", "sub-agent first"]) {
+    await t.step(order, async () => {
+      const store = ChronicleStore.open(":memory:");
+      try {
+        const inner = inProcessRunner(createDenoFs());
+        const env = { home, env: {}, platform: "linux" as const };
+        if (order === "sub-agent first") {
+          // import only the sub-agent file, then everything
+          await importAll(store, {
+            env,
+            fs: createDenoFs(),
+            runner: (unit, epoch, resume) =>
+              unit.rank === 0 ? Promise.reject(new Error("later")) : inner(unit, epoch, resume),
+          });
+          store.forgetSource(
+            [...Deno.readDirSync(`${home}/.claude/projects/-home-dev-projects-s6-subagent`)]
+              .filter((e) => e.isFile).map((e) =>
+                `${home}/.claude/projects/-home-dev-projects-s6-subagent/${e.name}`
+              )[0],
+          );
+        }
+        await importAll(store, { env, fs: createDenoFs() });
+        const rows = store.db.prepare(
+          "SELECT id, json_extract(doc, '$.parent_op') AS parent FROM connections WHERE id <> 'main'",
+        ).all() as { id: string; parent: string | null }[];
+        assertEquals(rows.length, 1);
+        const task = store.db.prepare(
+          "SELECT op_id FROM operations WHERE kind = 'task'",
+        ).get() as { op_id: string };
+        assertEquals(rows[0].parent, task.op_id);
+      } finally {
+        store.close();
+      }
+    });
+  }
+});
