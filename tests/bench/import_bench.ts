@@ -17,10 +17,15 @@ async function run(cmd: string, args: string[]): Promise<string> {
   return new TextDecoder().decode(out.stdout);
 }
 
+/** The V8 flags `deno task chronicle` runs with, so the bench measures what users run. */
+const V8_FLAGS = (JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
+  .match(/--v8-flags=\S+/g) ?? []) as string[];
+
 async function child(...args: string[]) {
   const out = await run(Deno.execPath(), [
     "run",
     "--quiet",
+    ...V8_FLAGS,
     "--allow-all", // /proc/self/status (peak RSS) needs it
     "--unstable-worker-options",
     `${ROOT}tests/bench/_import_child.ts`,
