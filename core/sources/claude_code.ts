@@ -34,6 +34,7 @@ import type {
   SourceUnit,
   UnitResult,
 } from "./types.ts";
+import { unchangedResult } from "./results.ts";
 import { basename, dirname, isObj, type Json, str, targetOf } from "./_util.ts";
 
 const SOURCE = "claude-code" as const;
@@ -159,15 +160,7 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
   const { fs } = ctx;
   const prevCheckpoint = ctx.resume?.checkpoint as JsonlCheckpoint | undefined;
   const plan = await planJsonlResume(fs, unit.path, prevCheckpoint);
-  const empty = (): UnitResult => ({
-    mode: "unchanged",
-    deltas: [],
-    checkpoint: prevCheckpoint ?? null,
-    state: ctx.resume?.state ?? null,
-    issues: [],
-    payloads: new Map(),
-    bytesRead: 0,
-  });
+  const empty = (): UnitResult => unchangedResult(ctx.resume);
   if (!plan) {
     const r = empty();
     r.issues.push({

@@ -56,6 +56,7 @@ import type {
   SourceUnit,
   UnitResult,
 } from "./types.ts";
+import { unchangedResult } from "./results.ts";
 import { basename, dirname, isObj, type Json, num, str, targetOf } from "./_util.ts";
 
 const SOURCE = "cursor" as const;
@@ -137,15 +138,7 @@ async function importUnit(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
 }
 
 function unchanged(ctx: ImportContext, issues: SessionIssue[] = []): UnitResult {
-  return {
-    mode: "unchanged",
-    deltas: [],
-    checkpoint: ctx.resume?.checkpoint ?? null,
-    state: ctx.resume?.state ?? null,
-    issues,
-    payloads: new Map(),
-    bytesRead: 0,
-  };
+  return unchangedResult(ctx.resume, issues);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ import type {
   SourceUnit,
   UnitResult,
 } from "./types.ts";
+import { unchangedResult } from "./results.ts";
 
 const STATE_VERSION = 1;
 
@@ -604,15 +605,7 @@ function connectionFor(unit: SourceUnit): GeminiPass["connection"] {
 }
 
 function unchanged(ctx: ImportContext, issues: SessionIssue[] = []): UnitResult {
-  return {
-    mode: "unchanged",
-    deltas: [],
-    checkpoint: ctx.resume?.checkpoint ?? null,
-    state: ctx.resume?.state ?? null,
-    issues,
-    payloads: new Map(),
-    bytesRead: 0,
-  };
+  return unchangedResult(ctx.resume, issues);
 }
 
 async function deltaOf(

@@ -45,6 +45,7 @@ import type {
   SourceUnit,
   UnitResult,
 } from "./types.ts";
+import { unchangedResult } from "./results.ts";
 import { basename, dirname, isObj, type Json, num, str, targetOf } from "./_util.ts";
 import type { DatabaseSync } from "node:sqlite";
 
@@ -129,15 +130,7 @@ async function importUnit(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
 }
 
 function emptyResult(ctx: ImportContext, issues: SessionIssue[] = []): UnitResult {
-  return {
-    mode: "unchanged",
-    deltas: [],
-    checkpoint: ctx.resume?.checkpoint ?? null,
-    state: ctx.resume?.state ?? null,
-    issues,
-    payloads: new Map(),
-    bytesRead: 0,
-  };
+  return unchangedResult(ctx.resume, issues);
 }
 
 async function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {

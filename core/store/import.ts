@@ -5,6 +5,7 @@
  */
 import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import { importerFor, IMPORTERS } from "../sources/registry.ts";
+import { unchangedResult } from "../sources/results.ts";
 import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
@@ -72,18 +73,6 @@ export async function looksUnchanged(
       (wal?.mtimeMs ?? null) === checkpoint.wal_mtime_ms;
   }
   return false;
-}
-
-function unchangedResult(resume: { checkpoint: Checkpoint; state: unknown }): PreparedUnit {
-  return {
-    mode: "unchanged",
-    deltas: [],
-    checkpoint: resume.checkpoint,
-    state: resume.state,
-    issues: [],
-    payloads: new Map(),
-    bytesRead: 0,
-  };
 }
 
 export function inProcessRunner(fs: SourceFs): UnitRunner {
@@ -162,7 +151,7 @@ export async function importAll(
       i >= plan.length
         ? null
         : unchanged[i]
-        ? Promise.resolve({ ok: true as const, r: unchangedResult(plan[i].resume!) })
+        ? Promise.resolve({ ok: true as const, r: prepareUnit(unchangedResult(plan[i].resume)) })
         : runner(plan[i].unit, plan[i].epoch, plan[i].resume).then(
           (r) => ({ ok: true as const, r }),
           (e: unknown) => ({ ok: false as const, e }),

@@ -1,20 +1,13 @@
 /** Shapes of the API's answers, as the UI reads them. */
 import type { Connection, Operation, SessionInfo } from "../../core/model/types.ts";
+import type {
+  ProjectSummary as Project,
+  SearchHit,
+  SessionSummary,
+  TimelineItem,
+} from "../../core/store/store.ts";
 
-export type { Connection, Operation, SessionInfo };
-
-export interface SessionSummary {
-  id: string;
-  source: string;
-  native_id: string;
-  project_path: string | null;
-  title: string | null;
-  first_prompt: string | null;
-  started_at: string | null;
-  ended_at: string | null;
-  op_count: number;
-  error_count: number;
-}
+export type { Connection, Operation, Project, SearchHit, SessionInfo, SessionSummary };
 
 export interface Page<T> {
   total: number;
@@ -28,13 +21,8 @@ export interface PayloadText {
   sha256?: string;
 }
 
-export interface Row {
-  seq: number;
-  op_id: string;
-  connection: string;
-  offset_ns: number;
-  ts_ms: number | null;
-  op: Operation;
+/** A timeline item as the API sends it, with its input and result text when asked for. */
+export interface Row extends TimelineItem {
   input?: PayloadText;
   result?: PayloadText;
 }
@@ -68,27 +56,4 @@ export interface Stats {
   first_ms: number | null;
   last_ms: number | null;
   duration_ms?: number | null;
-}
-
-export interface SearchHit {
-  session_id: string;
-  op_id: string;
-  seq: number;
-  kind: string;
-  tool: string | null;
-  rank: number;
-  snippet: { text: string; match: boolean }[];
-  session: {
-    title: string | null;
-    first_prompt: string | null;
-    source: string;
-    project_path: string | null;
-  };
-}
-
-export interface Project {
-  path: string;
-  sessions: number;
-  operations: number;
-  last_active: string | null;
 }
