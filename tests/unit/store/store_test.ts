@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
+import { DatabaseSync } from "node:sqlite";
 import { validationProblems } from "../../../core/model/mod.ts";
 import {
   ChronicleStore,
@@ -315,5 +316,29 @@ Deno.test("a sub-agent connection row names the call that spawned it, whichever 
         store.close();
       }
     });
+  }
+});
+
+Deno.test("importAll() reports a store locked by another process and imports it next time", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "chronicle-locked-test-" });
+  const path = `${dir}/chronicle.db`;
+  const home = `${SHARED}/realclients/claude/s1-basic/native`;
+  const env = { home, env: {}, platform: "linux" as const };
+  const store = ChronicleStore.open(path, { busyTimeoutMs: 50 });
+  const other = new DatabaseSync(path);
+  try {
+    other.exec("PRAGMA busy_timeout = 50");
+    other.exec("BEGIN IMMEDIATE"); // another writer holds the lock
+    const locked = await importAll(store, { env, fs: createDenoFs() });
+    assertEquals(locked.errors.length, 1);
+    assertMatch(locked.errors[0].message, /Cannot store .*: database is locked/);
+    other.exec("ROLLBACK");
+    const next = await importAll(store, { env, fs: createDenoFs() });
+    assertEquals(next.errors, []);
+    assertEquals([next.sessions, next.operations], [1, 8]);
+  } finally {
+    other.close();
+    store.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
