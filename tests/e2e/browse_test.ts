@@ -77,13 +77,19 @@ Deno.test({
       await t.step("a deep link opens the same session and step in a fresh page", async () => {
         const url = page.url();
         const fresh = await b.browser.newPage();
-        await fresh.goto(url);
-        await fresh.waitForSelector(".op.is-focused");
-        assert.equal(
-          await fresh.locator(".op.is-focused").getAttribute("data-op"),
-          new URL(url).searchParams.get("op"),
-        );
-        await fresh.close();
+        try {
+          await fresh.goto(url);
+          await fresh.waitForSelector(".op.is-focused");
+          assert.equal(
+            await fresh.locator(".op.is-focused").getAttribute("data-op"),
+            new URL(url).searchParams.get("op"),
+          );
+        } finally {
+          // A failure here must not leave the main page in a background tab, where the
+          // browser stops animation frames and every later step would time out.
+          await fresh.close();
+          await page.bringToFront();
+        }
       });
 
       await t.step("Esc closes the inspector, j/k move through the steps", async () => {
