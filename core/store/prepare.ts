@@ -7,8 +7,12 @@ import type { Operation, OperationRecord, SessionDelta } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
 import { operationFailed } from "./error_flag.ts";
 
-/** How much of a tool result goes into the search index. */
-export const INDEXED_RESULT_CHARS = 4_096;
+/**
+ * How much of a tool result goes into the search index: its head (commands print what they
+ * do first) and its tail (and how they failed last). A shorter result is indexed whole.
+ */
+export const INDEXED_RESULT_HEAD = 1_536;
+export const INDEXED_RESULT_TAIL = 1_024;
 
 export interface PreparedOp {
   id: string;
@@ -78,6 +82,26 @@ export function prepareOp(
   };
 }
 
+/** The head and tail of a result, as indexed (one piece when the result is short). */
+export function resultExcerpts(bytes: Uint8Array): string[] {
+  const whole = INDEXED_RESULT_HEAD + INDEXED_RESULT_TAIL;
+  // UTF-8 takes at most 4 bytes a character: decode no more than the excerpts need.
+  if (bytes.byteLength <= whole) return [decoder.decode(bytes)];
+  const head = decoder.decode(bytes.subarray(0, INDEXED_RESULT_HEAD * 4)).slice(
+    0,
+    INDEXED_RESULT_HEAD,
+  );
+  if (bytes.byteLength <= whole * 4) {
+    const text = decoder.decode(bytes);
+    if (text.length <= whole) return [text];
+    return [head, text.slice(-INDEXED_RESULT_TAIL)];
+  }
+  const tail = decoder.decode(bytes.subarray(bytes.byteLength - INDEXED_RESULT_TAIL * 4)).slice(
+    -INDEXED_RESULT_TAIL,
+  );
+  return [head, tail];
+}
+
 /** The text search sees: message text, the call's tool, summary and target, and its result. */
 export function indexText(op: Operation, payloads: Map<string, Uint8Array>): string {
   const parts: string[] = [];
@@ -87,11 +111,7 @@ export function indexText(op: Operation, payloads: Map<string, Uint8Array>): str
   if (op.target && op.target !== op.summary) parts.push(op.target);
   if (op.kind !== "reply" && op.kind !== "thinking" && op.response && "sha256" in op.response) {
     const bytes = payloads.get(op.response.sha256);
-    if (bytes) {
-      parts.push(
-        decoder.decode(bytes.subarray(0, INDEXED_RESULT_CHARS * 2)).slice(0, INDEXED_RESULT_CHARS),
-      );
-    }
+    if (bytes) parts.push(...resultExcerpts(bytes));
   }
   return parts.join("\n");
 }

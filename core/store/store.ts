@@ -21,7 +21,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
-import { INDEXED_RESULT_CHARS } from "./prepare.ts";
+import { resultExcerpts } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
 
 export const PIPELINE_VERSION = "0.1.0";
@@ -746,10 +746,15 @@ export class ChronicleStore {
         (this.payloadText(op.response, 4000) ?? "");
       let snippet = makeSnippet(text, terms);
       if (!snippet.some((s) => s.match)) {
-        const result = this.payloadText(op.response, INDEXED_RESULT_CHARS);
-        if (result) {
-          const alt = makeSnippet(result, terms);
-          if (alt.some((s) => s.match)) snippet = alt;
+        const bytes = "sha256" in (op.response ?? {})
+          ? this.payload((op.response as { sha256: string }).sha256)
+          : null;
+        for (const piece of bytes ? resultExcerpts(bytes) : []) {
+          const alt = makeSnippet(piece, terms);
+          if (alt.some((s) => s.match)) {
+            snippet = alt;
+            break;
+          }
         }
       }
       return {

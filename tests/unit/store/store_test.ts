@@ -342,3 +342,46 @@ Deno.test("importAll() reports a store locked by another process and imports it 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("search finds the head and the tail of a long tool result", async () => {
+  await using s = await scratch();
+  const sid = "11111111-2222-4333-8444-555555555555";
+  const base = { sessionId: sid, cwd: "/w", version: "2.1.0", parentUuid: null };
+  const output = "build started\n" + "compiling module\n".repeat(2000) +
+    "FATAL: linker exploded in zorbfile";
+  const lines = [
+    {
+      ...base,
+      type: "assistant",
+      uuid: crypto.randomUUID(),
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        id: "m1",
+        model: "claude-x",
+        content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "make" } }],
+      },
+    },
+    {
+      ...base,
+      type: "user",
+      uuid: crypto.randomUUID(),
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "t1", content: output }],
+      },
+    },
+  ];
+  await Deno.writeTextFile(
+    `${s.projects}/${sid}.jsonl`,
+    lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+  );
+  await s.run();
+  for (const q of ["build started", "zorbfile"]) {
+    const found = s.store.search(q);
+    assertEquals(found.total, 1, q);
+    assert(found.hits[0].snippet.some((p) => p.match), `${q}: the snippet marks the match`);
+  }
+  assertEquals(s.store.search("compiling module").total, 1);
+  assertEquals(s.store.getSession(`claude-code:${sid}`)!.error_count, 0);
+});
