@@ -49,12 +49,14 @@ export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
       return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },
     async *readFrom(path: string, offset: number): AsyncIterable<Uint8Array> {
-      const file = await Deno.open(path, { read: true });
+      const file = Deno.openSync(path, { read: true });
       try {
-        if (offset > 0) await file.seek(offset, Deno.SeekMode.Start);
+        if (offset > 0) file.seekSync(offset, Deno.SeekMode.Start);
         while (true) {
           const buf = new Uint8Array(CHUNK);
-          const n = await file.read(buf);
+          // A synchronous read of a local file costs well under a millisecond; awaiting the
+          // asynchronous one left the import worker idle for a third of a second per 300 MB.
+          const n = file.readSync(buf);
           if (n === null || n === 0) break;
           yield n === CHUNK ? buf : buf.subarray(0, n);
         }
