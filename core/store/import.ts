@@ -75,6 +75,9 @@ export async function looksUnchanged(
   return false;
 }
 
+/** From this many units to import, a pass counts as a bulk import. */
+const BULK_UNITS = 16;
+
 export function inProcessRunner(fs: SourceFs): UnitRunner {
   return (unit, epoch, resume) => {
     const importer = importerFor(unit.source);
@@ -118,9 +121,23 @@ export async function importAll(
     errors,
   };
   const touched = new Set<string>();
-  // Everything imported here can be imported again from the agents' logs, so the pass trades
-  // durability on power loss for speed; the store is synced once at the end.
-  const restore = store.relaxDurability();
+  const plan = units.map((unit) => {
+    const prev = store.getSource(unit.path);
+    const epoch = prev ? prev.epoch + 1 : 0;
+    const resume = prev?.checkpoint
+      ? { checkpoint: prev.checkpoint, state: prev.state }
+      : undefined;
+    return { unit, prev, epoch, resume };
+  });
+  // A unit whose files did not move is skipped here, without a round trip to the worker.
+  const unchanged = await Promise.all(
+    plan.map((p) => p.resume ? looksUnchanged(options.fs, p.unit, p.resume.checkpoint) : false),
+  );
+  // A big pass (a first import) trades durability on power loss for speed: everything in it
+  // can be imported again from the agents' logs, and the store is synced once at the end.
+  // Small passes (the server's background imports, beside rule edits) stay fully durable.
+  const heavy = unchanged.filter((u) => !u).length >= BULK_UNITS;
+  const restore = heavy ? store.relaxDurability() : () => {};
   try {
     await runPlan();
   } finally {
@@ -135,18 +152,6 @@ export async function importAll(
   return summary;
 
   async function runPlan(): Promise<void> {
-    const plan = units.map((unit) => {
-      const prev = store.getSource(unit.path);
-      const epoch = prev ? prev.epoch + 1 : 0;
-      const resume = prev?.checkpoint
-        ? { checkpoint: prev.checkpoint, state: prev.state }
-        : undefined;
-      return { unit, prev, epoch, resume };
-    });
-    // A unit whose files did not move is skipped here, without a round trip to the worker.
-    const unchanged = await Promise.all(
-      plan.map((p) => p.resume ? looksUnchanged(options.fs, p.unit, p.resume.checkpoint) : false),
-    );
     const start = (i: number) =>
       i >= plan.length
         ? null
