@@ -10,10 +10,15 @@ const SHARED = FIXTURES;
 const FLAGS = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
   .replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
 
+const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
+
 async function chronicle(args: string[], env: Record<string, string>, stdin?: string) {
   const cmd = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...FLAGS, `${ROOT}main.ts`, ...args],
-    env: { PATH: Deno.env.get("PATH") ?? "", ...env },
+    // Deno keeps its module cache under HOME unless told otherwise; the tests point HOME at
+    // fixtures, so keep the cache where the test runner's is.
+    env: { PATH: Deno.env.get("PATH") ?? "", DENO_DIR, ...env },
     clearEnv: true,
     stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",
