@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
-import { exportSession, verifyArtifacts } from "../../../core/artifacts/mod.ts";
+import { exportSession, sessionDirName, verifyArtifacts } from "../../../core/artifacts/mod.ts";
 import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
@@ -135,5 +135,22 @@ Deno.test("exportSession() replaces an earlier export of the same session atomic
   } finally {
     store.close();
     await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("sessionDirName() keeps a hostile session id inside the export folder", async (t) => {
+  const cases: [string, string][] = [
+    ["claude-code:6e1ca488-75fe", "claude-code:6e1ca488-75fe"],
+    ["codex:../../etc/passwd", "codex:.._.._etc_passwd"],
+    ["..", "_"],
+    [".hidden", "_hidden"],
+    ["a/b\\c d", "a_b_c_d"],
+  ];
+  for (const [id, expected] of cases) {
+    await t.step(JSON.stringify(id), () => {
+      const name = sessionDirName(id);
+      assertEquals(name, expected);
+      assert(!name.includes("/") && !name.startsWith("."), name);
+    });
   }
 });
