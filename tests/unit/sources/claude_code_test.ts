@@ -290,7 +290,7 @@ Deno.test("claude-code importer maps each record type", async (t) => {
       },
     },
     {
-      name: "meta and system-reminder prompts are marked injected",
+      name: "meta, system-reminder and task-notification prompts are marked injected",
       lines: [
         rec("user", {
           isMeta: true,
@@ -302,8 +302,18 @@ Deno.test("claude-code importer maps each record type", async (t) => {
             content: [{ type: "text", text: "<system-reminder>x</system-reminder>" }],
           },
         }),
+        rec("user", {
+          message: {
+            role: "user",
+            content: "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>",
+          },
+        }),
+        rec("user", { message: { role: "user", content: "now fix it" } }),
       ],
-      check: (s) => assertEquals(ops(s).map((o) => o.injected), [true, true]),
+      check: (s) => {
+        assertEquals(ops(s).map((o) => o.injected), [true, true, true, undefined]);
+        assertEquals(s.session.id.startsWith("claude-code:"), true);
+      },
     },
     {
       name: "images and unknown blocks do not crash; unknown record types are counted issues",
