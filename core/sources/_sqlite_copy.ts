@@ -8,49 +8,18 @@
  * Private to core/sources.
  */
 import { DatabaseSync } from "node:sqlite";
-import type { Checkpoint, SessionIssue, SqliteCheckpoint } from "../model/types.ts";
-import type { FileStat, SourceFs } from "./types.ts";
+import type { SessionIssue, SqliteCheckpoint } from "../model/types.ts";
+import type { SourceFs } from "./types.ts";
+
+import { sameSqliteCheckpoint, sqliteCheckpoint } from "./sqlite_checkpoint.ts";
+
+export { sameSqliteCheckpoint, sqliteCheckpoint };
 
 /** The companion files SQLite keeps beside a database. */
 const COMPANIONS = ["-wal", "-shm", "-journal"] as const;
 
 /** How many times a copy is retried when the database changes while it is being copied. */
 const COPY_ATTEMPTS = 3;
-
-/**
- * The checkpoint of a database: db and wal mtimes and sizes, from two stats. Null when the
- * database file does not exist (or is not a file).
- */
-export async function sqliteCheckpoint(
-  fs: SourceFs,
-  path: string,
-): Promise<SqliteCheckpoint | null> {
-  const db = await fs.stat(path);
-  if (!db || !db.isFile) return null;
-  const wal = await fs.stat(`${path}-wal`);
-  return checkpointOf(path, db, wal);
-}
-
-function checkpointOf(path: string, db: FileStat, wal: FileStat | null): SqliteCheckpoint {
-  return {
-    kind: "sqlite",
-    file: path,
-    db_mtime_ms: db.mtimeMs,
-    db_size: db.size,
-    wal_mtime_ms: wal?.isFile ? wal.mtimeMs : null,
-    wal_size: wal?.isFile ? wal.size : 0,
-  };
-}
-
-/** True when a database has not changed since `previous` (same db and wal mtimes and sizes). */
-export function sameSqliteCheckpoint(
-  previous: Checkpoint | undefined,
-  current: SqliteCheckpoint,
-): boolean {
-  return previous?.kind === "sqlite" && previous.file === current.file &&
-    previous.db_mtime_ms === current.db_mtime_ms && previous.db_size === current.db_size &&
-    previous.wal_mtime_ms === current.wal_mtime_ms && previous.wal_size === current.wal_size;
-}
 
 /** What reading a copy produced. `value` is absent when the database could not be read. */
 export interface SqliteCopyResult<T> {

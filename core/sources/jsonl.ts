@@ -145,10 +145,7 @@ export async function planJsonlResume(
   const stat = await fs.stat(path);
   if (!stat || !stat.isFile) return null;
   if (!checkpoint) return { mode: "full", offset: 0, line: 1, stat };
-  if (
-    stat.size === checkpoint.size && stat.mtimeMs === checkpoint.mtime_ms &&
-    stat.ino === checkpoint.inode
-  ) {
+  if (statMatches(stat, checkpoint)) {
     return { mode: "unchanged", offset: checkpoint.offset, line: checkpoint.line, stat };
   }
   if (
@@ -165,6 +162,12 @@ export async function planJsonlResume(
     }
   }
   return { mode: "full", offset: 0, line: 1, stat };
+}
+
+/** True when a file's stat is exactly the one its checkpoint recorded: nothing to read. */
+export function statMatches(stat: FileStat, checkpoint: JsonlCheckpoint): boolean {
+  return stat.isFile && stat.size === checkpoint.size && stat.mtimeMs === checkpoint.mtime_ms &&
+    stat.ino === checkpoint.inode;
 }
 
 /** SHA-256 of the up to 4 KiB before `offset`. */

@@ -5,7 +5,9 @@
  */
 import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import { importerFor, IMPORTERS } from "../sources/registry.ts";
+import { statMatches } from "../sources/jsonl.ts";
 import { unchangedResult } from "../sources/results.ts";
+import { sameSqliteCheckpoint, sqliteCheckpoint } from "../sources/sqlite_checkpoint.ts";
 import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
@@ -63,14 +65,11 @@ export async function looksUnchanged(
   if (checkpoint.file !== unit.path) return false;
   if (checkpoint.kind === "jsonl" && unit.kind === "jsonl") {
     const st = await fs.stat(unit.path);
-    return st !== null && st.isFile && st.size === checkpoint.size &&
-      st.mtimeMs === checkpoint.mtime_ms && st.ino === checkpoint.inode;
+    return st !== null && statMatches(st, checkpoint);
   }
   if (checkpoint.kind === "sqlite" && unit.kind === "sqlite") {
-    const [db, wal] = await Promise.all([fs.stat(unit.path), fs.stat(`${unit.path}-wal`)]);
-    return db !== null && db.isFile && db.size === checkpoint.db_size &&
-      db.mtimeMs === checkpoint.db_mtime_ms && (wal?.size ?? 0) === checkpoint.wal_size &&
-      (wal?.mtimeMs ?? null) === checkpoint.wal_mtime_ms;
+    const current = await sqliteCheckpoint(fs, unit.path);
+    return current !== null && sameSqliteCheckpoint(checkpoint, current);
   }
   return false;
 }

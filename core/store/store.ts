@@ -23,8 +23,10 @@ import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
 import { resultExcerpts } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
+import { VERSION } from "../version.ts";
 
-export const PIPELINE_VERSION = "0.1.0";
+/** The import pipeline that wrote a recording: Chronicle's own version. */
+export const PIPELINE_VERSION = VERSION;
 
 export interface SessionQuery {
   source?: string;
