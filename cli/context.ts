@@ -1,12 +1,13 @@
 /** Opens the user's store from the environment: the data folder, 0700/0600, migrated. */
 import { ChronicleStore } from "../core/store/mod.ts";
 import { dataDir, ensureDataDir, lockDownFiles, storePath } from "../runtime/data_dir.ts";
+import { createPackFiles, packDir } from "../runtime/pack_files.ts";
 import type { CliIo } from "./io.ts";
 
 export async function openUserStore(io: CliIo): Promise<{ store: ChronicleStore; dir: string }> {
   const dir = await ensureDataDir(dataDir(io.env));
   const path = storePath(dir);
-  const store = ChronicleStore.open(path);
+  const store = ChronicleStore.open(path, { packs: createPackFiles(packDir(dir)) });
   await lockDownFiles([path, `${path}-wal`, `${path}-shm`]);
   return { store, dir };
 }

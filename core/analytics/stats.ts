@@ -101,10 +101,29 @@ function sessionWhere(f: StatsFilter): { sql: string; params: SqlValue[] } {
 }
 
 type Row = Record<string, unknown>;
+
+/** Reads payload heads from the database itself: enough for a store without pack files. */
+function inlineHead(db: SqlDatabase): PayloadHead {
+  return (sha256, maxBytes) => {
+    const row = db.prepare(
+      "SELECT substr(bytes, 1, ?) AS head FROM payloads WHERE sha256 = ? AND pack IS NULL",
+    ).all(maxBytes, sha256)[0] as { head?: Uint8Array } | undefined;
+    return row?.head instanceof Uint8Array ? row.head : null;
+  };
+}
 const num = (v: unknown): number => (typeof v === "number" ? v : Number(v ?? 0));
 
 /** Counts for the operations the filter selects. */
-export function computeStats(db: SqlDatabase, filter: StatsFilter = {}): Stats {
+/** The first `maxBytes` bytes of a stored payload (the store's `payloadHead`). */
+export type PayloadHead = (sha256: string, maxBytes: number) => Uint8Array | null;
+
+const decoder = new TextDecoder();
+
+export function computeStats(
+  db: SqlDatabase,
+  filter: StatsFilter = {},
+  payloadHead: PayloadHead = inlineHead(db),
+): Stats {
   const w = where(filter);
   const from = "FROM operations o JOIN sessions s ON s.id = o.session_id";
 
@@ -125,13 +144,16 @@ export function computeStats(db: SqlDatabase, filter: StatsFilter = {}): Stats {
     `SELECT o.tool AS tool, o.kind AS kind, o.is_error AS is_error, o.session_id AS sid,
        o.ts_ms AS ts,
        CASE WHEN o.is_error = 1 OR (o.is_error = 0 AND o.kind <> 'exec') THEN NULL
-         ELSE coalesce(
-           substr(json_extract(o.doc, '$.response.inline'), 1, ${ERROR_SCAN_CHARS}),
-           (SELECT CAST(substr(p.bytes, 1, ${headBytes}) AS TEXT) FROM payloads p
-             WHERE p.sha256 = json_extract(o.doc, '$.response.sha256')))
-       END AS head
+         ELSE json_extract(o.doc, '$.response') END AS response
      ${from} ${toolWhere}`,
   ).all(...w.params) as Row[];
+  const headOf = (response: unknown): string | null => {
+    if (typeof response !== "string") return null;
+    const ref = JSON.parse(response) as { inline?: string; sha256?: string };
+    if (typeof ref.inline === "string") return ref.inline.slice(0, ERROR_SCAN_CHARS);
+    const bytes = typeof ref.sha256 === "string" ? payloadHead(ref.sha256, headBytes) : null;
+    return bytes ? decoder.decode(bytes).slice(0, ERROR_SCAN_CHARS) : null;
+  };
 
   const tools = new Map<string, ToolCount>();
   const errorsByDay = new Map<string, number>();
@@ -141,7 +163,7 @@ export function computeStats(db: SqlDatabase, filter: StatsFilter = {}): Stats {
     const flag = r.is_error === null || r.is_error === undefined
       ? undefined
       : num(r.is_error) === 1;
-    const failed = isErrorResult({ kind, is_error: flag }, r.head as string | null);
+    const failed = isErrorResult({ kind, is_error: flag }, headOf(r.response));
     const key = String(r.tool);
     const t = tools.get(key) ?? { tool: key, kind, count: 0, errors: 0 };
     t.count++;

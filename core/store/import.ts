@@ -120,26 +120,29 @@ export async function importAll(
     errors,
   };
   const touched = new Set<string>();
+  // Checkpoints only: an importer's state is read for the units that changed.
+  const known = store.sourceCheckpoints();
   const plan = units.map((unit) => {
-    const prev = store.getSource(unit.path);
-    const epoch = prev ? prev.epoch + 1 : 0;
-    const resume = prev?.checkpoint
-      ? { checkpoint: prev.checkpoint, state: prev.state }
-      : undefined;
-    return { unit, prev, epoch, resume };
+    const prev = known.get(unit.path);
+    return { unit, prev, epoch: prev ? prev.epoch + 1 : 0, checkpoint: prev?.checkpoint ?? null };
   });
+  const resumeOf = (p: (typeof plan)[number]) =>
+    p.checkpoint ? { checkpoint: p.checkpoint, state: store.sourceState(p.unit.path) } : undefined;
   // A unit whose files did not move is skipped here, without a round trip to the worker.
   const unchanged = await Promise.all(
-    plan.map((p) => p.resume ? looksUnchanged(options.fs, p.unit, p.resume.checkpoint) : false),
+    plan.map((p) => p.checkpoint ? looksUnchanged(options.fs, p.unit, p.checkpoint) : false),
   );
   // A big pass (a first import) trades durability on power loss for speed: everything in it
-  // can be imported again from the agents' logs, and the store is synced once at the end.
+  // can be imported again from the agents' logs, and the store is synced once at the end. Its
+  // units also share commits, a few at a time (each unit stays atomic).
   // Small passes (the server's background imports, beside rule edits) stay fully durable.
   const heavy = unchanged.filter((u) => !u).length >= BULK_UNITS;
   const restore = heavy ? store.relaxDurability() : () => {};
+  const group = heavy ? store.writeGroup() : null;
   try {
     await runPlan();
   } finally {
+    group?.close();
     restore();
   }
   const totals = store.totals();
@@ -152,11 +155,12 @@ export async function importAll(
 
   async function runPlan(): Promise<void> {
     const start = (i: number) =>
-      i >= plan.length
-        ? null
-        : unchanged[i]
-        ? Promise.resolve({ ok: true as const, r: prepareUnit(unchangedResult(plan[i].resume)) })
-        : runner(plan[i].unit, plan[i].epoch, plan[i].resume).then(
+      i >= plan.length ? null : unchanged[i]
+        ? Promise.resolve({
+          ok: true as const,
+          r: prepareUnit(unchangedResult({ checkpoint: plan[i].checkpoint!, state: null })),
+        })
+        : runner(plan[i].unit, plan[i].epoch, resumeOf(plan[i])).then(
           (r) => ({ ok: true as const, r }),
           (e: unknown) => ({ ok: false as const, e }),
         );
@@ -198,7 +202,10 @@ export async function importAll(
       else s.full++;
       if (result.mode !== "unchanged" || result.issues.length) {
         try {
-          store.applyUnit(unit, result, result.mode === "unchanged" && prev ? prev.epoch : epoch);
+          const apply = () =>
+            store.applyUnit(unit, result, result.mode === "unchanged" && prev ? prev.epoch : epoch);
+          if (group) group.run(result.bytesRead, apply);
+          else apply();
         } catch (e) {
           errors.push({
             code: "store_failed",

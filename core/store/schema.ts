@@ -158,4 +158,14 @@ CREATE TABLE interceptions (
 );
 `,
   },
+  {
+    version: 2,
+    name: "payload bytes in pack files",
+    // A payload row either holds its bytes (pack IS NULL: older rows, in-memory stores) or
+    // says where they are: pack number and byte offset, with an empty 'bytes'.
+    sql: `
+ALTER TABLE payloads ADD COLUMN pack INTEGER;
+ALTER TABLE payloads ADD COLUMN pack_offset INTEGER;
+`,
+  },
 ];

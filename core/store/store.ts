@@ -23,6 +23,7 @@ import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
 import { resultExcerpts } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
+import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { VERSION } from "../version.ts";
 
 /** The import pipeline that wrote a recording: Chronicle's own version. */
@@ -106,16 +107,81 @@ export interface SourceRow {
 export interface StoreOptions {
   /** Milliseconds to wait for a lock held by another process. Default 5000. */
   busyTimeoutMs?: number;
+  /** Where payload bytes go. Without it they stay in the database (in-memory stores, tests). */
+  packs?: PackFiles;
+  /** When to start the next pack, in bytes. Default {@link PACK_LIMIT}. */
+  packLimit?: number;
 }
 
 const decoder = new TextDecoder();
 
+/** When a write group commits: whichever limit is reached first. */
+export interface WriteGroupLimits {
+  units: number;
+  /** Bytes read from the sources for the units in the group. */
+  bytes: number;
+  /** How long the group may hold the write lock, so other writers wait at most this. */
+  ms: number;
+}
+
+const DEFAULT_GROUP_LIMITS: WriteGroupLimits = { units: 8, bytes: 32 << 20, ms: 250 };
+
+/** See `ChronicleStore.writeGroup`. `close` commits what is open; call it in a `finally`. */
+export class WriteGroup {
+  private open = false;
+  private units = 0;
+  private bytes = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly begin: () => void,
+    private readonly commit: () => void,
+    private readonly limits: WriteGroupLimits,
+  ) {}
+
+  /** Runs one unit's writes inside the group; commits when a limit is reached. */
+  run<T>(bytes: number, fn: () => T): T {
+    if (!this.open) {
+      this.begin();
+      this.open = true;
+      this.units = this.bytes = 0;
+      // While the importer waits for its next unit, the lock is released on time.
+      this.timer = setTimeout(() => this.close(), this.limits.ms);
+    }
+    try {
+      return fn();
+    } finally {
+      this.units++;
+      this.bytes += bytes;
+      if (this.units >= this.limits.units || this.bytes >= this.limits.bytes) this.close();
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    if (!this.open) return;
+    this.open = false;
+    this.commit();
+  }
+}
+
 export class ChronicleStore {
   readonly db: DatabaseSync;
   private readonly stmts = new Map<string, StatementSync>();
+  private savepoints = 0;
+  private readonly packs: PackFiles | null;
+  private readonly packLimit: number;
+  /** The pack new payloads go to; found on the first write. */
+  private pack = 0;
+  /** Packs written to since their last flush to disk. */
+  private readonly unsynced = new Set<number>();
+  /** A bulk import: no flush to disk per transaction (see `relaxDurability`). */
+  private relaxed = false;
 
-  private constructor(db: DatabaseSync) {
+  private constructor(db: DatabaseSync, options: StoreOptions) {
     this.db = db;
+    this.packs = options.packs ?? null;
+    this.packLimit = options.packLimit ?? PACK_LIMIT;
   }
 
   /** Opens (creating and migrating) the store at `path`, or `":memory:"`. */
@@ -136,13 +202,25 @@ export class ChronicleStore {
         cause: e,
       });
     }
-    const store = new ChronicleStore(db);
+    const store = new ChronicleStore(db, options);
     store.migrate();
     return store;
   }
 
   close(): void {
     this.db.close();
+    this.packs?.close();
+  }
+
+  /** Commits the open transaction; outside a bulk import, the packs it wrote reach the disk first. */
+  private commit(): void {
+    if (!this.relaxed) this.syncPacks();
+    this.db.exec("COMMIT");
+  }
+
+  private syncPacks(): void {
+    for (const n of this.unsynced) this.packs?.sync(n);
+    this.unsynced.clear();
   }
 
   private stmt(sql: string): StatementSync {
@@ -176,13 +254,30 @@ export class ChronicleStore {
     }
   }
 
-  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  /**
+   * Runs `fn` in one transaction. A nested call is a savepoint: when it throws, only its own
+   * writes are undone and the outer transaction goes on.
+   */
   transaction<T>(fn: () => T): T {
-    if (this.db.isTransaction) return fn();
+    if (this.db.isTransaction) {
+      const name = `nested_${++this.savepoints}`;
+      this.db.exec(`SAVEPOINT ${name}`);
+      try {
+        const out = fn();
+        this.db.exec(`RELEASE ${name}`);
+        return out;
+      } catch (e) {
+        this.db.exec(`ROLLBACK TO ${name}`);
+        this.db.exec(`RELEASE ${name}`);
+        throw e;
+      } finally {
+        this.savepoints--;
+      }
+    }
     this.db.exec("BEGIN IMMEDIATE");
     try {
       const out = fn();
-      this.db.exec("COMMIT");
+      this.commit();
       return out;
     } catch (e) {
       this.db.exec("ROLLBACK");
@@ -193,23 +288,53 @@ export class ChronicleStore {
   // ---------------------------------------------------------------- import side
 
   /**
-   * For a bulk import: no fsync per transaction. Returns the function that restores normal
-   * durability and checkpoints the WAL once.
+   * For a bulk import: no flush to disk per transaction, of the WAL or of the packs. Returns the
+   * function that restores normal durability: it flushes the packs written meanwhile, then
+   * checkpoints the WAL.
    */
   relaxDurability(): () => void {
+    this.relaxed = true;
     this.db.exec("PRAGMA synchronous = OFF");
-    // Pages rewritten many times during the pass (indexes, FTS segments) are copied from the
-    // WAL into the database once, not at every 1000 pages.
-    this.db.exec("PRAGMA wal_autocheckpoint = 16384");
     return () => {
+      this.relaxed = false;
+      this.syncPacks();
       this.db.exec("PRAGMA synchronous = NORMAL");
-      this.db.exec("PRAGMA wal_autocheckpoint = 1000");
       try {
         this.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
       } catch {
         // a reader holds the WAL; SQLite checkpoints later
       }
     };
+  }
+
+  /**
+   * Groups the transactions of a bulk import: up to `limits` units share one commit, and each
+   * unit stays atomic (its `transaction` is a savepoint). The pages every unit rewrites
+   * (indexes, search segments) then reach the WAL once a group instead of once a unit.
+   */
+  writeGroup(limits: WriteGroupLimits = DEFAULT_GROUP_LIMITS): WriteGroup {
+    return new WriteGroup(() => this.db.exec("BEGIN IMMEDIATE"), () => this.commit(), limits);
+  }
+
+  /** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */
+  sourceCheckpoints(): Map<string, { epoch: number; checkpoint: Checkpoint | null }> {
+    const rows = this.stmt("SELECT path, epoch, checkpoint FROM sources").all() as {
+      path: string;
+      epoch: number;
+      checkpoint: string | null;
+    }[];
+    return new Map(rows.map((r) => [r.path, {
+      epoch: Number(r.epoch),
+      checkpoint: r.checkpoint ? JSON.parse(r.checkpoint) : null,
+    }]));
+  }
+
+  /** The importer's state saved with a unit's checkpoint. */
+  sourceState(path: string): unknown {
+    const row = this.stmt("SELECT state FROM sources WHERE path = ?").get(path) as
+      | { state: string | null }
+      | undefined;
+    return row?.state ? JSON.parse(row.state) : null;
   }
 
   getSource(path: string): SourceRow | null {
@@ -249,10 +374,7 @@ export class ChronicleStore {
           touched.add(sid);
         }
       }
-      const insertPayload = this.stmt(
-        "INSERT OR IGNORE INTO payloads (sha256, size, bytes) VALUES (?, ?, ?)",
-      );
-      for (const [sha, bytes] of result.payloads) insertPayload.run(sha, bytes.byteLength, bytes);
+      this.storePayloads(result.payloads);
       const now = new Date().toISOString();
       for (const d of result.deltas) {
         this.applyDelta(d, result, epoch, now, fresh && result.mode === "full");
@@ -286,6 +408,65 @@ export class ChronicleStore {
         now,
       );
     });
+  }
+
+  /**
+   * Stores the payloads not stored yet: a big one in a pack when the store has them (one write
+   * for the new ones, at the end of the current pack), the others in the database. Runs inside
+   * the unit's transaction, so no other writer appends meanwhile.
+   */
+  private storePayloads(payloads: Map<string, Uint8Array>): void {
+    if (!payloads.size) return;
+    const inline = this.stmt(
+      "INSERT OR IGNORE INTO payloads (sha256, size, bytes) VALUES (?, ?, ?)",
+    );
+    const big: [string, Uint8Array][] = [];
+    for (const entry of payloads) {
+      if (this.packs && entry[1].byteLength >= PACK_MIN_BYTES) big.push(entry);
+      else inline.run(entry[0], entry[1].byteLength, entry[1]);
+    }
+    if (!big.length) return;
+    const packs = this.packs!;
+    let n = Math.max(this.pack, 1);
+    let end = packs.size(n);
+    while (end >= this.packLimit) end = packs.size(++n);
+    this.pack = n;
+    const insert = this.stmt(
+      `INSERT OR IGNORE INTO payloads (sha256, size, bytes, pack, pack_offset)
+       VALUES (?, ?, X'', ?, ?)`,
+    );
+    const fresh: Uint8Array[] = [];
+    let length = 0;
+    for (const [sha, bytes] of big) {
+      if (Number(insert.run(sha, bytes.byteLength, n, end + length).changes) === 1) {
+        fresh.push(bytes);
+        length += bytes.byteLength;
+      }
+    }
+    if (!length) return;
+    this.unsynced.add(n);
+    // Consecutive payloads go out together, a slice at a time.
+    let at = end;
+    let i = 0;
+    while (i < fresh.length) {
+      if (fresh[i].byteLength >= PACK_WRITE_SLICE) {
+        packs.write(n, at, fresh[i]);
+        at += fresh[i++].byteLength;
+        continue;
+      }
+      let size = 0;
+      let j = i;
+      while (j < fresh.length && size + fresh[j].byteLength <= PACK_WRITE_SLICE) {
+        size += fresh[j++].byteLength;
+      }
+      const slice = j - i === 1 ? fresh[i] : new Uint8Array(size);
+      if (j - i > 1) {
+        for (let k = i, o = 0; k < j; o += fresh[k++].byteLength) slice.set(fresh[k], o);
+      }
+      packs.write(n, at, slice);
+      at += size;
+      i = j;
+    }
   }
 
   private removeFileRows(sessionId: string, file: string): void {
@@ -516,11 +697,26 @@ export class ChronicleStore {
 
   // ---------------------------------------------------------------- read side
 
+  /** A payload's bytes; null when unknown, or when its pack lost them (cut short, deleted). */
   payload(sha256: string): Uint8Array | null {
-    const row = this.stmt("SELECT bytes FROM payloads WHERE sha256 = ?").get(sha256) as
-      | { bytes: Uint8Array }
+    return this.payloadHead(sha256, Infinity);
+  }
+
+  /** The first `maxBytes` bytes of a payload (all of it when shorter). */
+  payloadHead(sha256: string, maxBytes: number): Uint8Array | null {
+    const row = this.stmt(
+      "SELECT size, pack, pack_offset, bytes FROM payloads WHERE sha256 = ?",
+    ).get(sha256) as
+      | { size: number; pack: number | null; pack_offset: number | null; bytes: Uint8Array }
       | undefined;
-    return row ? row.bytes : null;
+    if (!row) return null;
+    if (row.pack === null) {
+      return row.bytes.byteLength > maxBytes ? row.bytes.subarray(0, maxBytes) : row.bytes;
+    }
+    if (!this.packs) return null;
+    const want = Math.min(row.size, maxBytes);
+    const bytes = this.packs.read(row.pack, row.pack_offset ?? 0, want);
+    return bytes.byteLength === want ? bytes : null;
   }
 
   /** The text of a payload ref (UTF-8), cut at `max` characters when given. */
@@ -528,9 +724,10 @@ export class ChronicleStore {
     if (!ref) return null;
     if ("inline" in ref) return max ? ref.inline.slice(0, max) : ref.inline;
     if (!("sha256" in ref)) return null;
-    const bytes = this.payload(ref.sha256);
+    // UTF-8 takes at most 4 bytes a character.
+    const bytes = this.payloadHead(ref.sha256, max ? max * 4 : Infinity);
     if (!bytes) return null;
-    const text = decoder.decode(max ? bytes.subarray(0, max * 4) : bytes);
+    const text = decoder.decode(bytes);
     return max ? text.slice(0, max) : text;
   }
 

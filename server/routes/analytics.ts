@@ -29,7 +29,7 @@ export function analyticsRoutes(deps: AppDeps): Route[] {
       const key = `${storeVersion(deps.store)}|${JSON.stringify(filter)}`;
       let stats = cache.get(key);
       if (!stats) {
-        stats = computeStats(deps.store.db, filter);
+        stats = computeStats(deps.store.db, filter, (sha, n) => deps.store.payloadHead(sha, n));
         if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
         cache.set(key, stats);
       }

@@ -200,7 +200,11 @@ export function sessionRoutes(deps: AppDeps): Route[] {
       path: "/api/sessions/:id/stats",
       handler: ({ params }) => {
         const summary = requireSession(store, params.id);
-        const stats = computeStats(store.db, { session_id: params.id });
+        const stats = computeStats(
+          store.db,
+          { session_id: params.id },
+          (sha, n) => store.payloadHead(sha, n),
+        );
         const start = summary.started_at ? Date.parse(summary.started_at) : stats.first_ms;
         const end = summary.ended_at ? Date.parse(summary.ended_at) : stats.last_ms;
         return json({

@@ -174,7 +174,7 @@ for (let i = 0; i < QUERIES; i++) {
     : pick === 2
     ? `${common} ${rare}`
     : pick === 3
-    ? rare.slice(0, 4)
+    ? rare.slice(0, 3 + (i % 3)) // typed so far: 3, 4 or 5 characters
     : pick === 4
     ? `${CODE[i % CODE.length]} ${common}`
     : `${rare} ${WORDS[Math.floor(qr() * 500)]}`;

@@ -1,0 +1,36 @@
+/**
+ * Payload bytes outside the database: append-only pack files, numbered from 1. The store
+ * keeps each payload's place (pack, offset, size) in its `payloads` table and writes the bytes
+ * while it holds SQLite's write lock, so two writers never append at once.
+ *
+ * Bulk bytes in SQLite pages are written twice (the WAL, then the checkpoint) and fill pages
+ * only partly; in a pack they are written once, in one call per unit.
+ *
+ * A crash between writing bytes and committing their rows leaves unreferenced bytes at the
+ * end of a pack: wasted space, never a wrong payload, because the next writer appends after
+ * whatever the file holds. Injected, so core code never touches the file system itself; every
+ * call is synchronous because it runs inside a SQLite transaction.
+ */
+export interface PackFiles {
+  /** The length of pack `n`: 0 when it does not exist yet. */
+  size(n: number): number;
+  /** Writes all of `bytes` at `offset` of pack `n`, creating it (owner-only) when needed. */
+  write(n: number, offset: number, bytes: Uint8Array): void;
+  /** Up to `length` bytes at `offset`: fewer when the pack is shorter, none when it is gone. */
+  read(n: number, offset: number, length: number): Uint8Array;
+  /** Flushes what was written to pack `n` to the disk. */
+  sync(n: number): void;
+  close(): void;
+}
+
+/**
+ * Payloads smaller than this stay in the database: they fit its pages without overflow, and a
+ * live session's short prompts and replies then cost no write and no flush of a pack.
+ */
+export const PACK_MIN_BYTES = 4096;
+
+/** A pack grows to about this size before the next one is started. */
+export const PACK_LIMIT = 1 << 30;
+
+/** Writes in slices of at most this many bytes, so a big unit never needs a second copy. */
+export const PACK_WRITE_SLICE = 8 << 20;

@@ -1,0 +1,190 @@
+/**
+ * Payload bytes in pack files: what goes where, that every payload reads back exactly, and
+ * that failures (a unit rolled back, a pack cut short, two writers) never give wrong bytes.
+ */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { ChronicleStore } from "../../../core/store/mod.ts";
+import { computeStats } from "../../../core/analytics/mod.ts";
+import { sha256Hex } from "../../../core/model/mod.ts";
+import { packDir } from "../../../runtime/pack_files.ts";
+import { big, scratch, sessionLines } from "./_sessions.ts";
+
+const encoder = new TextEncoder();
+const place = (store: ChronicleStore, text: string) =>
+  store.db.prepare("SELECT pack, pack_offset, size FROM payloads WHERE sha256 = ?").get(
+    sha256Hex(text),
+  ) as { pack: number | null; pack_offset: number | null; size: number } | undefined;
+
+Deno.test("a big payload goes to a pack, a small one stays in the database; both read back exactly", async () => {
+  await using s = await scratch();
+  const results = [big("alpha"), "short result", big("gamma é ✓ 🚀")];
+  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", results));
+  const store = s.open();
+  await s.run(store);
+  assertEquals(place(store, results[0])?.pack, 1);
+  assertEquals(place(store, results[1])?.pack, null);
+  for (const r of results) {
+    assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+    assertEquals(store.payloadHead(sha256Hex(r), 5), encoder.encode(r).subarray(0, 5));
+  }
+  const expected = encoder.encode(results[0]).byteLength + encoder.encode(results[2]).byteLength;
+  assertEquals(s.packBytes(), expected);
+  if (Deno.build.os !== "windows") {
+    assertEquals(Deno.statSync(packDir(s.data)).mode! & 0o777, 0o700);
+    assertEquals(Deno.statSync(`${packDir(s.data)}/0001.pack`).mode! & 0o777, 0o600);
+  }
+  store.close();
+  // A new process finds the bytes again.
+  const again = s.open();
+  for (const r of results) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  again.close();
+});
+
+Deno.test("a payload already stored is not written again, whichever session or pass brings it", async () => {
+  await using s = await scratch();
+  const shared = big("shared");
+  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [shared]));
+  const store = s.open();
+  await s.run(store);
+  const once = s.packBytes();
+  assertEquals(once, encoder.encode(shared).byteLength);
+  // another session with the same result, and the first file replaced (a full re-read)
+  await Deno.writeTextFile(`${s.projects}/b.jsonl`, sessionLines("bbbbbbbb-2", [shared]));
+  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [shared, "x"]));
+  await s.run(store);
+  assertEquals(s.packBytes(), once);
+  assertEquals(store.payload(sha256Hex(shared)), encoder.encode(shared));
+  store.close();
+});
+
+Deno.test("a unit that fails after writing its bytes leaves no row pointing at them", async () => {
+  await using s = await scratch();
+  const first = big("first");
+  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [first]));
+  const store = s.open();
+  await s.run(store);
+  // The next unit's payload reaches the pack, then its operations fail to insert.
+  const doomed = big("doomed");
+  store.db.exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
+    WHEN NEW.session_id LIKE '%bbbbbbbb%' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END`);
+  await Deno.writeTextFile(`${s.projects}/b.jsonl`, sessionLines("bbbbbbbb-2", [doomed]));
+  const summary = await s.run(store);
+  assertEquals(summary.errors.map((e) => e.code), ["store_failed"]);
+  assertEquals(place(store, doomed), undefined);
+  const orphaned = s.packBytes();
+  assert(orphaned > encoder.encode(first).byteLength, "the doomed bytes stay as unused space");
+  // The next pass imports the file; its bytes go after the unused ones and read back exactly.
+  store.db.exec("DROP TRIGGER doomed");
+  await s.run(store);
+  const row = place(store, doomed)!;
+  assertEquals(row.pack_offset, orphaned);
+  assertEquals(store.payload(sha256Hex(doomed)), encoder.encode(doomed));
+  assertEquals(store.payload(sha256Hex(first)), encoder.encode(first));
+  store.close();
+});
+
+Deno.test("a pack cut short gives a missing payload, never wrong bytes", async () => {
+  await using s = await scratch();
+  const result = big("cut");
+  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [result]));
+  const store = s.open();
+  await s.run(store);
+  store.close();
+  await Deno.truncate(`${packDir(s.data)}/0001.pack`, 100);
+  const after = s.open();
+  assertEquals(after.payload(sha256Hex(result)), null);
+  assertEquals(after.payloadHead(sha256Hex(result), 50)?.byteLength, 50);
+  await Deno.remove(packDir(s.data), { recursive: true });
+  const gone = s.open();
+  assertEquals(gone.payload(sha256Hex(result)), null);
+  after.close();
+  gone.close();
+});
+
+Deno.test("packs roll over at their limit, and two stores on one folder never overlap", async () => {
+  await using s = await scratch({ packLimit: 4096 * 3 });
+  const one = s.open();
+  const two = s.open();
+  const all: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const r = [big(`one-${i}`), big(`two-${i}`)];
+    all.push(...r);
+    await Deno.writeTextFile(`${s.projects}/s${i}.jsonl`, sessionLines(`ssssssss-${i}`, r));
+    await s.run(i % 2 ? two : one);
+  }
+  const packs = [...Deno.readDirSync(packDir(s.data))].map((e) => e.name).sort();
+  assert(packs.length >= 2, `rolled over: ${packs}`);
+  for (const store of [one, two]) {
+    for (const r of all) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  }
+  one.close();
+  two.close();
+});
+
+Deno.test("packs reach the disk before the commit that points at them, once per bulk pass", async () => {
+  const syncs: string[] = [];
+  await using s = await scratch({
+    wrap: (p) => ({
+      ...p,
+      sync: (n) => {
+        syncs.push(`sync ${n}`);
+        p.sync(n);
+      },
+    }),
+  });
+  const store = s.open();
+  const commits: string[] = [];
+  const exec = store.db.exec.bind(store.db);
+  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+    if (sql === "COMMIT") commits.push(`commit after ${syncs.length} syncs`);
+    return exec(sql);
+  };
+  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [big("a")]));
+  await s.run(store);
+  assertEquals(syncs, ["sync 1"]);
+  assertEquals(commits.at(-1), "commit after 1 syncs");
+  // a bulk pass (16 files or more): one flush at its end, not one per unit
+  syncs.length = 0;
+  for (let i = 0; i < 20; i++) {
+    await Deno.writeTextFile(
+      `${s.projects}/b${i}.jsonl`,
+      sessionLines(`bbbbbbbb-${i}`, [big(`b${i}`)]),
+    );
+  }
+  await s.run(store);
+  assertEquals(syncs, ["sync 1"]);
+  store.close();
+});
+
+Deno.test("a store made before packs still reads its payloads, and adds new ones to packs", async () => {
+  await using s = await scratch();
+  const old = big("old");
+  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [old]));
+  const before = ChronicleStore.open(`${s.data}/chronicle.db`); // no packs: bytes in the database
+  await s.run(before);
+  before.close();
+  assertEquals(s.packBytes(), 0);
+  const store = s.open();
+  assertEquals(store.payload(sha256Hex(old)), encoder.encode(old));
+  const added = big("added");
+  await Deno.writeTextFile(`${s.projects}/b.jsonl`, sessionLines("bbbbbbbb-2", [added]));
+  await s.run(store);
+  assertEquals(place(store, added)?.pack, 1);
+  assertEquals(store.payload(sha256Hex(added)), encoder.encode(added));
+  store.close();
+});
+
+Deno.test("error statistics read a failed command's output from its pack", async () => {
+  await using s = await scratch();
+  const failing = "make: *** [step1] Error 2\nExit code 2\n" + big("log");
+  await Deno.writeTextFile(
+    `${s.projects}/a.jsonl`,
+    sessionLines("aaaaaaaa-1", [big("fine"), failing]),
+  );
+  const store = s.open();
+  await s.run(store);
+  assertEquals(place(store, failing)?.pack, 1);
+  const stats = computeStats(store.db, {}, (sha, n) => store.payloadHead(sha, n));
+  assertEquals(stats.tools.find((t) => t.tool === "Bash")?.errors, 1);
+  store.close();
+});

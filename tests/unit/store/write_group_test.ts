@@ -1,0 +1,88 @@
+/**
+ * Transactions and write groups: a nested transaction is a savepoint, and a bulk pass shares
+ * commits between units while each unit stays atomic.
+ */
+import { assertEquals } from "../../_helpers/assert.ts";
+import { ChronicleStore } from "../../../core/store/mod.ts";
+import { scratch, sessionLines } from "./_sessions.ts";
+
+Deno.test("a nested transaction that throws undoes only its own writes", () => {
+  const store = ChronicleStore.open(":memory:");
+  store.db.exec("CREATE TABLE t (v TEXT)");
+  const insert = (v: string) => store.db.prepare("INSERT INTO t VALUES (?)").run(v);
+  store.transaction(() => {
+    insert("outer");
+    try {
+      store.transaction(() => {
+        insert("inner");
+        throw new Error("inner fails");
+      });
+    } catch { /* the outer one goes on */ }
+    store.transaction(() => insert("second inner"));
+  });
+  assertEquals(store.db.prepare("SELECT v FROM t ORDER BY v").all().map((r) => r.v), [
+    "outer",
+    "second inner",
+  ]);
+  store.close();
+});
+
+Deno.test("a bulk pass commits units in groups, and a failing unit loses only its own rows", async () => {
+  await using s = await scratch();
+  const store = s.open();
+  const commits: string[] = [];
+  const exec = store.db.exec.bind(store.db);
+  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+    if (sql === "COMMIT") commits.push(sql);
+    return exec(sql);
+  };
+  for (let i = 0; i < 20; i++) {
+    const sid = `${String(i).padStart(8, "0")}-x`;
+    await Deno.writeTextFile(`${s.projects}/s${i}.jsonl`, sessionLines(sid, [`result ${i}`]));
+  }
+  store.db.exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
+    WHEN NEW.session_id LIKE '%00000007-x%' BEGIN SELECT RAISE(ABORT, 'simulated'); END`);
+  const summary = await s.run(store);
+  assertEquals(summary.errors.map((e) => e.file?.split("/").pop()), ["s7.jsonl"]);
+  assertEquals(summary.sessions, 19);
+  const sessions = store.db.prepare("SELECT count(*) AS n FROM sessions").get() as { n: number };
+  assertEquals(sessions.n, 19);
+  // 20 units shared a handful of commits, not one each
+  assertEquals(commits.length < 20 / 2, true, `${commits.length} commits`);
+  // the failed file's checkpoint was not stored either: the next pass imports it
+  store.db.exec("DROP TRIGGER doomed");
+  const again = await s.run(store);
+  assertEquals(again.errors, []);
+  assertEquals(again.sessions, 20);
+  store.close();
+});
+
+Deno.test("a write group holds the write lock only for a bounded time", async () => {
+  const store = ChronicleStore.open(":memory:");
+  store.db.exec("CREATE TABLE t (v INTEGER)");
+  const group = store.writeGroup({ units: 1000, bytes: 1e12, ms: 20 });
+  let commits = 0;
+  const exec = store.db.exec.bind(store.db);
+  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+    if (sql === "COMMIT") commits++;
+    return exec(sql);
+  };
+  for (let i = 0; i < 5; i++) {
+    group.run(0, () => store.db.prepare("INSERT INTO t VALUES (?)").run(i));
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  group.close();
+  assertEquals(commits, 5);
+  let failed = false;
+  try {
+    group.run(0, () => {
+      throw new Error("unit fails");
+    });
+  } catch {
+    failed = true;
+  }
+  assertEquals(failed, true);
+  group.close();
+  assertEquals((store.db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 5);
+  store.close();
+});
