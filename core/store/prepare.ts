@@ -103,7 +103,10 @@ export function resultExcerpts(bytes: Uint8Array): string[] {
 }
 
 /** The text search sees: message text, the call's tool, summary and target, and its result. */
-export function indexText(op: Operation, payloads: Map<string, Uint8Array>): string {
+export function indexText(
+  op: Operation,
+  payloads: Pick<Map<string, Uint8Array>, "get">,
+): string {
   const parts: string[] = [];
   if (op.text) parts.push(op.text);
   if (op.tool) parts.push(op.tool);

@@ -7,6 +7,8 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** After the SQL: index every stored operation for search again. */
+  reindex?: boolean;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -167,5 +169,25 @@ CREATE TABLE interceptions (
 ALTER TABLE payloads ADD COLUMN pack INTEGER;
 ALTER TABLE payloads ADD COLUMN pack_offset INTEGER;
 `,
+  },
+  {
+    version: 3,
+    name: "search: a prefix index for three characters only",
+    // Each prefix length indexed costs as much as the words themselves. Three characters is
+    // where search-as-you-type starts; a longer prefix expands to few words, and a shorter one
+    // is matched as a whole word.
+    sql: `
+DROP TABLE operations_fts;
+CREATE VIRTUAL TABLE operations_fts USING fts5(
+  body,
+  content='',
+  contentless_delete=1,
+  detail=none,
+  prefix='3',
+  tokenize='unicode61 remove_diacritics 2'
+);
+INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
+`,
+    reindex: true,
   },
 ];

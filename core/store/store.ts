@@ -21,7 +21,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
-import { resultExcerpts } from "./prepare.ts";
+import { indexText, resultExcerpts } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { VERSION } from "../version.ts";
@@ -212,6 +212,17 @@ export class ChronicleStore {
     this.packs?.close();
   }
 
+  /** Fills the (empty) search index from every stored operation, as an import would. */
+  private reindexSearch(): void {
+    const insert = this.db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
+    const payloads = { get: (sha: string) => this.payload(sha) ?? undefined };
+    for (const row of this.db.prepare("SELECT rowid, doc FROM operations").iterate()) {
+      const { rowid, doc } = row as { rowid: number; doc: string };
+      const body = indexText(JSON.parse(doc) as Operation, payloads);
+      if (body) insert.run(rowid, body);
+    }
+  }
+
   /** Commits the open transaction; outside a bulk import, the packs it wrote reach the disk first. */
   private commit(): void {
     if (!this.relaxed) this.syncPacks();
@@ -245,6 +256,7 @@ export class ChronicleStore {
       if (done.has(m.version)) continue;
       this.transaction(() => {
         this.db.exec(m.sql);
+        if (m.reindex) this.reindexSearch();
         this.db.prepare("INSERT INTO migrations VALUES (?, ?, ?)").run(
           m.version,
           m.name,
@@ -909,8 +921,9 @@ export class ChronicleStore {
              WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${window}`,
     );
     const run = (m: string) => find.all(m, ...params) as { rowid: number; score: number }[];
-    // Prefixes up to PREFIX_INDEXED characters have their own index; a longer last word is
-    // tried whole first and expanded only when that finds too little.
+    // A last word of PREFIX_INDEXED characters has its own prefix index, and a shorter one is
+    // matched whole; a longer one is tried whole first and expanded only when that finds too
+    // little.
     const last = terms[terms.length - 1];
     let candidates: { rowid: number; score: number }[];
     if (last.length <= PREFIX_INDEXED) candidates = run(ftsQuery(q)!);
@@ -1060,8 +1073,8 @@ export class ChronicleStore {
 export const TEXT_FILTER_WINDOW = 50_000;
 /** How many of the newest matches search ranks. */
 export const SEARCH_WINDOW = 500;
-/** Prefix lengths the search index holds (`prefix='2 3 4'` in the schema). */
-const PREFIX_INDEXED = 4;
+/** The prefix length the search index holds (`prefix='3'` in the schema). */
+const PREFIX_INDEXED = 3;
 /** With a session filter, how many of the newest matching operations search ranks. */
 export const SEARCH_FILTERED_WINDOW = 300;
 
@@ -1086,15 +1099,17 @@ export function queryTerms(q: string): string[] {
 
 /**
  * Turns what a user typed into a safe FTS5 query: every word must appear, the last one as a
- * prefix (unless `prefix: false`). Operators typed by the user are treated as words, so no
- * input is a syntax error.
+ * prefix (unless `prefix: false`) when it has at least {@link PREFIX_INDEXED} characters: a
+ * shorter prefix would match nearly every word, without an index to do it quickly. Operators
+ * typed by the user are treated as words, so no input is a syntax error.
  */
 export function ftsQuery(q: string, options: { prefix?: boolean } = {}): string | null {
   const terms = queryTerms(q);
   if (!terms.length) return null;
   const prefix = options.prefix ?? true;
-  return terms.map((t, i) => (prefix && i === terms.length - 1 ? `"${t}"*` : `"${t}"`))
-    .join(" AND ");
+  return terms.map((t, i) =>
+    prefix && i === terms.length - 1 && t.length >= PREFIX_INDEXED ? `"${t}"*` : `"${t}"`
+  ).join(" AND ");
 }
 
 /** A window of text around the first match, split into matched and plain segments. */
