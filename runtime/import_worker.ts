@@ -29,12 +29,8 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     const result = prepareUnit(
       await importer.import(unit, { fs: createDenoFs({ tempRoot }), epoch, resume }),
     );
-    const buffers = new Set<ArrayBuffer>();
-    for (const bytes of result.payloads.values()) {
-      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
-        buffers.add(bytes.buffer as ArrayBuffer);
-      }
-    }
+    // The payload buffers are the worker's own (see packPayloads): they move, not copy.
+    const buffers = new Set(result.payloads.buffers.map((b) => b.buffer as ArrayBuffer));
     self.postMessage({ id, ok: true, result } satisfies WorkerResponse, [...buffers]);
   } catch (err) {
     self.postMessage({ id, ok: false, error: (err as Error)?.message ?? String(err) });

@@ -9,13 +9,36 @@ export function sha256Hex(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/** Collects the payloads an import pass produces, each stored once by its hash. */
+/** Text payloads share buffers of this size; a longer text gets its own. */
+const ARENA_BYTES = 1 << 20;
+
+/**
+ * Collects the payloads an import pass produces, each stored once by its hash. Texts are
+ * encoded side by side into shared buffers, so a pass hands over a few buffers rather than
+ * one per payload.
+ */
 export class PayloadSink {
   readonly payloads = new Map<string, Uint8Array>();
+  private arena = new Uint8Array(0);
+  private used = 0;
 
   /** Stores text as UTF-8 bytes and returns its reference. */
   text(value: string): PayloadRef {
-    return this.bytes(encoder.encode(value));
+    // UTF-8 needs at most 3 bytes for each UTF-16 code unit.
+    const room = value.length * 3;
+    if (room > ARENA_BYTES / 4) return this.bytes(encoder.encode(value));
+    if (this.arena.byteLength - this.used < room) {
+      this.arena = new Uint8Array(ARENA_BYTES);
+      this.used = 0;
+    }
+    const written = encoder.encodeInto(value, this.arena.subarray(this.used)).written;
+    const bytes = this.arena.subarray(this.used, this.used + written);
+    const sha256 = sha256Hex(bytes);
+    if (!this.payloads.has(sha256)) {
+      this.payloads.set(sha256, bytes);
+      this.used += written; // a repeat leaves its room to the next text
+    }
+    return { sha256, size: written };
   }
 
   /** Stores a value as JSON (strings are kept as they are) and returns its reference. */

@@ -37,8 +37,73 @@ export interface PreparedDelta extends Omit<SessionDelta, "operations"> {
   operations: PreparedOp[];
 }
 
-export interface PreparedUnit extends Omit<UnitResult, "deltas"> {
+export interface PreparedUnit extends Omit<UnitResult, "deltas" | "payloads"> {
   deltas: PreparedDelta[];
+  payloads: PackedPayloads;
+}
+
+/**
+ * A unit's payloads for the trip from the import worker to the store: their hashes, and where
+ * each one's bytes are in a few buffers, rather than one buffer (and one object) per payload.
+ */
+export interface PackedPayloads {
+  sha256: string[];
+  /** Payload i is `buffers[at[3i]]`, from byte `at[3i + 1]`, `at[3i + 2]` bytes long. */
+  at: Float64Array;
+  buffers: Uint8Array[];
+}
+
+/** A view's buffer travels as it is when the payloads use at least this share of it. */
+const SHARE_TO_KEEP = 0.5;
+
+/**
+ * Packs payloads: a buffer they mostly fill goes as it is; the bytes of views into a buffer
+ * they barely use (a slice of a bigger read) are copied out, so no unrelated bytes travel.
+ */
+export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads {
+  const used = new Map<ArrayBufferLike, number>();
+  for (const bytes of payloads.values()) {
+    used.set(bytes.buffer, (used.get(bytes.buffer) ?? 0) + bytes.byteLength);
+  }
+  const keep = new Map<ArrayBufferLike, number>();
+  const buffers: Uint8Array[] = [];
+  let spill = 0;
+  for (const [buffer, n] of used) {
+    if (buffer instanceof ArrayBuffer && n >= buffer.byteLength * SHARE_TO_KEEP) {
+      keep.set(buffer, buffers.length);
+      buffers.push(new Uint8Array(buffer));
+    } else spill += n;
+  }
+  const copies = spill ? new Uint8Array(spill) : null;
+  if (copies) buffers.push(copies);
+  const sha256: string[] = [];
+  const at = new Float64Array(payloads.size * 3);
+  let i = 0;
+  let copied = 0;
+  for (const [sha, bytes] of payloads) {
+    sha256.push(sha);
+    const index = keep.get(bytes.buffer);
+    if (index !== undefined) {
+      at[i] = index;
+      at[i + 1] = bytes.byteOffset;
+    } else {
+      copies!.set(bytes, copied);
+      at[i] = buffers.length - 1;
+      at[i + 1] = copied;
+      copied += bytes.byteLength;
+    }
+    at[i + 2] = bytes.byteLength;
+    i += 3;
+  }
+  return { sha256, at, buffers };
+}
+
+/** Every packed payload as [sha256, bytes]. */
+export function* unpackPayloads(p: PackedPayloads): Generator<[string, Uint8Array]> {
+  for (let i = 0; i < p.sha256.length; i++) {
+    const [b, offset, length] = [p.at[3 * i], p.at[3 * i + 1], p.at[3 * i + 2]];
+    yield [p.sha256[i], p.buffers[b].subarray(offset, offset + length)];
+  }
 }
 
 export interface PrepareOptions {
@@ -56,6 +121,7 @@ export function prepareUnit(result: UnitResult, options: PrepareOptions = {}): P
       ...d,
       operations: d.operations.map((rec) => prepareOp(rec, result.payloads, isError)),
     })),
+    payloads: packPayloads(result.payloads),
   };
 }
 

@@ -21,7 +21,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
-import { indexText, resultExcerpts } from "./prepare.ts";
+import { indexText, type PackedPayloads, resultExcerpts, unpackPayloads } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { VERSION } from "../version.ts";
@@ -427,13 +427,13 @@ export class ChronicleStore {
    * for the new ones, at the end of the current pack), the others in the database. Runs inside
    * the unit's transaction, so no other writer appends meanwhile.
    */
-  private storePayloads(payloads: Map<string, Uint8Array>): void {
-    if (!payloads.size) return;
+  private storePayloads(packed: PackedPayloads): void {
+    if (!packed.sha256.length) return;
     const inline = this.stmt(
       "INSERT OR IGNORE INTO payloads (sha256, size, bytes) VALUES (?, ?, ?)",
     );
     const big: [string, Uint8Array][] = [];
-    for (const entry of payloads) {
+    for (const entry of unpackPayloads(packed)) {
       if (this.packs && entry[1].byteLength >= PACK_MIN_BYTES) big.push(entry);
       else inline.run(entry[0], entry[1].byteLength, entry[1]);
     }
