@@ -1,0 +1,44 @@
+/** Payloads on their way from an importer to the store: shared buffers, exact bytes. */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { PayloadSink, sha256Hex } from "../../../core/model/mod.ts";
+import { packPayloads, unpackPayloads } from "../../../core/store/mod.ts";
+
+const encoder = new TextEncoder();
+
+Deno.test("texts share buffers; a repeat takes no room; a long text gets its own buffer", () => {
+  const sink = new PayloadSink();
+  const texts = ["alpha", "βeta ✓", "", "🚀 gamma", "alpha"];
+  const refs = texts.map((t) => sink.text(t));
+  assertEquals(refs.map((r) => "sha256" in r && r.sha256), texts.map((t) => sha256Hex(t)));
+  assertEquals(sink.payloads.size, 4);
+  const buffers = new Set([...sink.payloads.values()].map((b) => b.buffer));
+  assertEquals(buffers.size, 1);
+  const long = "x".repeat(1 << 20);
+  sink.text(long);
+  assertEquals(sink.payloads.get(sha256Hex(long))!.byteLength, 1 << 20);
+  for (const t of [...texts, long]) {
+    assertEquals(sink.payloads.get(sha256Hex(t)), encoder.encode(t));
+  }
+});
+
+Deno.test("packing keeps buffers the payloads fill and copies slices of others", () => {
+  const sink = new PayloadSink();
+  sink.text("one");
+  sink.text("two");
+  const read = new Uint8Array(100_000); // a file chunk of which one payload is a small slice
+  read.set(encoder.encode("slice of a chunk"), 5000);
+  sink.bytes(read.subarray(5000, 5016));
+  const own = encoder.encode("a buffer of its own");
+  sink.bytes(own);
+  const packed = packPayloads(sink.payloads);
+  assert(!packed.buffers.some((b) => b.buffer === read.buffer), "the chunk does not travel");
+  assert(packed.buffers.some((b) => b.buffer === own.buffer), "a filled buffer travels as it is");
+  const total = packed.buffers.reduce((n, b) => n + b.byteLength, 0);
+  assert(total < 10_000, `${total} bytes travel`);
+  assertEquals([...unpackPayloads(packed)], [...sink.payloads]);
+});
+
+Deno.test("an empty set of payloads packs to nothing", () => {
+  const packed = packPayloads(new Map());
+  assertEquals([packed.sha256, packed.buffers, [...unpackPayloads(packed)]], [[], [], []]);
+});
