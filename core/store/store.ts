@@ -132,25 +132,38 @@ export class WriteGroup {
   private units = 0;
   private bytes = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The units applied since the group began, to apply again after a rollback. */
+  private applied: (() => unknown)[] = [];
 
   constructor(
-    private readonly begin: () => void,
-    private readonly commit: () => void,
+    private readonly tx: {
+      begin(): void;
+      commit(): void;
+      rollback(): void;
+      /** While on, a nested `transaction` joins the open one instead of making a savepoint. */
+      join(on: boolean): void;
+    },
     private readonly limits: WriteGroupLimits,
   ) {}
 
-  /** Runs one unit's writes inside the group; commits when a limit is reached. */
+  /**
+   * Runs one unit's writes inside the group; commits when a limit is reached. When the unit
+   * throws, the group is rolled back, the units before it in the group are applied again, and
+   * the error goes to the caller: the failed unit leaves nothing behind. (Savepoints would do
+   * the same at a cost on every unit; failures are rare.)
+   */
   run<T>(bytes: number, fn: () => T): T {
-    if (!this.open) {
-      this.begin();
-      this.open = true;
-      this.units = this.bytes = 0;
-      // While the importer waits for its next unit, the lock is released on time.
-      this.timer = setTimeout(() => this.close(), this.limits.ms);
-    }
+    if (!this.open) this.begin();
+    this.tx.join(true);
     try {
-      return fn();
+      const out = fn();
+      this.applied.push(fn);
+      return out;
+    } catch (e) {
+      this.recover();
+      throw e;
     } finally {
+      this.tx.join(false);
       this.units++;
       this.bytes += bytes;
       if (this.units >= this.limits.units || this.bytes >= this.limits.bytes) this.close();
@@ -159,9 +172,38 @@ export class WriteGroup {
 
   close(): void {
     clearTimeout(this.timer);
+    this.applied = [];
     if (!this.open) return;
     this.open = false;
-    this.commit();
+    this.tx.commit();
+  }
+
+  private begin(): void {
+    this.tx.begin();
+    this.open = true;
+    this.units = this.bytes = 0;
+    // While the importer waits for its next unit, the lock is released on time.
+    this.timer = setTimeout(() => this.close(), this.limits.ms);
+  }
+
+  private recover(): void {
+    const again = this.applied;
+    clearTimeout(this.timer);
+    this.tx.rollback();
+    this.open = false;
+    this.applied = [];
+    this.begin();
+    try {
+      for (const fn of again) fn(); // they succeeded a moment ago, on the same data
+      this.applied = again;
+    } catch (e) {
+      // Not expected: give the group up. Those units' checkpoints went with it, so the next
+      // pass imports them again.
+      clearTimeout(this.timer);
+      this.tx.rollback();
+      this.open = false;
+      throw e;
+    }
   }
 }
 
@@ -169,6 +211,8 @@ export class ChronicleStore {
   readonly db: DatabaseSync;
   private readonly stmts = new Map<string, StatementSync>();
   private savepoints = 0;
+  /** Set by a write group: nested transactions join the group's (see `WriteGroup.run`). */
+  private joinNested = false;
   private readonly packs: PackFiles | null;
   private readonly packLimit: number;
   /** The pack new payloads go to; found on the first write. */
@@ -271,6 +315,7 @@ export class ChronicleStore {
    * writes are undone and the outer transaction goes on.
    */
   transaction<T>(fn: () => T): T {
+    if (this.db.isTransaction && this.joinNested) return fn();
     if (this.db.isTransaction) {
       const name = `nested_${++this.savepoints}`;
       this.db.exec(`SAVEPOINT ${name}`);
@@ -321,11 +366,16 @@ export class ChronicleStore {
 
   /**
    * Groups the transactions of a bulk import: up to `limits` units share one commit, and each
-   * unit stays atomic (its `transaction` is a savepoint). The pages every unit rewrites
-   * (indexes, search segments) then reach the WAL once a group instead of once a unit.
+   * unit stays atomic (see `WriteGroup.run`). The pages every unit rewrites (indexes, search
+   * segments) then reach the WAL once a group instead of once a unit.
    */
   writeGroup(limits: WriteGroupLimits = DEFAULT_GROUP_LIMITS): WriteGroup {
-    return new WriteGroup(() => this.db.exec("BEGIN IMMEDIATE"), () => this.commit(), limits);
+    return new WriteGroup({
+      begin: () => this.db.exec("BEGIN IMMEDIATE"),
+      commit: () => this.commit(),
+      rollback: () => this.db.exec("ROLLBACK"),
+      join: (on) => this.joinNested = on,
+    }, limits);
   }
 
   /** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */

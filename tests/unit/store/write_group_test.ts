@@ -4,7 +4,8 @@
  */
 import { assertEquals } from "../../_helpers/assert.ts";
 import { ChronicleStore } from "../../../core/store/mod.ts";
-import { scratch, sessionLines } from "./_sessions.ts";
+import { sha256Hex } from "../../../core/model/mod.ts";
+import { big, scratch, sessionLines } from "./_sessions.ts";
 
 Deno.test("a nested transaction that throws undoes only its own writes", () => {
   const store = ChronicleStore.open(":memory:");
@@ -27,7 +28,7 @@ Deno.test("a nested transaction that throws undoes only its own writes", () => {
   store.close();
 });
 
-Deno.test("a bulk pass commits units in groups, and a failing unit loses only its own rows", async () => {
+Deno.test("a bulk pass commits units in groups; a failing unit loses only its own rows", async () => {
   await using s = await scratch();
   const store = s.open();
   const commits: string[] = [];
@@ -38,7 +39,10 @@ Deno.test("a bulk pass commits units in groups, and a failing unit loses only it
   };
   for (let i = 0; i < 20; i++) {
     const sid = `${String(i).padStart(8, "0")}-x`;
-    await Deno.writeTextFile(`${s.projects}/s${i}.jsonl`, sessionLines(sid, [`result ${i}`]));
+    await Deno.writeTextFile(
+      `${s.projects}/s${i}.jsonl`,
+      sessionLines(sid, [`result ${i}`, big(`pack ${i}`)]),
+    );
   }
   store.db.exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
     WHEN NEW.session_id LIKE '%00000007-x%' BEGIN SELECT RAISE(ABORT, 'simulated'); END`);
@@ -49,6 +53,12 @@ Deno.test("a bulk pass commits units in groups, and a failing unit loses only it
   assertEquals(sessions.n, 19);
   // 20 units shared a handful of commits, not one each
   assertEquals(commits.length < 20 / 2, true, `${commits.length} commits`);
+  // the units before the failed one in its group were applied again, payloads and all
+  for (let i = 0; i < 20; i++) {
+    const bytes = store.payload(sha256Hex(big(`pack ${i}`)));
+    assertEquals(bytes === null, i === 7, `payload ${i}`);
+    if (bytes) assertEquals(new TextDecoder().decode(bytes), big(`pack ${i}`));
+  }
   // the failed file's checkpoint was not stored either: the next pass imports it
   store.db.exec("DROP TRIGGER doomed");
   const again = await s.run(store);
