@@ -98,12 +98,10 @@ export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads 
   return { sha256, at, buffers };
 }
 
-/** Every packed payload as [sha256, bytes]. */
-export function* unpackPayloads(p: PackedPayloads): Generator<[string, Uint8Array]> {
-  for (let i = 0; i < p.sha256.length; i++) {
-    const [b, offset, length] = [p.at[3 * i], p.at[3 * i + 1], p.at[3 * i + 2]];
-    yield [p.sha256[i], p.buffers[b].subarray(offset, offset + length)];
-  }
+/** The bytes of packed payload `i` (a view, not a copy). */
+export function payloadAt(p: PackedPayloads, i: number): Uint8Array {
+  const offset = p.at[3 * i + 1];
+  return p.buffers[p.at[3 * i]].subarray(offset, offset + p.at[3 * i + 2]);
 }
 
 export interface PrepareOptions {

@@ -21,7 +21,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
-import { indexText, type PackedPayloads, resultExcerpts, unpackPayloads } from "./prepare.ts";
+import { indexText, type PackedPayloads, payloadAt, resultExcerpts } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { VERSION } from "../version.ts";
@@ -483,9 +483,10 @@ export class ChronicleStore {
       "INSERT OR IGNORE INTO payloads (sha256, size, bytes) VALUES (?, ?, ?)",
     );
     const big: [string, Uint8Array][] = [];
-    for (const entry of unpackPayloads(packed)) {
-      if (this.packs && entry[1].byteLength >= PACK_MIN_BYTES) big.push(entry);
-      else inline.run(entry[0], entry[1].byteLength, entry[1]);
+    for (let i = 0; i < packed.sha256.length; i++) {
+      const bytes = payloadAt(packed, i);
+      if (this.packs && bytes.byteLength >= PACK_MIN_BYTES) big.push([packed.sha256[i], bytes]);
+      else inline.run(packed.sha256[i], bytes.byteLength, bytes);
     }
     if (!big.length) return;
     const packs = this.packs!;
@@ -710,24 +711,10 @@ export class ChronicleStore {
     ] as const;
     // A file read for the first time cannot conflict: a plain insert is much cheaper.
     const rowid = fresh
-      ? Number(
-        this.stmt(`INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`).run(...values)
-          .lastInsertRowid,
-      )
-      : (this.stmt(
-        `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
-         ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
-           file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank,
-           line = excluded.line, block = excluded.block, kind = excluded.kind,
-           effect = excluded.effect, tool = excluded.tool, target = excluded.target,
-           is_error = excluded.is_error, completeness = excluded.completeness,
-           model = excluded.model, doc = excluded.doc
-         RETURNING rowid`,
-      ).get(...values) as { rowid: number }).rowid;
+      ? Number(this.stmt(INSERT_OP).run(...values).lastInsertRowid)
+      : (this.stmt(UPSERT_OP).get(...values) as { rowid: number }).rowid;
     if (!fresh) this.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(rowid);
-    if (rec.body) {
-      this.stmt("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)").run(rowid, rec.body);
-    }
+    if (rec.body) this.stmt(INSERT_FTS).run(rowid, rec.body);
   }
 
   private refreshAggregates(sessionId: string): void {
@@ -1131,6 +1118,18 @@ export const SEARCH_FILTERED_WINDOW = 300;
 const OP_COLS =
   "session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc";
 const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+
+// Built once: the statement cache is keyed by the SQL text, whose hash a constant keeps.
+const INSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`;
+const UPSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
+  ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
+    file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank,
+    line = excluded.line, block = excluded.block, kind = excluded.kind,
+    effect = excluded.effect, tool = excluded.tool, target = excluded.target,
+    is_error = excluded.is_error, completeness = excluded.completeness,
+    model = excluded.model, doc = excluded.doc
+  RETURNING rowid`;
+const INSERT_FTS = "INSERT INTO operations_fts (rowid, body) VALUES (?, ?)";
 
 const SUMMARY_COLS =
   "id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count";
