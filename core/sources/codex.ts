@@ -479,15 +479,15 @@ class CodexPass {
    * item (or another kind of event) already made; a response item takes over an op an event made
    * first, keeping its id and place.
    */
-  mirror(key: string, source: string): Mirror | undefined {
-    const k = mirrorKey(key);
-    const m = this.state.mirrors.find((x) => x.key === k && !x.sources.includes(source));
+  mirror(text: string, source: string, key = mirrorKey(text)): Mirror | undefined {
+    const m = this.state.mirrors.find((x) => x.key === key && !x.sources.includes(source));
     if (m) m.sources.push(source);
     return m;
   }
 
+  /** Remembers an op under its text's key (`mirrorKey` of the text). */
   remember(key: string, op: string, order: OperationRecord["order"], source: string): void {
-    this.state.mirrors.push({ key: mirrorKey(key), op, order, sources: [source] });
+    this.state.mirrors.push({ key, op, order, sources: [source] });
     capList(this.state.mirrors, MAX_MIRRORS);
   }
 
@@ -497,19 +497,20 @@ class CodexPass {
     at: number | null,
     block: number,
     source: string,
-    mirrorKey: string | null,
+    mirrorText: string | null,
     init: Omit<Parameters<typeof makeOp>[0], "completeness" | "provenance">,
   ): void {
     const fromItem = source === "item";
     let id = this.opId(l.line, block);
     let order = orderKey(at, this.unit.rank, l.line, block);
-    if (mirrorKey !== null) {
-      const known = this.mirror(mirrorKey, source);
+    if (mirrorText !== null) {
+      const key = mirrorKey(mirrorText);
+      const known = this.mirror(mirrorText, source, key);
       if (known) {
         if (!fromItem) return;
         id = known.op;
         order = known.order;
-      } else this.remember(mirrorKey, id, order, source);
+      } else this.remember(key, id, order, source);
     }
     const op = makeOp({
       ...init,
