@@ -8,16 +8,16 @@ import type { Operation } from "../model/mod.ts";
 
 const decoder = new TextDecoder();
 
-/** Whether an operation failed, reading at most the opening of its result payload. */
-export function operationFailed(op: Operation, payloads: Map<string, Uint8Array>): boolean {
-  let head: string | null = null;
-  if (op.response && "sha256" in op.response) {
-    const bytes = payloads.get(op.response.sha256);
-    if (bytes) {
-      head = decoder.decode(bytes.subarray(0, ERROR_SCAN_CHARS * 4)).slice(0, ERROR_SCAN_CHARS);
-    }
-  } else if (op.response && "inline" in op.response) {
-    head = op.response.inline.slice(0, ERROR_SCAN_CHARS);
-  }
-  return isErrorResult(op, head);
+/** Whether a tool call failed, reading at most the opening of its result (bytes or text). */
+export function resultFailed(
+  kind: Operation["kind"],
+  flagged: boolean | null,
+  result: Uint8Array | string | null,
+): boolean {
+  const head = result === null
+    ? null
+    : typeof result === "string"
+    ? result.slice(0, ERROR_SCAN_CHARS)
+    : decoder.decode(result.subarray(0, ERROR_SCAN_CHARS * 4)).slice(0, ERROR_SCAN_CHARS);
+  return isErrorResult({ kind, is_error: flagged ?? undefined }, head);
 }

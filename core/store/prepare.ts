@@ -1,11 +1,12 @@
 /**
  * Turns an importer's result into rows ready for the store: each operation's JSON document,
- * its indexed columns and its search text. Pure, so it runs in the import worker and the main
- * thread only executes SQL.
+ * its indexed columns and its own words. Pure, so it runs in the import worker. What needs the
+ * result's bytes (the error flag, the result's excerpts for search) is finished by the store
+ * with `finishOp`, where the bytes arrive anyway.
  */
 import type { Operation, OperationRecord, SessionDelta } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
-import { operationFailed } from "./error_flag.ts";
+import { resultFailed } from "./error_flag.ts";
 
 /**
  * How much of a tool result goes into the search index: its head (commands print what they
@@ -22,15 +23,21 @@ export interface PreparedOp {
   effect: Operation["effect"];
   tool: string | null;
   target: string | null;
-  is_error: 0 | 1 | null;
+  /** The error flag the agent recorded, if any. */
+  flagged: boolean | null;
   completeness: Operation["completeness"];
   model: string | null;
   /** The sub-agent connection this call spawned, if any. */
   spawns: string | null;
   /** The canonical Operation as JSON. */
   doc: string;
-  /** What full-text search sees. */
-  body: string;
+  /** What search sees of the operation itself: its text, tool, summary and target. */
+  words: string;
+  /**
+   * Its tool result, where the store reads it: a payload of the same unit (its index in
+   * `PreparedUnit.payloads`) or inline text. Null for none, and for replies and thinking.
+   */
+  result: number | string | null;
 }
 
 export interface PreparedDelta extends Omit<SessionDelta, "operations"> {
@@ -104,31 +111,22 @@ export function payloadAt(p: PackedPayloads, i: number): Uint8Array {
   return p.buffers[p.at[3 * i]].subarray(offset, offset + p.at[3 * i + 2]);
 }
 
-export interface PrepareOptions {
-  /** Decides the `is_error` column. Default: the one shared error heuristic. */
-  isError?: (op: Operation, payloads: Map<string, Uint8Array>) => boolean;
-}
-
-const decoder = new TextDecoder();
-
-export function prepareUnit(result: UnitResult, options: PrepareOptions = {}): PreparedUnit {
-  const isError = options.isError ?? operationFailed;
+export function prepareUnit(result: UnitResult): PreparedUnit {
+  const payloads = packPayloads(result.payloads);
+  const index = new Map(payloads.sha256.map((sha, i) => [sha, i]));
   return {
     ...result,
     deltas: result.deltas.map((d) => ({
       ...d,
-      operations: d.operations.map((rec) => prepareOp(rec, result.payloads, isError)),
+      operations: d.operations.map((rec) => prepareOp(rec, index)),
     })),
-    payloads: packPayloads(result.payloads),
+    payloads,
   };
 }
 
-export function prepareOp(
-  rec: OperationRecord,
-  payloads: Map<string, Uint8Array>,
-  isError: (op: Operation, payloads: Map<string, Uint8Array>) => boolean,
-): PreparedOp {
+export function prepareOp(rec: OperationRecord, payloadIndex: Map<string, number>): PreparedOp {
   const op = rec.op;
+  const response = op.response;
   return {
     id: rec.id,
     connection: rec.connection,
@@ -137,14 +135,54 @@ export function prepareOp(
     effect: op.effect,
     tool: op.tool ?? null,
     target: op.target ?? null,
-    is_error: isError(op, payloads) ? 1 : op.is_error === false ? 0 : null,
+    flagged: op.is_error ?? null,
     completeness: op.completeness,
     model: op.model ?? null,
     spawns: op.spawns ?? null,
     doc: JSON.stringify(op),
-    body: indexText(op, payloads),
+    words: opWords(op),
+    result: !hasResult(op) || !response
+      ? null
+      : "sha256" in response
+      ? payloadIndex.get(response.sha256) ?? null
+      : "inline" in response
+      ? response.inline
+      : null,
   };
 }
+
+/** The `is_error` column and the search text of a prepared operation, given its unit's payloads. */
+export function finishOp(
+  op: PreparedOp,
+  payloads: PackedPayloads,
+): { is_error: 0 | 1 | null; body: string } {
+  const bytes = typeof op.result === "number" ? payloadAt(payloads, op.result) : null;
+  const inline = typeof op.result === "string" ? op.result : null;
+  const failed = resultFailed(op.kind, op.flagged, bytes ?? inline);
+  return {
+    is_error: failed ? 1 : op.flagged === false ? 0 : null,
+    body: bytes ? withExcerpts(op.words, bytes) : op.words,
+  };
+}
+
+/** Whether search reads an operation's result (not a reply's or thinking's own words). */
+const hasResult = (op: Pick<Operation, "kind">) => op.kind !== "reply" && op.kind !== "thinking";
+
+function opWords(op: Operation): string {
+  const parts: string[] = [];
+  if (op.text) parts.push(op.text);
+  if (op.tool) parts.push(op.tool);
+  if (op.summary) parts.push(op.summary);
+  if (op.target && op.target !== op.summary) parts.push(op.target);
+  return parts.join("\n");
+}
+
+function withExcerpts(words: string, bytes: Uint8Array): string {
+  const excerpts = resultExcerpts(bytes);
+  return words ? [words, ...excerpts].join("\n") : excerpts.join("\n");
+}
+
+const decoder = new TextDecoder();
 
 /** The head and tail of a result, as indexed (one piece when the result is short). */
 export function resultExcerpts(bytes: Uint8Array): string[] {
@@ -171,14 +209,8 @@ export function indexText(
   op: Operation,
   payloads: Pick<Map<string, Uint8Array>, "get">,
 ): string {
-  const parts: string[] = [];
-  if (op.text) parts.push(op.text);
-  if (op.tool) parts.push(op.tool);
-  if (op.summary) parts.push(op.summary);
-  if (op.target && op.target !== op.summary) parts.push(op.target);
-  if (op.kind !== "reply" && op.kind !== "thinking" && op.response && "sha256" in op.response) {
-    const bytes = payloads.get(op.response.sha256);
-    if (bytes) parts.push(...resultExcerpts(bytes));
-  }
-  return parts.join("\n");
+  const words = opWords(op);
+  if (!hasResult(op) || !op.response || !("sha256" in op.response)) return words;
+  const bytes = payloads.get(op.response.sha256);
+  return bytes ? withExcerpts(words, bytes) : words;
 }

@@ -21,7 +21,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
-import { indexText, type PackedPayloads, payloadAt, resultExcerpts } from "./prepare.ts";
+import { finishOp, indexText, type PackedPayloads, payloadAt, resultExcerpts } from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { VERSION } from "../version.ts";
@@ -619,7 +619,7 @@ export class ChronicleStore {
     // Plain inserts only when nothing can conflict: a new file of a new session.
     const noConflict = fresh && !existing;
     for (const rec of d.operations) {
-      this.upsertOperation(d, rec, noConflict);
+      this.upsertOperation(d, rec, result.payloads, noConflict);
       // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
       if (rec.spawns) {
         this.stmt(
@@ -690,7 +690,13 @@ export class ChronicleStore {
     return merged;
   }
 
-  private upsertOperation(d: PreparedDelta, rec: PreparedOp, fresh: boolean): void {
+  private upsertOperation(
+    d: PreparedDelta,
+    rec: PreparedOp,
+    payloads: PackedPayloads,
+    fresh: boolean,
+  ): void {
+    const { is_error, body } = finishOp(rec, payloads);
     const values = [
       d.session_id,
       rec.id,
@@ -704,7 +710,7 @@ export class ChronicleStore {
       rec.effect,
       rec.tool,
       rec.target,
-      rec.is_error,
+      is_error,
       rec.completeness,
       rec.model,
       rec.doc,
@@ -714,7 +720,7 @@ export class ChronicleStore {
       ? Number(this.stmt(INSERT_OP).run(...values).lastInsertRowid)
       : (this.stmt(UPSERT_OP).get(...values) as { rowid: number }).rowid;
     if (!fresh) this.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(rowid);
-    if (rec.body) this.stmt(INSERT_FTS).run(rowid, rec.body);
+    if (body) this.stmt(INSERT_FTS).run(rowid, body);
   }
 
   private refreshAggregates(sessionId: string): void {
