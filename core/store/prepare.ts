@@ -4,7 +4,7 @@
  * result's bytes (the error flag, the result's excerpts for search) is finished by the store
  * with `finishOp`, where the bytes arrive anyway.
  */
-import type { Operation, OperationRecord, SessionDelta } from "../model/mod.ts";
+import type { Operation, OperationRecord, SessionDelta, SourceRange } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
 
@@ -118,13 +118,17 @@ export function prepareUnit(result: UnitResult): PreparedUnit {
     ...result,
     deltas: result.deltas.map((d) => ({
       ...d,
-      operations: d.operations.map((rec) => prepareOp(rec, index)),
+      operations: d.operations.map((rec) => prepareOp(rec, d.file, index)),
     })),
     payloads,
   };
 }
 
-export function prepareOp(rec: OperationRecord, payloadIndex: Map<string, number>): PreparedOp {
+export function prepareOp(
+  rec: OperationRecord,
+  file: string,
+  payloadIndex: Map<string, number>,
+): PreparedOp {
   const op = rec.op;
   const response = op.response;
   return {
@@ -139,7 +143,7 @@ export function prepareOp(rec: OperationRecord, payloadIndex: Map<string, number
     completeness: op.completeness,
     model: op.model ?? null,
     spawns: op.spawns ?? null,
-    doc: JSON.stringify(op),
+    doc: storedDoc(op, file),
     words: opWords(op),
     result: !hasResult(op) || !response
       ? null
@@ -149,6 +153,41 @@ export function prepareOp(rec: OperationRecord, payloadIndex: Map<string, number
       ? response.inline
       : null,
   };
+}
+
+/**
+ * An operation as the store keeps it: its JSON without the source file of its ranges where
+ * that is the row's own `file` column (every operation names it once or twice, at length).
+ * {@link withSourceFile} puts it back.
+ */
+export function storedDoc(op: Operation, file: string): string {
+  const p = op.provenance;
+  const own = (r: SourceRange | undefined) => r?.file === file;
+  if (!own(p.source_range) && !own(p.completion?.source_range)) return JSON.stringify(op);
+  const strip = (r: SourceRange) => (own(r) ? { lines: r.lines, bytes: r.bytes } : r);
+  return JSON.stringify({
+    ...op,
+    provenance: {
+      ...p,
+      source_range: strip(p.source_range),
+      ...(p.completion
+        ? { completion: { ...p.completion, source_range: strip(p.completion.source_range) } }
+        : {}),
+    },
+  });
+}
+
+/** The Operation of a stored doc, its ranges' source file restored from the row's `file`. */
+export function withSourceFile(doc: string, file: string): Operation {
+  const op = JSON.parse(doc) as Operation;
+  const p = op.provenance;
+  // A stored range may lack its file: put it back, first, as the importer wrote it.
+  const restore = (r: Partial<SourceRange>) => ({ file, ...r }) as SourceRange;
+  if (p?.source_range) {
+    p.source_range = restore(p.source_range);
+    if (p.completion?.source_range) p.completion.source_range = restore(p.completion.source_range);
+  }
+  return op;
 }
 
 /** The `is_error` column and the search text of a prepared operation, given its unit's payloads. */

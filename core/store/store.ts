@@ -21,7 +21,14 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
-import { finishOp, indexText, type PackedPayloads, payloadAt, resultExcerpts } from "./prepare.ts";
+import {
+  finishOp,
+  indexText,
+  type PackedPayloads,
+  payloadAt,
+  resultExcerpts,
+  withSourceFile,
+} from "./prepare.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { VERSION } from "../version.ts";
@@ -891,12 +898,13 @@ export class ChronicleStore {
       `SELECT count(*) AS n FROM operations WHERE session_id = ? ${connFilter}`,
     ).get(...params) as { n: number }).n;
     const rows = this.db.prepare(
-      `SELECT op_id, connection, ts_ms, doc FROM operations WHERE session_id = ? ${connFilter}
+      `SELECT op_id, connection, ts_ms, file, doc FROM operations WHERE session_id = ? ${connFilter}
        ORDER BY ts_ms, rank, line, block LIMIT ? OFFSET ?`,
     ).all(...params, limit, offset) as {
       op_id: string;
       connection: string;
       ts_ms: number | null;
+      file: string;
       doc: string;
     }[];
     const items = rows.map((r, i) => ({
@@ -905,7 +913,7 @@ export class ChronicleStore {
       connection: r.connection,
       ts_ms: r.ts_ms,
       offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-      op: JSON.parse(r.doc) as Operation,
+      op: withSourceFile(r.doc, r.file),
     }));
     return { total, items };
   }
@@ -988,15 +996,16 @@ export class ChronicleStore {
     const capped = n === window;
     candidates.sort((x, y) => x.score - y.score || y.rowid - x.rowid);
     const detail = this.stmt(
-      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.doc, s.title, s.first_prompt, s.source,
-         s.project_path FROM operations o JOIN sessions s ON s.id = o.session_id WHERE o.rowid = ?`,
+      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.file, o.doc, s.title, s.first_prompt,
+         s.source, s.project_path FROM operations o JOIN sessions s ON s.id = o.session_id
+       WHERE o.rowid = ?`,
     );
     const rows = candidates.slice(offset, offset + limit).map((c) => ({
       ...(detail.get(c.rowid) as Record<string, string | number | null>),
       score: c.score,
     })) as Record<string, string | number | null>[];
     const hits = rows.map((r) => {
-      const op = JSON.parse(String(r.doc)) as Operation;
+      const op = withSourceFile(String(r.doc), String(r.file));
       const text = [op.text, op.summary, op.target].filter(Boolean).join(" · ") ||
         (this.payloadText(op.response, 4000) ?? "");
       let snippet = makeSnippet(text, terms);
@@ -1047,7 +1056,7 @@ export class ChronicleStore {
     if (!s) return null;
     const rows = <T>(sql: string) => this.db.prepare(sql).all(id) as T[];
     const operations: OperationRecord[] = rows<Record<string, string | number | null>>(
-      "SELECT op_id, connection, ts_ms, rank, line, block, doc FROM operations WHERE session_id = ?",
+      "SELECT op_id, connection, ts_ms, rank, line, block, file, doc FROM operations WHERE session_id = ?",
     ).map((r) => ({
       id: String(r.op_id),
       connection: String(r.connection),
@@ -1057,7 +1066,7 @@ export class ChronicleStore {
         line: Number(r.line),
         block: Number(r.block),
       },
-      op: JSON.parse(String(r.doc)),
+      op: withSourceFile(String(r.doc), String(r.file)),
     }));
     const connections = rows<{ doc: string }>(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
