@@ -2,7 +2,7 @@
  * Search-as-you-type over the prefix index, and the migration that rebuilt the index for it.
  */
 import { assertEquals } from "../../_helpers/assert.ts";
-import { ChronicleStore, ftsQuery } from "../../../core/store/mod.ts";
+import { type ChronicleStore, ftsQuery } from "../../../core/store/mod.ts";
 import { scratch, sessionLines } from "./_sessions.ts";
 
 const RESULTS = ["deploying the frontend", "denormalized tables", "de facto standard", "dentist"];
