@@ -190,4 +190,10 @@ INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
 `,
     reindex: true,
   },
+  {
+    version: 4,
+    name: "no index on operations.tool",
+    // No query looks operations up by tool (statistics scan them), and every insert paid for it.
+    sql: "DROP INDEX operations_tool;",
+  },
 ];
