@@ -17,6 +17,7 @@ import {
   type PayloadRef,
   type SessionInfo,
   type SessionIssue,
+  sha256Hex,
   type UsageEntry,
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
@@ -759,7 +760,10 @@ export class ChronicleStore {
 
   // ---------------------------------------------------------------- read side
 
-  /** A payload's bytes; null when unknown, or when its pack lost them (cut short, deleted). */
+  /**
+   * A payload's bytes; null when unknown, or when its pack lost them (cut short, deleted,
+   * overwritten): never bytes other than the ones its hash names.
+   */
   payload(sha256: string): Uint8Array | null {
     return this.payloadHead(sha256, Infinity);
   }
@@ -778,7 +782,10 @@ export class ChronicleStore {
     if (!this.packs) return null;
     const want = Math.min(row.size, maxBytes);
     const bytes = this.packs.read(row.pack, row.pack_offset ?? 0, want);
-    return bytes.byteLength === want ? bytes : null;
+    if (bytes.byteLength !== want) return null;
+    // A whole payload is checked against its hash (a file the store does not control can
+    // change under it); a head is only ever read for heuristics and excerpts.
+    return want === row.size && sha256Hex(bytes) !== sha256 ? null : bytes;
   }
 
   /** The text of a payload ref (UTF-8), cut at `max` characters when given. */

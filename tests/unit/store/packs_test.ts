@@ -83,14 +83,22 @@ Deno.test("a unit that fails after writing its bytes leaves no row pointing at t
   store.close();
 });
 
-Deno.test("a pack cut short gives a missing payload, never wrong bytes", async () => {
+Deno.test("a pack changed or cut short gives a missing payload, never wrong bytes", async () => {
   await using s = await scratch();
   const result = big("cut");
   await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [result]));
   const store = s.open();
   await s.run(store);
   store.close();
-  await Deno.truncate(`${packDir(s.data)}/0001.pack`, 100);
+  // one byte changed: the bytes no longer match their hash
+  const pack = `${packDir(s.data)}/0001.pack`;
+  const bytes = await Deno.readFile(pack);
+  bytes[10] ^= 1;
+  await Deno.writeFile(pack, bytes);
+  const changed = s.open();
+  assertEquals(changed.payload(sha256Hex(result)), null);
+  changed.close();
+  await Deno.truncate(pack, 100);
   const after = s.open();
   assertEquals(after.payload(sha256Hex(result)), null);
   assertEquals(after.payloadHead(sha256Hex(result), 50)?.byteLength, 50);
