@@ -3,52 +3,7 @@ import { ChronicleStore, importAll, type ImportOptions } from "../../../core/sto
 import { PACK_MIN_BYTES, type PackFiles } from "../../../core/store/packs.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { createPackFiles, packDir } from "../../../runtime/pack_files.ts";
-
-/** A Claude Code session: a prompt, then one Bash call per result (the last one fails). */
-export function sessionLines(sid: string, results: string[]): string {
-  const lines: unknown[] = [];
-  let parent: string | null = null;
-  let t = Date.parse("2026-11-30T10:00:00Z");
-  const push = (rec: Record<string, unknown>) => {
-    const uuid = crypto.randomUUID();
-    lines.push({
-      ...rec,
-      uuid,
-      parentUuid: parent,
-      sessionId: sid,
-      cwd: "/work/demo",
-      timestamp: new Date(t += 1000).toISOString(),
-    });
-    parent = uuid;
-  };
-  push({ type: "user", message: { role: "user", content: `fix it, session ${sid}` } });
-  results.forEach((result, i) => {
-    const id = `toolu_${sid.slice(0, 8)}_${i}`;
-    push({
-      type: "assistant",
-      message: {
-        id: `msg_${sid.slice(0, 8)}_${i}`,
-        role: "assistant",
-        model: "claude-test",
-        content: [{ type: "tool_use", id, name: "Bash", input: { command: `make step${i}` } }],
-        usage: { input_tokens: 10, output_tokens: 5 },
-      },
-    });
-    push({
-      type: "user",
-      message: {
-        role: "user",
-        content: [{
-          type: "tool_result",
-          tool_use_id: id,
-          content: result,
-          ...(i === results.length - 1 ? {} : { is_error: false }),
-        }],
-      },
-    });
-  });
-  return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
-}
+import { writeClaudeSession } from "../../e2e/_synthetic.ts";
 
 export const big = (seed: string, n = PACK_MIN_BYTES * 2) =>
   (seed + " ").repeat(Math.ceil(n / (seed.length + 1))).slice(0, n);
@@ -57,8 +12,6 @@ export async function scratch(
   options: { packLimit?: number; wrap?: (p: PackFiles) => PackFiles } = {},
 ) {
   const home = await Deno.makeTempDir({ prefix: "chronicle-packs-test-" });
-  const projects = `${home}/.claude/projects/-work-demo`;
-  await Deno.mkdir(projects, { recursive: true });
   const data = `${home}/data`;
   await Deno.mkdir(data);
   const open = () => {
@@ -72,12 +25,32 @@ export async function scratch(
     env: { home, env: {}, platform: "linux" },
     fs: createDenoFs({ tempRoot: `${home}/.tmp` }),
   };
+  const write = (sid: string, results: string[]) =>
+    writeClaudeSession(home, {
+      sessionId: sid,
+      cwd: "/work/demo",
+      turns: [
+        { user: `fix it, session ${sid}` },
+        ...results.map((result, i) => ({
+          tool: { name: "Bash", input: { command: `make step${i}` }, result },
+        })),
+      ],
+    });
+  const run = (store: ChronicleStore) => importAll(store, importOptions);
   return {
     home,
-    projects,
+    /** Writes (or rewrites) session `sid`: a prompt, then one Bash call per result. */
+    write,
     data,
     open,
-    run: (store: ChronicleStore) => importAll(store, importOptions),
+    run,
+    /** Writes session `sid`, opens the store and imports: the usual start of a test. */
+    async imported(sid: string, results: string[]): Promise<ChronicleStore> {
+      await write(sid, results);
+      const store = open();
+      await run(store);
+      return store;
+    },
     packBytes: () => {
       let total = 0;
       try {

@@ -7,7 +7,7 @@ import { ChronicleStore } from "../../../core/store/mod.ts";
 import { computeStats } from "../../../core/analytics/mod.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
 import { packDir } from "../../../runtime/pack_files.ts";
-import { big, scratch, sessionLines } from "./_sessions.ts";
+import { big, scratch } from "./_sessions.ts";
 
 const encoder = new TextEncoder();
 const place = (store: ChronicleStore, text: string) =>
@@ -18,9 +18,7 @@ const place = (store: ChronicleStore, text: string) =>
 Deno.test("a big payload goes to a pack, a small one stays in the database; both read back exactly", async () => {
   await using s = await scratch();
   const results = [big("alpha"), "short result", big("gamma é ✓ 🚀")];
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", results));
-  const store = s.open();
-  await s.run(store);
+  const store = await s.imported("aaaaaaaa-1", results);
   assertEquals(place(store, results[0])?.pack, 1);
   assertEquals(place(store, results[1])?.pack, null);
   for (const r of results) {
@@ -43,14 +41,12 @@ Deno.test("a big payload goes to a pack, a small one stays in the database; both
 Deno.test("a payload already stored is not written again, whichever session or pass brings it", async () => {
   await using s = await scratch();
   const shared = big("shared");
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [shared]));
-  const store = s.open();
-  await s.run(store);
+  const store = await s.imported("aaaaaaaa-1", [shared]);
   const once = s.packBytes();
   assertEquals(once, encoder.encode(shared).byteLength);
   // another session with the same result, and the first file replaced (a full re-read)
-  await Deno.writeTextFile(`${s.projects}/b.jsonl`, sessionLines("bbbbbbbb-2", [shared]));
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [shared, "x"]));
+  await s.write("bbbbbbbb-2", [shared]);
+  await s.write("aaaaaaaa-1", [shared, "x"]);
   await s.run(store);
   assertEquals(s.packBytes(), once);
   assertEquals(store.payload(sha256Hex(shared)), encoder.encode(shared));
@@ -60,14 +56,12 @@ Deno.test("a payload already stored is not written again, whichever session or p
 Deno.test("a unit that fails after writing its bytes leaves no row pointing at them", async () => {
   await using s = await scratch();
   const first = big("first");
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [first]));
-  const store = s.open();
-  await s.run(store);
+  const store = await s.imported("aaaaaaaa-1", [first]);
   // The next unit's payload reaches the pack, then its operations fail to insert.
   const doomed = big("doomed");
   store.db.exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
     WHEN NEW.session_id LIKE '%bbbbbbbb%' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END`);
-  await Deno.writeTextFile(`${s.projects}/b.jsonl`, sessionLines("bbbbbbbb-2", [doomed]));
+  await s.write("bbbbbbbb-2", [doomed]);
   const summary = await s.run(store);
   assertEquals(summary.errors.map((e) => e.code), ["store_failed"]);
   assertEquals(place(store, doomed), undefined);
@@ -86,9 +80,7 @@ Deno.test("a unit that fails after writing its bytes leaves no row pointing at t
 Deno.test("a pack changed or cut short gives a missing payload, never wrong bytes", async () => {
   await using s = await scratch();
   const result = big("cut");
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [result]));
-  const store = s.open();
-  await s.run(store);
+  const store = await s.imported("aaaaaaaa-1", [result]);
   store.close();
   // one byte changed: the bytes no longer match their hash
   const pack = `${packDir(s.data)}/0001.pack`;
@@ -117,7 +109,7 @@ Deno.test("packs roll over at their limit, and two stores on one folder never ov
   for (let i = 0; i < 6; i++) {
     const r = [big(`one-${i}`), big(`two-${i}`)];
     all.push(...r);
-    await Deno.writeTextFile(`${s.projects}/s${i}.jsonl`, sessionLines(`ssssssss-${i}`, r));
+    await s.write(`ssssssss-${i}`, r);
     await s.run(i % 2 ? two : one);
   }
   const packs = [...Deno.readDirSync(packDir(s.data))].map((e) => e.name).sort();
@@ -147,17 +139,14 @@ Deno.test("packs reach the disk before the commit that points at them, once per 
     if (sql === "COMMIT") commits.push(`commit after ${syncs.length} syncs`);
     return exec(sql);
   };
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [big("a")]));
+  await s.write("aaaaaaaa-1", [big("a")]);
   await s.run(store);
   assertEquals(syncs, ["sync 1"]);
   assertEquals(commits.at(-1), "commit after 1 syncs");
   // a bulk pass (16 files or more): one flush at its end, not one per unit
   syncs.length = 0;
   for (let i = 0; i < 20; i++) {
-    await Deno.writeTextFile(
-      `${s.projects}/b${i}.jsonl`,
-      sessionLines(`bbbbbbbb-${i}`, [big(`b${i}`)]),
-    );
+    await s.write(`bbbbbbbb-${i}`, [big(`b${i}`)]);
   }
   await s.run(store);
   assertEquals(syncs, ["sync 1"]);
@@ -167,7 +156,7 @@ Deno.test("packs reach the disk before the commit that points at them, once per 
 Deno.test("a store made before packs still reads its payloads, and adds new ones to packs", async () => {
   await using s = await scratch();
   const old = big("old");
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", [old]));
+  await s.write("aaaaaaaa-1", [old]);
   const before = ChronicleStore.open(`${s.data}/chronicle.db`); // no packs: bytes in the database
   await s.run(before);
   before.close();
@@ -175,7 +164,7 @@ Deno.test("a store made before packs still reads its payloads, and adds new ones
   const store = s.open();
   assertEquals(store.payload(sha256Hex(old)), encoder.encode(old));
   const added = big("added");
-  await Deno.writeTextFile(`${s.projects}/b.jsonl`, sessionLines("bbbbbbbb-2", [added]));
+  await s.write("bbbbbbbb-2", [added]);
   await s.run(store);
   assertEquals(place(store, added)?.pack, 1);
   assertEquals(store.payload(sha256Hex(added)), encoder.encode(added));
@@ -185,12 +174,7 @@ Deno.test("a store made before packs still reads its payloads, and adds new ones
 Deno.test("error statistics read a failed command's output from its pack", async () => {
   await using s = await scratch();
   const failing = "make: *** [step1] Error 2\nExit code 2\n" + big("log");
-  await Deno.writeTextFile(
-    `${s.projects}/a.jsonl`,
-    sessionLines("aaaaaaaa-1", [big("fine"), failing]),
-  );
-  const store = s.open();
-  await s.run(store);
+  const store = await s.imported("aaaaaaaa-1", [big("fine"), failing]);
   assertEquals(place(store, failing)?.pack, 1);
   const stats = computeStats(store.db, {}, (sha, n) => store.payloadHead(sha, n));
   assertEquals(stats.tools.find((t) => t.tool === "Bash")?.errors, 1);

@@ -3,15 +3,13 @@
  */
 import { assertEquals } from "../../_helpers/assert.ts";
 import { type ChronicleStore, ftsQuery } from "../../../core/store/mod.ts";
-import { scratch, sessionLines } from "./_sessions.ts";
+import { scratch } from "./_sessions.ts";
 
 const RESULTS = ["deploying the frontend", "denormalized tables", "de facto standard", "dentist"];
 
 async function withStore(fn: (store: ChronicleStore, reopen: () => ChronicleStore) => void) {
   await using s = await scratch();
-  await Deno.writeTextFile(`${s.projects}/a.jsonl`, sessionLines("aaaaaaaa-1", RESULTS));
-  const store = s.open();
-  await s.run(store);
+  const store = await s.imported("aaaaaaaa-1", RESULTS);
   fn(store, () => {
     store.close();
     return s.open();

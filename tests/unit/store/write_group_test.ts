@@ -5,7 +5,7 @@
 import { assertEquals } from "../../_helpers/assert.ts";
 import { ChronicleStore } from "../../../core/store/mod.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
-import { big, scratch, sessionLines } from "./_sessions.ts";
+import { big, scratch } from "./_sessions.ts";
 
 Deno.test("a nested transaction that throws undoes only its own writes", () => {
   const store = ChronicleStore.open(":memory:");
@@ -39,15 +39,12 @@ Deno.test("a bulk pass commits units in groups; a failing unit loses only its ow
   };
   for (let i = 0; i < 20; i++) {
     const sid = `${String(i).padStart(8, "0")}-x`;
-    await Deno.writeTextFile(
-      `${s.projects}/s${i}.jsonl`,
-      sessionLines(sid, [`result ${i}`, big(`pack ${i}`)]),
-    );
+    await s.write(sid, [`result ${i}`, big(`pack ${i}`)]);
   }
   store.db.exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
     WHEN NEW.session_id LIKE '%00000007-x%' BEGIN SELECT RAISE(ABORT, 'simulated'); END`);
   const summary = await s.run(store);
-  assertEquals(summary.errors.map((e) => e.file?.split("/").pop()), ["s7.jsonl"]);
+  assertEquals(summary.errors.map((e) => e.file?.split("/").pop()), ["00000007-x.jsonl"]);
   assertEquals(summary.sessions, 19);
   const sessions = store.db.prepare("SELECT count(*) AS n FROM sessions").get() as { n: number };
   assertEquals(sessions.n, 19);
