@@ -54,7 +54,15 @@ Deno.test({
       await t.step("Ctrl-K searches every session and Enter jumps to the step", async () => {
         await page.keyboard.press("Control+k");
         await page.waitForSelector(".palette-input");
-        await page.keyboard.type("wirte");
+        // Two letters match whole words only, and the palette says so.
+        await page.keyboard.type("wi");
+        await page.locator(".palette-status", { hasText: "whole words until the third letter" })
+          .waitFor();
+        await screenshot(page, "02_search_two_letters");
+        await page.keyboard.type("rte");
+        await page.locator(".palette-status", { hasText: "matches" }).filter({
+          hasNotText: "whole words",
+        }).waitFor();
         await page.waitForSelector(".hits li mark");
         const mark = await page.locator(".hits li mark").first().textContent();
         assert.match(mark ?? "", /wirte/i);

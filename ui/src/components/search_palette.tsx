@@ -89,7 +89,9 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
           {error.value ??
             (total.value === null
               ? "Type to search prompts, replies, commands and outputs. ↑↓ to move, Enter to open, Esc to close."
-              : `${total.value.toLocaleString("en-US")} matches · ${ms.value} ms`)}
+              : `${total.value.toLocaleString("en-US")} matches · ${ms.value} ms${
+                shortLastWord(q.value) ? " · whole words until the third letter" : ""
+              }`)}
         </div>
         <ul class="hits" role="listbox">
           {hits.value.map((h, i) => (
@@ -119,4 +121,11 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
       </div>
     </div>
   );
+}
+
+/** The server matches a last word of one or two characters whole, not as a beginning. */
+function shortLastWord(text: string): boolean {
+  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const last = words[words.length - 1] ?? "";
+  return last.length > 0 && last.length < 3 && /[\p{L}\p{N}_]$/u.test(text.trimEnd());
 }
