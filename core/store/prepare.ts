@@ -10,7 +10,8 @@ import { resultFailed } from "./error_flag.ts";
 
 /**
  * How much of a tool result goes into the search index: its head (commands print what they
- * do first) and its tail (and how they failed last). A shorter result is indexed whole.
+ * do first) and its tail (and how they failed last). A shorter result is indexed whole. A file
+ * that was read is indexed by its head only: its end says no more than its middle.
  */
 export const INDEXED_RESULT_HEAD = 1_536;
 export const INDEXED_RESULT_TAIL = 1_024;
@@ -200,7 +201,7 @@ export function finishOp(
   const failed = resultFailed(op.kind, op.flagged, bytes ?? inline);
   return {
     is_error: failed ? 1 : op.flagged === false ? 0 : null,
-    body: bytes ? withExcerpts(op.words, bytes) : op.words,
+    body: bytes ? withExcerpts(op.words, bytes, op.kind) : op.words,
   };
 }
 
@@ -216,12 +217,18 @@ function opWords(op: Operation): string {
   return parts.join("\n");
 }
 
-function withExcerpts(words: string, bytes: Uint8Array): string {
-  const excerpts = resultExcerpts(bytes);
+function withExcerpts(words: string, bytes: Uint8Array, kind: Operation["kind"]): string {
+  const excerpts = kind === "read" ? [resultHead(bytes)] : resultExcerpts(bytes);
   return words ? [words, ...excerpts].join("\n") : excerpts.join("\n");
 }
 
 const decoder = new TextDecoder();
+
+/** The opening of a result, as indexed. */
+function resultHead(bytes: Uint8Array): string {
+  // UTF-8 takes at most 4 bytes a character: decode no more than the head needs.
+  return decoder.decode(bytes.subarray(0, INDEXED_RESULT_HEAD * 4)).slice(0, INDEXED_RESULT_HEAD);
+}
 
 /** The head and tail of a result, as indexed (one piece when the result is short). */
 export function resultExcerpts(bytes: Uint8Array): string[] {
@@ -251,5 +258,5 @@ export function indexText(
   const words = opWords(op);
   if (!hasResult(op) || !op.response || !("sha256" in op.response)) return words;
   const bytes = payloads.get(op.response.sha256);
-  return bytes ? withExcerpts(words, bytes) : words;
+  return bytes ? withExcerpts(words, bytes, op.kind) : words;
 }

@@ -25,21 +25,27 @@ export async function scratch(
     env: { home, env: {}, platform: "linux" },
     fs: createDenoFs({ tempRoot: `${home}/.tmp` }),
   };
-  const write = (sid: string, results: string[]) =>
+  const write = (sid: string, results: string[], tool = "Bash") =>
     writeClaudeSession(home, {
       sessionId: sid,
       cwd: "/work/demo",
       turns: [
         { user: `fix it, session ${sid}` },
         ...results.map((result, i) => ({
-          tool: { name: "Bash", input: { command: `make step${i}` }, result },
+          tool: {
+            name: tool,
+            input: tool === "Read"
+              ? { file_path: `/work/demo/f${i}.ts` }
+              : { command: `make step${i}` },
+            result,
+          },
         })),
       ],
     });
   const run = (store: ChronicleStore) => importAll(store, importOptions);
   return {
     home,
-    /** Writes (or rewrites) session `sid`: a prompt, then one Bash call per result. */
+    /** Writes (or rewrites) session `sid`: a prompt, then one call (Bash, Read) per result. */
     write,
     data,
     open,

@@ -44,3 +44,14 @@ Deno.test("migration 3 rebuilds the search index of an existing store", async ()
     after.close();
   });
 });
+
+Deno.test("a file read is indexed by its head; a command's output by its head and its tail", async () => {
+  await using s = await scratch();
+  const long = (first: string, last: string) => `${first} ${"filler ".repeat(2000)}${last}`;
+  await s.write("bbbbbbbb-2", [long("readopening", "readending")], "Read");
+  const store = await s.imported("aaaaaaaa-1", [long("cmdopening", "cmdfailure")]);
+  const count = (q: string) => store.search(q).total;
+  assertEquals([count("readopening"), count("readending")], [1, 0]);
+  assertEquals([count("cmdopening"), count("cmdfailure")], [1, 1]);
+  store.close();
+});
