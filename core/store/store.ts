@@ -142,6 +142,7 @@ export class WriteGroup {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** The units applied since the group began, to apply again after a rollback. */
   private applied: (() => unknown)[] = [];
+  private failed: unknown;
 
   constructor(
     private readonly tx: {
@@ -161,6 +162,7 @@ export class WriteGroup {
    * the same at a cost on every unit; failures are rare.)
    */
   run<T>(bytes: number, fn: () => T): T {
+    this.rethrow();
     if (!this.open) this.begin();
     this.tx.join(true);
     try {
@@ -181,17 +183,32 @@ export class WriteGroup {
   close(): void {
     clearTimeout(this.timer);
     this.applied = [];
+    this.rethrow();
     if (!this.open) return;
     this.open = false;
     this.tx.commit();
+  }
+
+  private rethrow(): void {
+    if (this.failed === undefined) return;
+    const e = this.failed;
+    this.failed = undefined;
+    throw e;
   }
 
   private begin(): void {
     this.tx.begin();
     this.open = true;
     this.units = this.bytes = 0;
-    // While the importer waits for its next unit, the lock is released on time.
-    this.timer = setTimeout(() => this.close(), this.limits.ms);
+    // While the importer waits for its next unit, the lock is released on time. A commit that
+    // fails here (a full disk) is reported by the group's next call.
+    this.timer = setTimeout(() => {
+      try {
+        this.close();
+      } catch (e) {
+        this.failed = e;
+      }
+    }, this.limits.ms);
   }
 
   private recover(): void {
@@ -380,7 +397,14 @@ export class ChronicleStore {
   writeGroup(limits: WriteGroupLimits = DEFAULT_GROUP_LIMITS): WriteGroup {
     return new WriteGroup({
       begin: () => this.db.exec("BEGIN IMMEDIATE"),
-      commit: () => this.commit(),
+      commit: () => {
+        try {
+          this.commit();
+        } catch (e) {
+          if (this.db.isTransaction) this.db.exec("ROLLBACK");
+          throw e;
+        }
+      },
       rollback: () => this.db.exec("ROLLBACK"),
       join: (on) => this.joinNested = on,
     }, limits);
@@ -516,28 +540,28 @@ export class ChronicleStore {
     }
     if (!length) return;
     this.unsynced.add(n);
-    // Consecutive payloads go out together, a slice at a time.
+    // Consecutive payloads go out together, up to a slice at a time.
     let at = end;
-    let i = 0;
-    while (i < fresh.length) {
-      if (fresh[i].byteLength >= PACK_WRITE_SLICE) {
-        packs.write(n, at, fresh[i]);
-        at += fresh[i++].byteLength;
-        continue;
+    let batch: Uint8Array[] = [];
+    let size = 0;
+    const flush = () => {
+      if (!batch.length) return;
+      let out = batch[0];
+      if (batch.length > 1) {
+        out = new Uint8Array(size);
+        for (let k = 0, o = 0; k < batch.length; o += batch[k++].byteLength) out.set(batch[k], o);
       }
-      let size = 0;
-      let j = i;
-      while (j < fresh.length && size + fresh[j].byteLength <= PACK_WRITE_SLICE) {
-        size += fresh[j++].byteLength;
-      }
-      const slice = j - i === 1 ? fresh[i] : new Uint8Array(size);
-      if (j - i > 1) {
-        for (let k = i, o = 0; k < j; o += fresh[k++].byteLength) slice.set(fresh[k], o);
-      }
-      packs.write(n, at, slice);
+      packs.write(n, at, out);
       at += size;
-      i = j;
+      batch = [];
+      size = 0;
+    };
+    for (const bytes of fresh) {
+      if (size + bytes.byteLength > PACK_WRITE_SLICE) flush();
+      batch.push(bytes);
+      size += bytes.byteLength;
     }
+    flush();
   }
 
   private removeFileRows(sessionId: string, file: string): void {

@@ -93,3 +93,32 @@ Deno.test("a write group holds the write lock only for a bounded time", async ()
   assertEquals((store.db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 5);
   store.close();
 });
+
+Deno.test("a commit that fails on the group's timer is reported by its next call", async () => {
+  const store = ChronicleStore.open(":memory:");
+  store.db.exec("CREATE TABLE t (v INTEGER)");
+  const group = store.writeGroup({ units: 1000, bytes: 1e12, ms: 10 });
+  const exec = store.db.exec.bind(store.db);
+  let failNext = true;
+  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+    if (sql === "COMMIT" && failNext) {
+      failNext = false;
+      throw new Error("disk full (simulated)");
+    }
+    return exec(sql);
+  };
+  group.run(0, () => store.db.prepare("INSERT INTO t VALUES (1)").run());
+  await new Promise((r) => setTimeout(r, 30)); // the timer's commit fails
+  let reported = "";
+  try {
+    group.run(0, () => store.db.prepare("INSERT INTO t VALUES (2)").run());
+  } catch (e) {
+    reported = (e as Error).message;
+  }
+  assertEquals(reported, "disk full (simulated)");
+  // the failed group was rolled back; the next unit starts a fresh one
+  group.run(0, () => store.db.prepare("INSERT INTO t VALUES (3)").run());
+  group.close();
+  assertEquals(store.db.prepare("SELECT v FROM t").all().map((r) => r.v), [3]);
+  store.close();
+});
