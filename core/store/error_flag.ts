@@ -10,8 +10,7 @@ const decoder = new TextDecoder();
 
 /** Whether a tool call failed, reading at most the opening of its result (bytes or text). */
 export function resultFailed(
-  kind: Operation["kind"],
-  flagged: boolean | null,
+  op: { kind: Operation["kind"]; flagged: boolean | null },
   result: Uint8Array | string | null,
 ): boolean {
   const head = result === null
@@ -19,5 +18,5 @@ export function resultFailed(
     : typeof result === "string"
     ? result.slice(0, ERROR_SCAN_CHARS)
     : decoder.decode(result.subarray(0, ERROR_SCAN_CHARS * 4)).slice(0, ERROR_SCAN_CHARS);
-  return isErrorResult({ kind, is_error: flagged ?? undefined }, head);
+  return isErrorResult({ kind: op.kind, is_error: op.flagged ?? undefined }, head);
 }

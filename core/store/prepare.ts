@@ -119,16 +119,19 @@ export function prepareUnit(result: UnitResult): PreparedUnit {
     ...result,
     deltas: result.deltas.map((d) => ({
       ...d,
-      operations: d.operations.map((rec) => prepareOp(rec, d.file, index)),
+      operations: d.operations.map((rec) => prepareOp(rec, { file: d.file, payloads: index })),
     })),
     payloads,
   };
 }
 
-export function prepareOp(
+/**
+ * One operation's row. `file` is the delta's source file (its doc leaves it out); `payloads`
+ * gives each payload's index in the unit's packed payloads.
+ */
+function prepareOp(
   rec: OperationRecord,
-  file: string,
-  payloadIndex: Map<string, number>,
+  unit: { file: string; payloads: Map<string, number> },
 ): PreparedOp {
   const op = rec.op;
   const response = op.response;
@@ -144,12 +147,12 @@ export function prepareOp(
     completeness: op.completeness,
     model: op.model ?? null,
     spawns: op.spawns ?? null,
-    doc: storedDoc(op, file),
+    doc: storedDoc(op, unit.file),
     words: opWords(op),
     result: !hasResult(op) || !response
       ? null
       : "sha256" in response
-      ? payloadIndex.get(response.sha256) ?? null
+      ? unit.payloads.get(response.sha256) ?? null
       : "inline" in response
       ? response.inline
       : null,
@@ -198,7 +201,7 @@ export function finishOp(
 ): { is_error: 0 | 1 | null; body: string } {
   const bytes = typeof op.result === "number" ? payloadAt(payloads, op.result) : null;
   const inline = typeof op.result === "string" ? op.result : null;
-  const failed = resultFailed(op.kind, op.flagged, bytes ?? inline);
+  const failed = resultFailed(op, bytes ?? inline);
   return {
     is_error: failed ? 1 : op.flagged === false ? 0 : null,
     body: bytes ? withExcerpts(op.words, bytes, op.kind) : op.words,

@@ -651,7 +651,7 @@ export class ChronicleStore {
     // Plain inserts only when nothing can conflict: a new file of a new session.
     const noConflict = fresh && !existing;
     for (const rec of d.operations) {
-      this.upsertOperation(d, rec, result.payloads, noConflict);
+      this.upsertOperation(d, rec, { payloads: result.payloads, fresh: noConflict });
       // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
       if (rec.spawns) {
         this.stmt(
@@ -725,8 +725,7 @@ export class ChronicleStore {
   private upsertOperation(
     d: PreparedDelta,
     rec: PreparedOp,
-    payloads: PackedPayloads,
-    fresh: boolean,
+    { payloads, fresh }: { payloads: PackedPayloads; fresh: boolean },
   ): void {
     const { is_error, body } = finishOp(rec, payloads);
     const values = [
