@@ -3,7 +3,7 @@
  * The store's pack files on disk (`<data folder>/payloads/0001.pack`, ...): the folder 0700,
  * every pack 0600. Files stay open until the store closes.
  */
-import type { PackFiles } from "../core/store/packs.ts";
+import type { PackFiles } from "../core/store/mod.ts";
 
 export function packDir(dataDir: string): string {
   return `${dataDir}/payloads`;

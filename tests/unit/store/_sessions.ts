@@ -1,6 +1,11 @@
 /** Small Claude Code sessions written on the fly, and a file-backed store with packs. */
-import { ChronicleStore, importAll, type ImportOptions } from "../../../core/store/mod.ts";
-import { PACK_MIN_BYTES, type PackFiles } from "../../../core/store/packs.ts";
+import {
+  ChronicleStore,
+  importAll,
+  type ImportOptions,
+  PACK_MIN_BYTES,
+  type PackFiles,
+} from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { createPackFiles, packDir } from "../../../runtime/pack_files.ts";
 import { writeClaudeSession } from "../../e2e/_synthetic.ts";
