@@ -165,20 +165,16 @@ function prepareOp(
  * {@link withSourceFile} puts it back.
  */
 export function storedDoc(op: Operation, file: string): string {
-  const p = op.provenance;
-  const own = (r: SourceRange | undefined) => r?.file === file;
-  if (!own(p.source_range) && !own(p.completion?.source_range)) return JSON.stringify(op);
-  const strip = (r: SourceRange) => (own(r) ? { lines: r.lines, bytes: r.bytes } : r);
-  return JSON.stringify({
-    ...op,
-    provenance: {
-      ...p,
-      source_range: strip(p.source_range),
-      ...(p.completion
-        ? { completion: { ...p.completion, source_range: strip(p.completion.source_range) } }
-        : {}),
-    },
-  });
+  const ranges = [op.provenance.source_range, op.provenance.completion?.source_range]
+    .filter((r): r is SourceRange => r?.file === file);
+  // JSON leaves out a property whose value is undefined: blank the file for the moment of
+  // stringifying rather than copy the operation (the values change, not the object's shape).
+  for (const r of ranges) (r as { file?: string }).file = undefined;
+  try {
+    return JSON.stringify(op);
+  } finally {
+    for (const r of ranges) r.file = file;
+  }
 }
 
 /** The Operation of a stored doc, its ranges' source file restored from the row's `file`. */
