@@ -500,18 +500,13 @@ class CodexPass {
     mirrorText: string | null,
     init: Omit<Parameters<typeof makeOp>[0], "completeness" | "provenance">,
   ): void {
-    const fromItem = source === "item";
-    let id = this.opId(l.line, block);
-    let order = orderKey(at, this.unit.rank, l.line, block);
-    if (mirrorText !== null) {
-      const key = mirrorKey(mirrorText);
-      const known = this.mirror(mirrorText, source, key);
-      if (known) {
-        if (!fromItem) return;
-        id = known.op;
-        order = known.order;
-      } else this.remember(key, id, order, source);
-    }
+    const key = mirrorText === null ? null : mirrorKey(mirrorText);
+    const known = key === null ? undefined : this.mirror(mirrorText!, source, key);
+    if (known && source !== "item") return; // an event repeating what an item said
+    // An item takes over the op an event made first: its id and place.
+    const id = known ? known.op : this.opId(l.line, block);
+    const order = known ? known.order : orderKey(at, this.unit.rank, l.line, block);
+    if (key !== null && !known) this.remember(key, id, order, source);
     const op = makeOp({
       ...init,
       completeness: "complete",
