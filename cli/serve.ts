@@ -157,26 +157,29 @@ export const serveCommand: Command = async (args, io) => {
     if (p.values.open) await openBrowser(server.url, io);
 
     // One read-only import worker lives as long as the server: an appended line costs a
-    // message, not a worker start.
+    // message, not a worker start. Background passes write through their own connection: a
+    // bulk pass keeps a transaction open across units, and what the server writes meanwhile
+    // (a rule) must not join it.
     const worker = importing ? createWorkerRunner({ tempRoot }) : null;
-    let busy = false;
+    const background = importing ? (await openUserStore(io)).store : null;
+    let pass: Promise<void> | null = null;
+    const runPass = async () => {
+      try {
+        const s = await runImport(background!, io, {
+          tempRoot,
+          progress: false,
+          runner: worker!.runner,
+        });
+        const changed = Object.values(s.sources).some((x) => x.full + x.appended > 0);
+        if (changed) server.events.publish("import", { sessions: s.sessions, at: Date.now() });
+      } catch (e) {
+        io.stderr(`chronicle: background import failed: ${(e as Error).message}\n`);
+      }
+    };
     const timer = importing
-      ? setInterval(async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          const s = await runImport(store, io, {
-            tempRoot,
-            progress: false,
-            runner: worker!.runner,
-          });
-          const changed = Object.values(s.sources).some((x) => x.full + x.appended > 0);
-          if (changed) server.events.publish("import", { sessions: s.sessions, at: Date.now() });
-        } catch (e) {
-          io.stderr(`chronicle: background import failed: ${(e as Error).message}\n`);
-        } finally {
-          busy = false;
-        }
+      ? setInterval(() => {
+        if (pass) return; // the last pass is still running
+        pass = runPass().finally(() => (pass = null));
       }, interval * 1000)
       : undefined;
 
@@ -187,6 +190,8 @@ export const serveCommand: Command = async (args, io) => {
       await server.finished;
     } finally {
       if (timer !== undefined) clearInterval(timer);
+      await pass;
+      background?.close();
       worker?.close();
       server.events.close();
       Deno.removeSignalListener("SIGINT", onSignal);

@@ -136,3 +136,64 @@ Deno.test("chronicle show of an unknown session fails with exit 1", async () => 
     await Deno.remove(data, { recursive: true });
   }
 });
+
+Deno.test("chronicle serve imports new logs in the background while the API takes writes, and stops on SIGTERM", async () => {
+  const { writeClaudeSession } = await import("../e2e/_synthetic.ts");
+  const home = await Deno.makeTempDir({ prefix: "chronicle-serve-test-" });
+  const session = (i: number) =>
+    writeClaudeSession(home, {
+      sessionId: `5e55${String(i).padStart(4, "0")}-0000-4000-8000-000000000000`,
+      cwd: "/work/demo",
+      turns: [{ user: `task ${i}` }, {
+        tool: { name: "Bash", input: { command: "make" }, result: `ok ${i} `.repeat(800) },
+      }],
+    });
+  await session(0);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...FLAGS, `${ROOT}main.ts`, "serve", "--port", "0", "--interval", "1"],
+    env: { PATH: Deno.env.get("PATH") ?? "", DENO_DIR, HOME: home, CHRONICLE_HOME: `${home}/data` },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let seen = "";
+    while (!/http:\/\/127\.0\.0\.1:\d+/.test(seen)) {
+      const { value, done } = await stdout.read();
+      if (done) throw new Error(`serve stopped: ${seen}`);
+      seen += value;
+    }
+    const url = seen.match(/http:\/\/127\.0\.0\.1:\d+/)![0];
+    const token = (await Deno.readTextFile(`${home}/data/token`)).trim();
+    const total = async () => (await (await fetch(`${url}/api/sessions`)).json()).total as number;
+    assertEquals(await total(), 1);
+    // Enough new files for a bulk pass (a transaction open across units), and a rule written
+    // through the API while it runs.
+    for (let i = 1; i <= 20; i++) await session(i);
+    const added = await fetch(`${url}/api/security/rules`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-chronicle-token": token },
+      body: JSON.stringify({ name: "internal host", pattern: "*.corp.internal" }),
+    });
+    assertEquals(added.status, 201, await added.text());
+    for (let tries = 0; tries < 100 && await total() < 21; tries++) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assertEquals(await total(), 21);
+    const rules = (await (await fetch(`${url}/api/security/rules`)).json()).items as {
+      name: string;
+    }[];
+    assert(rules.some((r) => r.name === "internal host"), JSON.stringify(rules));
+  } finally {
+    child.kill("SIGTERM");
+    const status = await child.status;
+    const rest = await stderr.read();
+    await stdout.cancel();
+    await stderr.cancel();
+    await Deno.remove(home, { recursive: true });
+    assertEquals(status.code, 0, rest.value ?? "");
+  }
+});
