@@ -234,10 +234,7 @@ export function resultExcerpts(bytes: Uint8Array): string[] {
   const whole = INDEXED_RESULT_HEAD + INDEXED_RESULT_TAIL;
   // UTF-8 takes at most 4 bytes a character: decode no more than the excerpts need.
   if (bytes.byteLength <= whole) return [decoder.decode(bytes)];
-  const head = decoder.decode(bytes.subarray(0, INDEXED_RESULT_HEAD * 4)).slice(
-    0,
-    INDEXED_RESULT_HEAD,
-  );
+  const head = resultHead(bytes);
   if (bytes.byteLength <= whole * 4) {
     const text = decoder.decode(bytes);
     if (text.length <= whole) return [text];
