@@ -8,6 +8,7 @@
  */
 import { ChronicleStore } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
+import { prng } from "../unit/security/_fake_secrets.ts";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i += 2) args.set(Deno.args[i], Deno.args[i + 1]);
@@ -15,18 +16,8 @@ const MESSAGES = Number(args.get("--messages") ?? 1_000_000);
 const QUERIES = Number(args.get("--queries") ?? 120);
 const PER_SESSION = 500;
 
-/** A deterministic PRNG, so every run builds the same store. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(42);
+// A deterministic PRNG, so every run builds the same store.
+const rand = prng(42);
 const SYLLABLES = [
   "ka",
   "lo",
@@ -162,7 +153,7 @@ const buildSeconds = (performance.now() - started) / 1000;
 
 // Queries: common words, rare words, two words, prefixes, with and without filters.
 const queries: { q: string; f: Record<string, string> }[] = [];
-const qr = rng(7);
+const qr = prng(7);
 for (let i = 0; i < QUERIES; i++) {
   const common = WORDS[Math.floor(qr() * 50)];
   const rare = WORDS[5000 + Math.floor(qr() * 10000)];
