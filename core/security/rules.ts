@@ -594,6 +594,11 @@ function onAssignment(text: string, sep: number, sepLength: number, push: Push):
   const v = readValue(text, from);
   if (!v) return;
   if (!v.quoted && DECLARATION_RE.test(text.slice(Math.max(0, k - 16), k))) return;
+  pushKeyedValue(text, v, cls, push);
+}
+
+/** Proposes the value of a password or secret key, masked, if it looks like a real one. */
+function pushKeyedValue(text: string, v: CapturedValue, cls: KeyClass, push: Push): void {
   push(
     v.start,
     v.end,
@@ -614,13 +619,7 @@ function onFlag(text: string, i: number, push: Push): void {
   if (!cls) return;
   const v = readValue(text, i + m[0].length);
   if (!v) return;
-  push(
-    v.start,
-    v.end,
-    "****",
-    cls === "password" ? "password" : "secret",
-    () => plausibleSecretValue(text.slice(v.start, v.end), cls, v.quoted),
-  );
+  pushKeyedValue(text, v, cls, push);
 }
 
 // ---------------------------------------------------------------------------------------------
