@@ -403,17 +403,7 @@ class DbReader {
       const created = num(c.createdAt), updated = num(c.lastUpdatedAt);
       if (created !== undefined) info.started_at = new Date(created).toISOString();
       if (updated !== undefined) info.ended_at = new Date(updated).toISOString();
-      out.push({
-        session_id: info.id,
-        file: this.unit.path,
-        info,
-        primary: false,
-        connections: [],
-        operations: [],
-        usage: [],
-        loss_windows: [],
-        issues: [],
-      });
+      out.push(metadataDelta(info, this.unit.path));
     }
     return out;
   }
@@ -463,18 +453,7 @@ class DbReader {
         count: blobs,
       });
     }
-    return [{
-      session_id: info.id,
-      file: this.unit.path,
-      info,
-      primary: false,
-      connections: [],
-      operations: [],
-      usage: [],
-      loss_windows: [],
-      issues,
-      extensions: { [SOURCE]: ext },
-    }];
+    return [{ ...metadataDelta(info, this.unit.path), issues, extensions: { [SOURCE]: ext } }];
   }
 }
 
@@ -1204,3 +1183,18 @@ export const cursor: Importer = {
   detect,
   import: importUnit,
 };
+
+/** A delta that only says what a session is (title, times, project): no operations. */
+function metadataDelta(info: SessionDelta["info"], file: string): SessionDelta {
+  return {
+    session_id: info.id,
+    file,
+    info,
+    primary: false,
+    connections: [],
+    operations: [],
+    usage: [],
+    loss_windows: [],
+    issues: [],
+  };
+}
