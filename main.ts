@@ -5,16 +5,20 @@
  */
 import { runCli } from "./cli/main.ts";
 import type { CliIo } from "./cli/io.ts";
+import { resolvePathVars, userCwd } from "./cli/user_cwd.ts";
 
 const encoder = new TextEncoder();
 
 export function denoIo(): CliIo {
+  const raw = Deno.env.toObject();
+  const checkout = new URL(".", import.meta.url).pathname;
+  const cwd = userCwd(raw, Deno.cwd(), checkout);
   return {
     stdout: (t) => void Deno.stdout.writeSync(encoder.encode(t)),
     stderr: (t) => void Deno.stderr.writeSync(encoder.encode(t)),
     stdin: async () => new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer()),
-    env: Deno.env.toObject(),
-    cwd: Deno.cwd(),
+    env: resolvePathVars(raw, cwd),
+    cwd,
     isTerminal: Deno.stdout.isTerminal(),
   };
 }

@@ -197,3 +197,41 @@ Deno.test("chronicle serve imports new logs in the background while the API take
     assertEquals(status.code, 0, rest.value ?? "");
   }
 });
+
+Deno.test("deno task chronicle resolves the paths a user types against the folder they typed them in", async () => {
+  const user = await Deno.makeTempDir({ prefix: "chronicle-user-" });
+  try {
+    await Deno.writeTextFile(
+      `${user}/.env`,
+      "OPENAI_API_KEY=sk-proj-" + "a1B2c3D4e5F6g7H8".repeat(3) + "\n",
+    );
+    const run = (args: string[]) =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["task", "--quiet", "--config", `${ROOT}deno.json`, "chronicle", ...args],
+        cwd: user,
+        env: {
+          PATH: Deno.env.get("PATH") ?? "",
+          DENO_DIR,
+          HOME: `${SHARED}/realclients/claude/s2-errors/native`,
+          CHRONICLE_HOME: "data",
+        },
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    const scan = await run(["scan", ".env", "--format", "json"]);
+    const text = new TextDecoder().decode(scan.stdout);
+    assertEquals(scan.code, 1, new TextDecoder().decode(scan.stderr));
+    // The checkout has no .env: only the user's own can give this finding.
+    assertEquals(JSON.parse(text).histogram, { api_key: 1 });
+
+    const imp = await run(["import", "--json"]);
+    assertEquals(imp.code, 0, new TextDecoder().decode(imp.stderr));
+    // A relative CHRONICLE_HOME is the user's folder's "data", not the checkout's.
+    assert((await Deno.stat(`${user}/data/chronicle.db`)).isFile);
+    assertEquals(await Deno.stat(`${ROOT}data`).catch(() => null), null);
+  } finally {
+    await Deno.remove(user, { recursive: true });
+  }
+});
