@@ -132,67 +132,6 @@ export function assembleSession(parts: SessionParts): CanonicalSession {
   };
 }
 
-/** Merges deltas in memory (what the store does on disk): used by tests and one-shot reads. */
-export function mergeDeltas(
-  deltas: SessionDelta[],
-  options: { pipelineVersion: string; recordingId: string; epochs?: Epoch[] },
-): SessionParts[] {
-  interface Acc {
-    info: SessionInfo;
-    source: SessionInfo["source"];
-    files: Set<string>;
-    connections: Map<string, Connection>;
-    operations: Map<string, OperationRecord>;
-    usage: Map<string, UsageEntry>;
-    loss_windows: LossWindow[];
-    issues: SessionIssue[];
-    extensions: Record<string, unknown>;
-  }
-  const bySession = new Map<string, Acc>();
-  for (const d of deltas) {
-    let acc = bySession.get(d.session_id);
-    if (!acc) {
-      acc = {
-        info: { ...d.info, project: d.info.project ?? {} },
-        source: d.info.source,
-        files: new Set(),
-        connections: new Map(),
-        operations: new Map(),
-        usage: new Map(),
-        loss_windows: [],
-        issues: [],
-        extensions: {},
-      };
-      bySession.set(d.session_id, acc);
-    } else {
-      acc.info = mergeInfo(acc.info, d.info, d.primary);
-    }
-    acc.files.add(d.file);
-    for (const c of d.connections) acc.connections.set(c.id, c);
-    for (const o of d.operations) acc.operations.set(o.id, o);
-    for (const u of d.usage) acc.usage.set(u.key, u);
-    acc.loss_windows.push(...d.loss_windows);
-    acc.issues.push(...d.issues);
-    Object.assign(acc.extensions, d.extensions ?? {});
-  }
-  return [...bySession.values()].map((acc) => ({
-    info: acc.info,
-    recording: {
-      id: options.recordingId,
-      source: acc.source,
-      source_paths: [...acc.files].sort(),
-      pipeline_version: options.pipelineVersion,
-    },
-    connections: [...acc.connections.values()],
-    operations: [...acc.operations.values()],
-    usage: [...acc.usage.values()],
-    epochs: options.epochs ?? [],
-    loss_windows: acc.loss_windows,
-    issues: acc.issues,
-    extensions: acc.extensions,
-  }));
-}
-
 /** Merges what a pass learned about a session into what was known. */
 export function mergeInfo(
   known: SessionInfo,

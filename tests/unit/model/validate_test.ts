@@ -3,7 +3,6 @@ import {
   assembleSession,
   ChronicleError,
   classifyTool,
-  mergeDeltas,
   readCanonicalSession,
   replayAttributes,
   type SessionDelta,
@@ -68,9 +67,25 @@ function tinyDelta(): SessionDelta {
   };
 }
 
+/** The stored parts of the tiny session, as the store would load them back. */
 function tinySession() {
-  const [parts] = mergeDeltas([tinyDelta()], { pipelineVersion: "t", recordingId: "rec_t" });
-  return assembleSession(parts);
+  const d = tinyDelta();
+  return assembleSession({
+    info: { ...d.info, project: d.info.project ?? {} },
+    recording: {
+      id: "rec_t",
+      source: "claude-code",
+      source_paths: [d.file],
+      pipeline_version: "t",
+    },
+    connections: d.connections,
+    operations: d.operations,
+    usage: d.usage,
+    epochs: [],
+    loss_windows: [],
+    issues: [],
+    extensions: {},
+  });
 }
 
 Deno.test("assembleSession() orders the timeline by time and gives offsets in nanoseconds", () => {

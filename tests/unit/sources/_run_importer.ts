@@ -1,17 +1,17 @@
-/** Test helpers for importer tests: run passes, assemble sessions, read payloads and scenarios. */
-import {
-  assembleSession,
-  type CanonicalSession,
-  mergeDeltas,
-  type Operation,
-} from "../../../core/model/mod.ts";
+/**
+ * Test helpers for importer tests: run passes, merge them through a real (in-memory) store and
+ * load the sessions back, read payloads and scenarios. The store's merge is the only one: what
+ * a snapshot shows is what `chronicle import` would hold.
+ */
+import type { CanonicalSession, Operation } from "../../../core/model/mod.ts";
 import type { Importer, SourceFs, SourceUnit, UnitResult } from "../../../core/sources/types.ts";
+import { ChronicleStore, prepareUnit } from "../../../core/store/mod.ts";
 
 export { FIXTURES as SHARED } from "../../_helpers/fixtures.ts";
 
 const decoder = new TextDecoder();
 
-/** Imports units in one pass each and assembles their sessions (what the store would hold). */
+/** Imports units in one pass each and loads their sessions back from a store. */
 export async function importUnits(
   importer: Importer,
   fs: SourceFs,
@@ -22,18 +22,55 @@ export async function importUnits(
   for (const u of units) {
     results.push(await importer.import(u, { fs, epoch: 0, closed: options.closed }));
   }
-  return { results, ...assemble(results) };
+  return { results, ...assemble(results, units) };
 }
 
-/** Assembles the sessions of several pass results, later passes upserting earlier ones. */
-export function assemble(results: UnitResult[]) {
+/**
+ * Applies pass results in order to a fresh in-memory store, as `chronicle import` would (a
+ * later pass of the same unit appends to, or replaces, what the earlier one stored), and loads
+ * every session they touched. `units[i]` is the unit of `results[i]`; without it the unit is
+ * the file its checkpoint or first delta names.
+ *
+ * Sessions come in the order the passes first mention them. What only the store decides and
+ * the importer tests do not check (a random recording id, the pipeline version, the epochs of
+ * the passes, all covered by tests/unit/store/) is pinned to fixed values, so a snapshot holds
+ * what the importer decided.
+ */
+export function assemble(results: UnitResult[], units: SourceUnit[] = []) {
   const payloads = new Map<string, Uint8Array>();
   for (const r of results) for (const [k, v] of r.payloads) payloads.set(k, v);
-  const sessions = mergeDeltas(results.flatMap((r) => r.deltas), {
-    pipelineVersion: "test",
-    recordingId: "rec_test",
-  }).map(assembleSession);
-  return { sessions, payloads };
+  const store = ChronicleStore.open(":memory:");
+  try {
+    const epochs = new Map<string, number>();
+    const ids = new Set<string>();
+    results.forEach((r, i) => {
+      const unit = units[i] ?? unitOf(r);
+      if (!unit) return; // nothing read, nothing to store
+      const epoch = epochs.get(unit.path) ?? 0;
+      epochs.set(unit.path, epoch + 1);
+      store.applyUnit(unit, prepareUnit(r), epoch);
+      for (const d of r.deltas) ids.add(d.session_id);
+    });
+    const sessions = [...ids].flatMap((id) => {
+      const s = store.loadSession(id);
+      if (!s) return [];
+      s.recording.id = "rec_test";
+      s.recording.pipeline_version = "test";
+      s.provenance.epochs = [];
+      return [s];
+    });
+    return { sessions, payloads };
+  } finally {
+    store.close();
+  }
+}
+
+/** The unit a result was read from, when the test did not say. */
+function unitOf(r: UnitResult): SourceUnit | null {
+  const path = r.checkpoint?.file ?? r.deltas[0]?.file;
+  const source = r.deltas[0]?.info.source;
+  if (!path || !source) return null;
+  return { source, path, kind: r.checkpoint?.kind ?? "jsonl", rank: 0 };
 }
 
 /** Runs a unit again from the previous result's checkpoint and state. */

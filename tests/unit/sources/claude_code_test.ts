@@ -1,17 +1,16 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
 import {
-  assembleSession,
   type CanonicalSession,
   classifyTool,
-  mergeDeltas,
   validationProblems,
 } from "../../../core/model/mod.ts";
 import { claudeCode } from "../../../core/sources/claude_code.ts";
-import type { SourceFs, SourceUnit, UnitResult } from "../../../core/sources/types.ts";
+import type { SourceFs, SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
+import { importUnits } from "./_run_importer.ts";
 
 const SHARED = FIXTURES;
 const decoder = new TextDecoder();
@@ -20,18 +19,8 @@ function unit(path: string, rank = 0): SourceUnit {
   return { source: "claude-code", path, kind: "jsonl", rank };
 }
 
-/** Imports files as one pass and assembles their sessions (what the store would hold). */
-async function importFiles(fs: SourceFs, units: SourceUnit[]) {
-  const results: UnitResult[] = [];
-  for (const u of units) results.push(await claudeCode.import(u, { fs, epoch: 0 }));
-  const payloads = new Map<string, Uint8Array>();
-  for (const r of results) for (const [k, v] of r.payloads) payloads.set(k, v);
-  const sessions = mergeDeltas(results.flatMap((r) => r.deltas), {
-    pipelineVersion: "test",
-    recordingId: "rec_test",
-  }).map(assembleSession);
-  return { sessions, payloads, results };
-}
+/** Imports files as one pass and loads their sessions back from a store. */
+const importFiles = (fs: SourceFs, units: SourceUnit[]) => importUnits(claudeCode, fs, units);
 
 function text(payloads: Map<string, Uint8Array>, ref: unknown): string | undefined {
   if (!ref || typeof ref !== "object" || !("sha256" in ref)) return undefined;
