@@ -13,8 +13,7 @@
  *
  * Run: deno task bench:scan [SIZE_MB] [ROUNDS]   (defaults 8 and 9)
  */
-import { lintSource } from "@secretlint/core";
-import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
+import { lintSource, secretlintRecommended as recommended } from "../_helpers/test_deps.ts";
 import { scanText } from "../../core/security/mod.ts";
 import { FakeSecrets, prng } from "../unit/security/_fake_secrets.ts";
 

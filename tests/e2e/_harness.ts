@@ -3,7 +3,7 @@
  * serves it on 127.0.0.1 with the real server, and drives Debian's Chromium through
  * playwright-core. Screenshots go to tests/e2e/screenshots/ (gitignored).
  */
-import type { Browser, Page } from "playwright-core";
+import { type Browser, loadPlaywright, type Page } from "../_helpers/test_deps.ts";
 import { type RunningServer, startServer } from "../../cli/serve.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
@@ -87,7 +87,7 @@ export async function openBrowser(
   // only with --allow-all; this variable makes it skip the probe, so the test task's narrower
   // permissions suffice.
   Deno.env.set("__IS_WSL_TEST__", "1");
-  const { chromium } = await import("playwright-core");
+  const { chromium } = await loadPlaywright();
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
