@@ -10,6 +10,8 @@
  * nothing else so it compiles to a small binary.
  */
 
+import { isLoopbackHostname, TOKEN_HEADER } from "../core/security/local_access.ts";
+
 /** The guard never keeps the agent waiting longer than this. */
 export const GUARD_TIMEOUT_MS = 3000;
 export const DEFAULT_URL = "http://127.0.0.1:4173";
@@ -30,13 +32,11 @@ function tokenPath(env: GuardDeps["env"]): string | null {
 }
 
 /** Only loopback servers: the guard never sends a tool call anywhere else. */
-function loopbackUrl(base: string): URL | null {
+export function loopbackUrl(base: string): URL | null {
   try {
     const url = new URL("/api/security/pretooluse", base);
-    const host = url.hostname;
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-    if (host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)) return url;
-    return null;
+    return isLoopbackHostname(url.hostname) ? url : null;
   } catch {
     return null;
   }
@@ -78,7 +78,7 @@ export async function runGuard(deps: GuardDeps, signal?: AbortSignal): Promise<n
       session_id: payload.session_id,
     });
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (token) headers["x-chronicle-token"] = token;
+    if (token) headers[TOKEN_HEADER] = token;
     const res = await deps.fetch(url, { method: "POST", headers, body, signal });
     if (!res.ok) {
       await res.body?.cancel();

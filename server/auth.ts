@@ -4,12 +4,11 @@
  * requests. The token lives in a 0600 file in the data folder (runtime/data_dir.ts); the UI
  * page carries it and the guard reads the file.
  */
+import { isLoopbackHostname, TOKEN_HEADER } from "../core/security/local_access.ts";
 import { HttpError } from "./errors.ts";
 
-/** Header that carries the token (`Authorization: Bearer <token>` is accepted as well). */
-export const TOKEN_HEADER = "x-chronicle-token";
+export { TOKEN_HEADER };
 
-const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Splits `name:port`, keeping IPv6 brackets. */
@@ -21,7 +20,7 @@ function splitHost(host: string): { name: string; port: string } {
 /** True when `host` (a Host header value) names this loopback server on its port. */
 export function isLoopbackHost(host: string, port: number): boolean {
   const h = splitHost(host);
-  return LOOPBACK_NAMES.has(h.name) && h.port === String(port);
+  return isLoopbackHostname(h.name) && h.port === String(port);
 }
 
 /** True when `origin` is an http origin on a loopback name with this server's port. */

@@ -6,7 +6,7 @@
  * (`preToolUseCheck`, `handlePreToolUse`). No model, no network; the original text is never
  * modified.
  */
-export * from "./rules.ts";
+export * from "./rules/mod.ts";
 export * from "./glob_rule.ts";
 export * from "./scan.ts";
 export * from "./pretooluse.ts";

@@ -2,7 +2,7 @@
  * SARIF 2.1.0 output for `chronicle scan --format sarif`, so editors and CI can show findings.
  * Messages carry the masked replacement, never the secret.
  */
-import { BUILTIN_RULES } from "./rules.ts";
+import { BUILTIN_RULES } from "./rules/mod.ts";
 import type { Finding } from "./scan.ts";
 
 export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";

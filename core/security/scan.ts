@@ -6,7 +6,7 @@
  */
 import type { CanonicalSession, OperationKind, PayloadRef } from "../model/types.ts";
 import { compileGlob, type CustomRule, forEachGlobMatch } from "./glob_rule.ts";
-import { BUILTIN_RULES, type BuiltinRuleName, detectBuiltins, type Severity } from "./rules.ts";
+import { BUILTIN_RULES, type BuiltinRuleName, detectBuiltins, type Severity } from "./rules/mod.ts";
 
 /** One redacted span. Offsets are UTF-16 indexes into the scanned text; lines are 1-based. */
 export interface Finding {
@@ -183,11 +183,11 @@ export function scanText(text: string, options: ScanOptions = {}): ScanResult {
   }
   const only = options.builtins ? new Set(options.builtins) : null;
   const candidates = detectBuiltins(text);
-  BUILTIN_RULES.forEach((rule, r) => {
-    if (only && !only.has(rule.name)) return;
-    const proposals = candidates[r].sort((a, b) => a.start - b.start);
+  for (const rule of BUILTIN_RULES) {
+    if (only && !only.has(rule.name)) continue;
+    const proposals = candidates[rule.name].sort((a, b) => a.start - b.start);
     claim(proposals, { rule: rule.name, custom: false, severity: rule.severity });
-  });
+  }
   if (drafts.length === 0) return { findings: [], redacted: text };
 
   drafts.sort((a, b) => a.start - b.start);

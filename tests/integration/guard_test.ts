@@ -134,7 +134,7 @@ Deno.test("the guard fails open on HTML, on an error status and on a bad payload
   }
 });
 
-Deno.test("the guard ignores other hook events and never calls a non-loopback server", async () => {
+Deno.test("the guard ignores other hook events, and a non-loopback URL ends in a silent exit 0", async () => {
   const server = serve(() => Response.json({ decision: "block", reason: "no" }));
   try {
     const stop = await Deno.readTextFile(`${HOOKS}stop.stdin.json`);

@@ -1,3 +1,5 @@
+import { TOKEN_HEADER } from "../../core/security/local_access.ts";
+
 /** The UI's one door to the server: JSON calls with the install token and the error shape. */
 
 /** The install token the server wrote into the page. */
@@ -24,7 +26,7 @@ export interface RequestOptions {
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const method = options.method ?? "GET";
   const headers: Record<string, string> = {};
-  if (method !== "GET") headers["x-chronicle-token"] = pageToken();
+  if (method !== "GET") headers[TOKEN_HEADER] = pageToken();
   if (options.body !== undefined) headers["content-type"] = "application/json";
   const res = await fetch(path, {
     method,

@@ -219,3 +219,24 @@ Deno.test("without a security engine the security routes answer 503 in the error
   const app = testApp(store);
   await assertApiError(await call(app, "GET", "/api/security/rules"), 503, "unavailable");
 });
+
+Deno.test("a token that is a prefix or an extension of the install token is refused", async (t) => {
+  const app = appWithUi();
+  const near = {
+    "the token less its last character": TOKEN.slice(0, -1),
+    "the first half of the token": TOKEN.slice(0, TOKEN.length / 2),
+    "one character": TOKEN[0],
+    "the token and one more character": TOKEN + "a",
+    "the token with its last character changed": TOKEN.slice(0, -1) + "b",
+  };
+  for (const [name, token] of Object.entries(near)) {
+    await t.step(name, async () => {
+      const res = await call(app, "POST", "/api/security/check", { body: {}, token });
+      await assertApiError(res, 403, "bad_token");
+    });
+  }
+  await t.step("the token itself is accepted", async () => {
+    const res = await call(app, "POST", "/api/security/check", { body: {}, token: TOKEN });
+    assert.equal(res.status, 200, await res.text());
+  });
+});
