@@ -1,5 +1,5 @@
 /** db_conn: connection URLs that carry a password (`postgres://user:pass@host`). */
-import { type BuiltinRule, type Push } from "./_shared.ts";
+import type { BuiltinRule, Push } from "./_shared.ts";
 import { isAlnumCode, isAlphaCode, isSpaceCode, looksLikePlaceholder } from "./_text.ts";
 
 export const DB_CONN_RULE: BuiltinRule = {

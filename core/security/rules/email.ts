@@ -1,5 +1,5 @@
 /** email: e-mail addresses, except reserved domains, asset names, package versions and SSH remotes. */
-import { type BuiltinRule, type Push } from "./_shared.ts";
+import type { BuiltinRule, Push } from "./_shared.ts";
 import { isAlnumCode, isAlphaCode } from "./_text.ts";
 
 export const EMAIL_RULE: BuiltinRule = {

@@ -1,5 +1,5 @@
 /** phone: international numbers, NANP numbers with separators, national numbers with a trunk 0. */
-import { type BuiltinRule, type Push } from "./_shared.ts";
+import type { BuiltinRule, Push } from "./_shared.ts";
 import { isAlnumCode, isDigitCode } from "./_text.ts";
 
 export const PHONE_RULE: BuiltinRule = {

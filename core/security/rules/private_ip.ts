@@ -1,5 +1,5 @@
 /** private_ip: private and loopback IPv4 addresses, IPv6 unique-local addresses. */
-import { type BuiltinRule, type Push } from "./_shared.ts";
+import type { BuiltinRule, Push } from "./_shared.ts";
 import { isDigitCode } from "./_text.ts";
 
 export const PRIVATE_IP_RULE: BuiltinRule = {
