@@ -321,7 +321,7 @@ function print(
 /** The user's store as a ScanStore: sessions page by page, payloads, enabled custom rules. */
 export async function openUserScanStore(io: CliIo): Promise<ScanStore> {
   const { store } = await openUserStore(io);
-  const rules = new RuleStore(store.db);
+  const rules = new RuleStore(store.ruleTable);
   return {
     async *sessions(selector) {
       if (selector.id) {
@@ -358,7 +358,7 @@ export async function loadUserRules(io: CliIo): Promise<readonly CustomRule[]> {
   }
   const { store } = await openUserStore(io);
   try {
-    return new RuleStore(store.db).active();
+    return new RuleStore(store.ruleTable).active();
   } finally {
     store.close();
   }

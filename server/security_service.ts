@@ -87,7 +87,7 @@ function redactText(text: string | null, rules: readonly CustomRule[]): string |
 
 export function createSecurityService(options: SecurityServiceOptions): SecurityService {
   const { store } = options;
-  const rules = new RuleStore(store.db, { now: options.now });
+  const rules = new RuleStore(store.ruleTable, { now: options.now });
   const view = (r: ReturnType<RuleStore["list"]>[number]): SecurityRuleView => ({
     id: r.id!,
     name: r.name,
@@ -169,10 +169,8 @@ export function createSecurityService(options: SecurityServiceOptions): Security
       return report;
     },
     interceptions: ({ limit, offset }) => {
-      const total = (store.db.prepare("SELECT count(*) AS n FROM interceptions").get() as {
-        n: number;
-      }).n;
-      const items = rules.interceptions({ limit: limit + offset }).slice(offset);
+      const total = rules.interceptionCount();
+      const items = rules.interceptions({ limit, offset });
       return { total, items };
     },
     preToolUse: (input) =>

@@ -2,10 +2,15 @@
  * @module
  * The local store (node:sqlite, WAL, FTS5): sessions merged idempotently from import deltas,
  * content-addressed payloads (the big ones in pack files), incremental checkpoints, and the
- * queries the CLI and server use.
+ * typed queries the CLI and server use. No module outside this folder runs SQL.
  */
 export * from "./store.ts";
+export * from "./types.ts";
 export * from "./import.ts";
 export * from "./prepare.ts";
 export * from "./packs.ts";
+export * from "./write_group.ts";
+export * from "./search_query.ts";
+export { makeSnippet } from "./search.ts";
+export { RuleTable } from "./rule_table.ts";
 export { MIGRATIONS } from "./schema.ts";

@@ -1,6 +1,5 @@
 /** Projects, the session list, one session, its timeline (paged) and its payloads. */
-import { computeStats } from "../../core/analytics/mod.ts";
-import type { Connection, Operation, PayloadRef, SessionInfo } from "../../core/model/mod.ts";
+import type { Operation, PayloadRef } from "../../core/model/mod.ts";
 import type { ChronicleStore, TimelineItem } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json, SECURITY_HEADERS } from "../errors.ts";
@@ -60,59 +59,7 @@ function requireSession(store: ChronicleStore, id: string) {
   return s;
 }
 
-/** A connection as the API shows it: `parent_guessed` when the log did not name the parent. */
-export type ConnectionView = Connection & { parent_guessed?: boolean };
-
-/**
- * The session's connections. A sub-agent whose log does not name the task call that spawned
- * it is attached to the latest unclaimed task call of the main thread before its first step.
- */
-function connectionsOf(store: ChronicleStore, id: string): ConnectionView[] {
-  const conns: ConnectionView[] = (store.db.prepare(
-    "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
-  ).all(id) as { doc: string }[]).map((r) => JSON.parse(r.doc) as Connection);
-  const orphans = conns.filter((c) => c.kind === "subagent" && !c.parent_op);
-  if (!orphans.length) return conns;
-  const claimed = new Set(conns.map((c) => c.parent_op).filter(Boolean));
-  const tasks = store.db.prepare(
-    `SELECT op_id, ts_ms FROM operations WHERE session_id = ? AND kind = 'task'
-     AND connection IN (SELECT id FROM connections WHERE session_id = ? AND
-       json_extract(doc, '$.kind') = 'main') ORDER BY ts_ms, rank, line, block`,
-  ).all(id, id) as { op_id: string; ts_ms: number | null }[];
-  const firstAt = store.db.prepare(
-    "SELECT min(ts_ms) AS t FROM operations WHERE session_id = ? AND connection = ?",
-  );
-  const order = orphans
-    .map((c) => ({ c, t: (firstAt.all(id, c.id)[0] as { t: number | null }).t ?? Infinity }))
-    .sort((a, b) => a.t - b.t);
-  for (const { c, t } of order) {
-    const candidates = tasks.filter((k) => !claimed.has(k.op_id) && (k.ts_ms ?? -Infinity) <= t);
-    const parent = candidates[candidates.length - 1];
-    if (!parent) continue;
-    claimed.add(parent.op_id);
-    c.parent_op = parent.op_id;
-    c.parent_guessed = true;
-  }
-  return conns;
-}
-
-/** Position of an operation within its connection's timeline, in the store's order. */
-function indexInConnection(store: ChronicleStore, sessionId: string, opId: string, all: boolean) {
-  const row = store.db.prepare(
-    `SELECT o.connection AS connection, (SELECT count(*) FROM operations p
-       WHERE p.session_id = o.session_id ${all ? "" : "AND p.connection = o.connection"} AND
-       (coalesce(p.ts_ms, -1e300), p.rank, p.line, p.block) <
-       (coalesce(o.ts_ms, -1e300), o.rank, o.line, o.block)) AS idx
-     FROM operations o WHERE o.session_id = ? AND o.op_id = ?`,
-  ).get(sessionId, opId) as { connection: string; idx: number } | undefined;
-  return row ?? null;
-}
-
-/** The one main connection whose timeline the session view shows, or null for "all". */
-function mainConnection(conns: Connection[]): string | null {
-  const mains = conns.filter((c) => c.kind === "main");
-  return mains.length === 1 && conns.length > 1 ? mains[0].id : null;
-}
+export type { ConnectionView } from "../../core/store/mod.ts";
 
 export function sessionRoutes(deps: AppDeps): Route[] {
   const { store } = deps;
@@ -127,23 +74,11 @@ export function sessionRoutes(deps: AppDeps): Route[] {
       method: "GET",
       path: "/api/sessions/:id",
       handler: ({ params }) => {
-        const summary = requireSession(store, params.id);
-        const info = store.db.prepare("SELECT info FROM sessions WHERE id = ?").get(params.id) as {
-          info: string;
-        };
-        const connections = connectionsOf(store, params.id);
-        const count = (table: string) =>
-          (store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE session_id = ?`).get(
-            params.id,
-          ) as { n: number }).n;
-        return json({
-          session: summary,
-          info: JSON.parse(info.info) as SessionInfo,
-          connections,
-          main_connection: mainConnection(connections),
-          issues: count("session_issues"),
-          loss_windows: count("loss_windows"),
-        });
+        const detail = store.sessionDetail(params.id);
+        if (!detail) {
+          throw new HttpError(404, "not_found", `No session "${params.id.slice(0, 200)}"`);
+        }
+        return json(detail);
       },
     },
     {
@@ -155,7 +90,7 @@ export function sessionRoutes(deps: AppDeps): Route[] {
         // before it knows the session's connections.
         let connection = url.searchParams.get("connection") || undefined;
         if (connection === ":main") {
-          connection = mainConnection(connectionsOf(store, params.id)) ?? undefined;
+          connection = store.mainConnection(params.id) ?? undefined;
         }
         const page = store.timeline(params.id, {
           offset: intParam(url, "offset", 0, 0, 100_000_000),
@@ -172,23 +107,7 @@ export function sessionRoutes(deps: AppDeps): Route[] {
         requireSession(store, params.id);
         const opId = url.searchParams.get("op");
         if (!opId) throw new HttpError(400, "bad_request", 'Query parameter "op" is required');
-        const conns = connectionsOf(store, params.id);
-        const byId = new Map(conns.map((c) => [c.id, c]));
-        const main = mainConnection(conns);
-        // From the operation up through the task calls that spawned its sub-agents.
-        const chain: { op_id: string; connection: string; index: number }[] = [];
-        let current: string | undefined = opId;
-        for (let depth = 0; current && depth < 16; depth++) {
-          const conn = store.db.prepare(
-            "SELECT connection FROM operations WHERE session_id = ? AND op_id = ?",
-          ).get(params.id, current) as { connection: string } | undefined;
-          if (!conn) break;
-          const nested = conn.connection !== main && byId.get(conn.connection)?.kind === "subagent";
-          const at = indexInConnection(store, params.id, current, main === null && !nested);
-          if (!at) break;
-          chain.unshift({ op_id: current, connection: at.connection, index: at.idx });
-          current = nested ? byId.get(conn.connection)?.parent_op : undefined;
-        }
+        const chain = store.locate(params.id, opId);
         if (!chain.length) {
           throw new HttpError(404, "not_found", `No operation "${opId.slice(0, 200)}" here`);
         }
@@ -200,11 +119,7 @@ export function sessionRoutes(deps: AppDeps): Route[] {
       path: "/api/sessions/:id/stats",
       handler: ({ params }) => {
         const summary = requireSession(store, params.id);
-        const stats = computeStats(
-          store.db,
-          { session_id: params.id },
-          (sha, n) => store.payloadHead(sha, n),
-        );
+        const stats = store.stats({ session_id: params.id });
         const start = summary.started_at ? Date.parse(summary.started_at) : stats.first_ms;
         const end = summary.ended_at ? Date.parse(summary.ended_at) : stats.last_ms;
         return json({

@@ -6,6 +6,7 @@
  *
  *   deno run -A tests/bench/search_bench.ts [--messages N] [--queries N]
  */
+import { dbOf } from "../_helpers/store_db.ts";
 import { ChronicleStore } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { prng } from "../unit/security/_fake_secrets.ts";
@@ -73,7 +74,7 @@ try {
   reuse = kept !== undefined && Deno.statSync(kept).isFile;
 } catch { /* build it */ }
 const store = ChronicleStore.open(path);
-const db = store.db;
+const db = dbOf(store);
 const started = performance.now();
 let rowid = 0;
 if (reuse) {

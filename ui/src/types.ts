@@ -1,13 +1,25 @@
 /** Shapes of the API's answers, as the UI reads them. */
 import type { Connection, Operation, SessionInfo } from "../../core/model/types.ts";
 import type {
+  ConnectionView,
   ProjectSummary as Project,
   SearchHit,
+  SessionDetail,
   SessionSummary,
   TimelineItem,
-} from "../../core/store/store.ts";
+} from "../../core/store/types.ts";
+import type { Stats as StoreStats } from "../../core/analytics/stats.ts";
 
-export type { Connection, Operation, Project, SearchHit, SessionInfo, SessionSummary };
+export type {
+  Connection,
+  ConnectionView,
+  Operation,
+  Project,
+  SearchHit,
+  SessionDetail,
+  SessionInfo,
+  SessionSummary,
+};
 
 export interface Page<T> {
   total: number;
@@ -27,33 +39,7 @@ export interface Row extends TimelineItem {
   result?: PayloadText;
 }
 
-export type ConnectionView = Connection & { parent_guessed?: boolean };
-
-export interface SessionDetail {
-  session: SessionSummary;
-  info: SessionInfo;
-  connections: ConnectionView[];
-  main_connection: string | null;
-  issues: number;
-  loss_windows: number;
-}
-
-export interface Stats {
-  sessions: number;
-  operations: number;
-  kinds: { kind: string; count: number }[];
-  tools: { tool: string; kind: string; count: number; errors: number }[];
-  activity: { day: string; operations: number; sessions: number; errors: number }[];
-  errors: number;
-  tokens: {
-    model: string;
-    input: number;
-    output: number;
-    cache_read: number;
-    cache_write: number;
-  }[];
-  files: { path: string; reads: number; writes: number }[];
-  first_ms: number | null;
-  last_ms: number | null;
+/** Analytics as the API sends them; a session's stats add its duration. */
+export interface Stats extends StoreStats {
   duration_ms?: number | null;
 }

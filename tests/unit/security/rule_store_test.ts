@@ -1,15 +1,13 @@
-import { DatabaseSync } from "node:sqlite";
 import { assertEquals, assertThrows } from "../../_helpers/assert.ts";
 import { ChronicleError } from "../../../core/model/mod.ts";
-import { MIGRATIONS } from "../../../core/store/schema.ts";
+import { ChronicleStore } from "../../../core/store/mod.ts";
 import { RuleStore } from "../../../core/security/mod.ts";
 
 function open() {
-  const db = new DatabaseSync(":memory:");
-  db.exec(MIGRATIONS[0].sql);
+  const db = ChronicleStore.open(":memory:");
   let n = 0;
   let t = Date.parse("2026-01-01T00:00:00Z");
-  const store = new RuleStore(db, {
+  const store = new RuleStore(db.ruleTable, {
     newId: () => `rule_${++n}`,
     now: () => new Date(t += 1000),
   });

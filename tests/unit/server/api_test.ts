@@ -1,4 +1,5 @@
 /** The JSON API on real-client fixtures: lists, filters, paging, search, analytics, payloads. */
+import { dbOf } from "../../_helpers/store_db.ts";
 import assert from "node:assert/strict";
 import { isErrorResult } from "../../../core/analytics/mod.ts";
 import { SOURCE_IDS } from "../../../core/sources/registry.ts";
@@ -313,12 +314,12 @@ Deno.test("analytics are recomputed after the store changes", async () => {
   const before = await callJson<Json>(app, "GET", "/api/analytics");
   const again = await callJson<Json>(app, "GET", "/api/analytics");
   assert.deepEqual(again, before);
-  store.db.exec("UPDATE sessions SET source = source"); // a write the cache must notice
-  store.db.exec(
+  dbOf(store).exec("UPDATE sessions SET source = source"); // a write the cache must notice
+  dbOf(store).exec(
     `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write)
      VALUES ('${subagentId}', 'bench-extra', 'f', 'test-model', 5, 7, 0, 0)`,
   );
   const after = await callJson<Json>(app, "GET", "/api/analytics");
   assert.ok(after.tokens.some((t: Json) => t.model === "test-model" && t.output === 7));
-  store.db.exec("DELETE FROM usage WHERE key = 'bench-extra'");
+  dbOf(store).exec("DELETE FROM usage WHERE key = 'bench-extra'");
 });

@@ -2,16 +2,16 @@
  * Payload bytes in pack files: what goes where, that every payload reads back exactly, and
  * that failures (a unit rolled back, a pack cut short, two writers) never give wrong bytes.
  */
+import { dbOf } from "../../_helpers/store_db.ts";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { ChronicleStore } from "../../../core/store/mod.ts";
-import { computeStats } from "../../../core/analytics/mod.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
 import { packDir } from "../../../runtime/pack_files.ts";
 import { big, scratch } from "./_sessions.ts";
 
 const encoder = new TextEncoder();
 const place = (store: ChronicleStore, text: string) =>
-  store.db.prepare("SELECT pack, pack_offset, size FROM payloads WHERE sha256 = ?").get(
+  dbOf(store).prepare("SELECT pack, pack_offset, size FROM payloads WHERE sha256 = ?").get(
     sha256Hex(text),
   ) as { pack: number | null; pack_offset: number | null; size: number } | undefined;
 
@@ -59,7 +59,7 @@ Deno.test("a unit that fails after writing its bytes leaves no row pointing at t
   const store = await s.imported("aaaaaaaa-1", [first]);
   // The next unit's payload reaches the pack, then its operations fail to insert.
   const doomed = big("doomed");
-  store.db.exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
+  dbOf(store).exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
     WHEN NEW.session_id LIKE '%bbbbbbbb%' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END`);
   await s.write("bbbbbbbb-2", [doomed]);
   const summary = await s.run(store);
@@ -68,7 +68,7 @@ Deno.test("a unit that fails after writing its bytes leaves no row pointing at t
   const orphaned = s.packBytes();
   assert(orphaned > encoder.encode(first).byteLength, "the doomed bytes stay as unused space");
   // The next pass imports the file; its bytes go after the unused ones and read back exactly.
-  store.db.exec("DROP TRIGGER doomed");
+  dbOf(store).exec("DROP TRIGGER doomed");
   await s.run(store);
   const row = place(store, doomed)!;
   assertEquals(row.pack_offset, orphaned);
@@ -134,8 +134,8 @@ Deno.test("packs reach the disk before the commit that points at them, once per 
   });
   const store = s.open();
   const commits: string[] = [];
-  const exec = store.db.exec.bind(store.db);
-  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+  const exec = dbOf(store).exec.bind(dbOf(store));
+  dbOf(store).exec = (sql: string) => {
     if (sql === "COMMIT") commits.push(`commit after ${syncs.length} syncs`);
     return exec(sql);
   };
@@ -171,12 +171,12 @@ Deno.test("a store made before packs still reads its payloads, and adds new ones
   store.close();
 });
 
-Deno.test("error statistics read a failed command's output from its pack", async () => {
+Deno.test("error statistics count a failed command whose output is in a pack", async () => {
   await using s = await scratch();
   const failing = "make: *** [step1] Error 2\nExit code 2\n" + big("log");
   const store = await s.imported("aaaaaaaa-1", [big("fine"), failing]);
   assertEquals(place(store, failing)?.pack, 1);
-  const stats = computeStats(store.db, {}, (sha, n) => store.payloadHead(sha, n));
+  const stats = store.stats();
   assertEquals(stats.tools.find((t) => t.tool === "Bash")?.errors, 1);
   store.close();
 });

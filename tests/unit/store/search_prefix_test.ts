@@ -1,6 +1,7 @@
 /**
  * Search-as-you-type over the prefix index, and the migration that rebuilt the index for it.
  */
+import { dbOf } from "../../_helpers/store_db.ts";
 import { assertEquals } from "../../_helpers/assert.ts";
 import { type ChronicleStore, ftsQuery } from "../../../core/store/mod.ts";
 import { scratch } from "./_sessions.ts";
@@ -33,7 +34,7 @@ Deno.test("migration 3 rebuilds the search index of an existing store", async ()
     const queries = ["de", "den", "deno", "frontend", "tables", "Bash", "make"];
     const before = queries.map((q) => store.search(q).total);
     // The store as an older version left it: the old index (empty here), no migration 3.
-    store.db.exec(`DROP TABLE operations_fts;
+    dbOf(store).exec(`DROP TABLE operations_fts;
       CREATE VIRTUAL TABLE operations_fts USING fts5(body, content='', contentless_delete=1,
         detail=none, prefix='2 3 4', tokenize='unicode61 remove_diacritics 2');
       DELETE FROM migrations WHERE version = 3;`);

@@ -1,3 +1,4 @@
+import { dbOf } from "../../_helpers/store_db.ts";
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -59,7 +60,7 @@ function countingFs(inner: SourceFs) {
 
 /** Every row of the tables an import writes, for comparing two stores or two passes. */
 function dump(store: ChronicleStore) {
-  const q = (sql: string) => store.db.prepare(sql).all();
+  const q = (sql: string) => dbOf(store).prepare(sql).all();
   return {
     sessions: q(
       "SELECT id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count, info, extensions FROM sessions ORDER BY id",
@@ -160,9 +161,10 @@ Deno.test("importAll() re-reads a truncated or replaced file from zero, leaving 
     await Deno.copyFile(realS1, path);
     await s.run();
     assertEquals(s.store.totals().operations, 8);
-    const { count } = s.store.db.prepare("SELECT count(*) AS count FROM operations_fts").get() as {
-      count: number;
-    };
+    const { count } = dbOf(s.store).prepare("SELECT count(*) AS count FROM operations_fts")
+      .get() as {
+        count: number;
+      };
     assertEquals(count, 8, "the search index holds no stale rows");
   });
 });
@@ -304,11 +306,11 @@ Deno.test("a sub-agent connection row names the call that spawned it, whichever 
           );
         }
         await importAll(store, { env, fs: createDenoFs() });
-        const rows = store.db.prepare(
+        const rows = dbOf(store).prepare(
           "SELECT id, json_extract(doc, '$.parent_op') AS parent FROM connections WHERE id <> 'main'",
         ).all() as { id: string; parent: string | null }[];
         assertEquals(rows.length, 1);
-        const task = store.db.prepare(
+        const task = dbOf(store).prepare(
           "SELECT op_id FROM operations WHERE kind = 'task'",
         ).get() as { op_id: string };
         assertEquals(rows[0].parent, task.op_id);

@@ -2,6 +2,7 @@
  * Transactions and write groups: a nested transaction is a savepoint, and a bulk pass shares
  * commits between units while each unit stays atomic.
  */
+import { dbOf } from "../../_helpers/store_db.ts";
 import { assertEquals } from "../../_helpers/assert.ts";
 import { ChronicleStore } from "../../../core/store/mod.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
@@ -9,8 +10,8 @@ import { big, scratch } from "./_sessions.ts";
 
 Deno.test("a nested transaction that throws undoes only its own writes", () => {
   const store = ChronicleStore.open(":memory:");
-  store.db.exec("CREATE TABLE t (v TEXT)");
-  const insert = (v: string) => store.db.prepare("INSERT INTO t VALUES (?)").run(v);
+  dbOf(store).exec("CREATE TABLE t (v TEXT)");
+  const insert = (v: string) => dbOf(store).prepare("INSERT INTO t VALUES (?)").run(v);
   store.transaction(() => {
     insert("outer");
     try {
@@ -21,7 +22,7 @@ Deno.test("a nested transaction that throws undoes only its own writes", () => {
     } catch { /* the outer one goes on */ }
     store.transaction(() => insert("second inner"));
   });
-  assertEquals(store.db.prepare("SELECT v FROM t ORDER BY v").all().map((r) => r.v), [
+  assertEquals(dbOf(store).prepare("SELECT v FROM t ORDER BY v").all().map((r) => r.v), [
     "outer",
     "second inner",
   ]);
@@ -32,8 +33,8 @@ Deno.test("a bulk pass commits units in groups; a failing unit loses only its ow
   await using s = await scratch();
   const store = s.open();
   const commits: string[] = [];
-  const exec = store.db.exec.bind(store.db);
-  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+  const exec = dbOf(store).exec.bind(dbOf(store));
+  dbOf(store).exec = (sql: string) => {
     if (sql === "COMMIT") commits.push(sql);
     return exec(sql);
   };
@@ -41,12 +42,12 @@ Deno.test("a bulk pass commits units in groups; a failing unit loses only its ow
     const sid = `${String(i).padStart(8, "0")}-x`;
     await s.write(sid, [`result ${i}`, big(`pack ${i}`)]);
   }
-  store.db.exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
+  dbOf(store).exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
     WHEN NEW.session_id LIKE '%00000007-x%' BEGIN SELECT RAISE(ABORT, 'simulated'); END`);
   const summary = await s.run(store);
   assertEquals(summary.errors.map((e) => e.file?.split("/").pop()), ["00000007-x.jsonl"]);
   assertEquals(summary.sessions, 19);
-  const sessions = store.db.prepare("SELECT count(*) AS n FROM sessions").get() as { n: number };
+  const sessions = dbOf(store).prepare("SELECT count(*) AS n FROM sessions").get() as { n: number };
   assertEquals(sessions.n, 19);
   // 20 units shared a handful of commits, not one each
   assertEquals(commits.length < 20 / 2, true, `${commits.length} commits`);
@@ -57,7 +58,7 @@ Deno.test("a bulk pass commits units in groups; a failing unit loses only its ow
     if (bytes) assertEquals(new TextDecoder().decode(bytes), big(`pack ${i}`));
   }
   // the failed file's checkpoint was not stored either: the next pass imports it
-  store.db.exec("DROP TRIGGER doomed");
+  dbOf(store).exec("DROP TRIGGER doomed");
   const again = await s.run(store);
   assertEquals(again.errors, []);
   assertEquals(again.sessions, 20);
@@ -66,16 +67,16 @@ Deno.test("a bulk pass commits units in groups; a failing unit loses only its ow
 
 Deno.test("a write group holds the write lock only for a bounded time", async () => {
   const store = ChronicleStore.open(":memory:");
-  store.db.exec("CREATE TABLE t (v INTEGER)");
+  dbOf(store).exec("CREATE TABLE t (v INTEGER)");
   const group = store.writeGroup({ units: 1000, bytes: 1e12, ms: 20 });
   let commits = 0;
-  const exec = store.db.exec.bind(store.db);
-  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+  const exec = dbOf(store).exec.bind(dbOf(store));
+  dbOf(store).exec = (sql: string) => {
     if (sql === "COMMIT") commits++;
     return exec(sql);
   };
   for (let i = 0; i < 5; i++) {
-    group.run(0, () => store.db.prepare("INSERT INTO t VALUES (?)").run(i));
+    group.run(0, () => dbOf(store).prepare("INSERT INTO t VALUES (?)").run(i));
     await new Promise((r) => setTimeout(r, 25));
   }
   group.close();
@@ -90,35 +91,35 @@ Deno.test("a write group holds the write lock only for a bounded time", async ()
   }
   assertEquals(failed, true);
   group.close();
-  assertEquals((store.db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 5);
+  assertEquals((dbOf(store).prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 5);
   store.close();
 });
 
 Deno.test("a commit that fails on the group's timer is reported by its next call", async () => {
   const store = ChronicleStore.open(":memory:");
-  store.db.exec("CREATE TABLE t (v INTEGER)");
+  dbOf(store).exec("CREATE TABLE t (v INTEGER)");
   const group = store.writeGroup({ units: 1000, bytes: 1e12, ms: 10 });
-  const exec = store.db.exec.bind(store.db);
+  const exec = dbOf(store).exec.bind(dbOf(store));
   let failNext = true;
-  (store.db as { exec: typeof store.db.exec }).exec = (sql: string) => {
+  dbOf(store).exec = (sql: string) => {
     if (sql === "COMMIT" && failNext) {
       failNext = false;
       throw new Error("disk full (simulated)");
     }
     return exec(sql);
   };
-  group.run(0, () => store.db.prepare("INSERT INTO t VALUES (1)").run());
+  group.run(0, () => dbOf(store).prepare("INSERT INTO t VALUES (1)").run());
   await new Promise((r) => setTimeout(r, 30)); // the timer's commit fails
   let reported = "";
   try {
-    group.run(0, () => store.db.prepare("INSERT INTO t VALUES (2)").run());
+    group.run(0, () => dbOf(store).prepare("INSERT INTO t VALUES (2)").run());
   } catch (e) {
     reported = (e as Error).message;
   }
   assertEquals(reported, "disk full (simulated)");
   // the failed group was rolled back; the next unit starts a fresh one
-  group.run(0, () => store.db.prepare("INSERT INTO t VALUES (3)").run());
+  group.run(0, () => dbOf(store).prepare("INSERT INTO t VALUES (3)").run());
   group.close();
-  assertEquals(store.db.prepare("SELECT v FROM t").all().map((r) => r.v), [3]);
+  assertEquals(dbOf(store).prepare("SELECT v FROM t").all().map((r) => r.v), [3]);
   store.close();
 });

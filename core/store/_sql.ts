@@ -1,0 +1,38 @@
+/**
+ * The store's connection and its statement cache, shared by the store's parts (applying units,
+ * payloads, search, queries). Private to core/store: no module outside it runs SQL.
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+
+/** The canonical order of a session's operations (`compareOrder` in core/model is the same). */
+export const OP_ORDER = "ts_ms, rank, line, block";
+
+export type SqlRow = Record<string, string | number | null>;
+
+export class Sql {
+  private readonly stmts = new Map<string, StatementSync>();
+
+  constructor(readonly db: DatabaseSync) {}
+
+  /** A prepared statement, built once per SQL text. */
+  stmt(sql: string): StatementSync {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /** `count(*) AS n` style queries: the one number they return. */
+  count(sql: string, ...params: (string | number | null)[]): number {
+    return Number((this.stmt(sql).get(...params) as { n: number }).n);
+  }
+}
+
+export function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => "\\" + c);
+}
+export function likePrefix(s: string): string {
+  return likeEscape(s) + "%";
+}

@@ -1,0 +1,371 @@
+/**
+ * Applying one unit's import result: its payloads, then each delta merged into its session
+ * (info, connections, operations and their search text, usage, issues, loss windows, epochs),
+ * then the unit's checkpoint. A full re-read first removes what the file contributed before,
+ * so importing the same bytes twice gives identical rows. The caller holds the transaction.
+ */
+import {
+  type CanonicalSession,
+  type Checkpoint,
+  type Connection,
+  mergeInfo,
+  type SessionInfo,
+} from "../model/mod.ts";
+import type { SourceUnit } from "../sources/types.ts";
+import { VERSION } from "../version.ts";
+import type { PayloadStore } from "./payloads.ts";
+import {
+  finishOp,
+  type PackedPayloads,
+  type PreparedDelta,
+  type PreparedOp,
+  type PreparedUnit,
+} from "./prepare.ts";
+import { OP_ORDER, type Sql } from "./_sql.ts";
+import type { SourceRow } from "./types.ts";
+
+/** The import pipeline that wrote a recording: Chronicle's own version. */
+export const PIPELINE_VERSION = VERSION;
+
+/** What applying writes through: the connection and the payload store. */
+export interface Writer {
+  sql: Sql;
+  payloads: PayloadStore;
+}
+
+/** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */
+export function sourceCheckpoints(
+  sql: Sql,
+): Map<string, { epoch: number; checkpoint: Checkpoint | null }> {
+  const rows = sql.stmt("SELECT path, epoch, checkpoint FROM sources").all() as {
+    path: string;
+    epoch: number;
+    checkpoint: string | null;
+  }[];
+  return new Map(rows.map((r) => [r.path, {
+    epoch: Number(r.epoch),
+    checkpoint: r.checkpoint ? JSON.parse(r.checkpoint) : null,
+  }]));
+}
+
+/** The importer's state saved with a unit's checkpoint. */
+export function sourceState(sql: Sql, path: string): unknown {
+  const row = sql.stmt("SELECT state FROM sources WHERE path = ?").get(path) as
+    | { state: string | null }
+    | undefined;
+  return row?.state ? JSON.parse(row.state) : null;
+}
+
+export function getSource(sql: Sql, path: string): SourceRow | null {
+  const row = sql.stmt("SELECT * FROM sources WHERE path = ?").get(path) as
+    | Record<string, string | number | null>
+    | undefined;
+  if (!row) return null;
+  return {
+    path: String(row.path),
+    source: String(row.source),
+    epoch: Number(row.epoch),
+    checkpoint: row.checkpoint ? JSON.parse(String(row.checkpoint)) : null,
+    state: row.state ? JSON.parse(String(row.state)) : null,
+    sessions: JSON.parse(String(row.sessions)),
+    issues: JSON.parse(String(row.issues)),
+  };
+}
+
+/** Source units whose files are gone: their sessions stay, their checkpoints are dropped. */
+export function forgetSource(sql: Sql, path: string): void {
+  sql.stmt("DELETE FROM sources WHERE path = ?").run(path);
+}
+
+/**
+ * Applies one unit's import result (the caller holds the transaction). A full re-read first
+ * removes what the file contributed before, so importing the same bytes twice gives identical
+ * rows.
+ */
+export function applyUnit(
+  w: Writer,
+  unit: SourceUnit,
+  result: PreparedUnit,
+  epoch: number,
+): void {
+  if (result.mode === "unchanged" && !result.issues.length) return;
+  {
+    const prev = getSource(w.sql, unit.path);
+    const touched = new Set<string>();
+    const fresh = !prev;
+    if (prev && result.mode === "full") {
+      for (const sid of prev.sessions) {
+        removeFileRows(w.sql, sid, unit.path);
+        touched.add(sid);
+      }
+    }
+    w.payloads.write(result.payloads);
+    const now = new Date().toISOString();
+    for (const d of result.deltas) {
+      applyDelta(w, d, result, epoch, now, fresh && result.mode === "full");
+      touched.add(d.session_id);
+    }
+    for (const sid of touched) refreshAggregates(w.sql, sid);
+    const sessions = new Set([
+      ...(prev?.sessions ?? []),
+      ...result.deltas.map((d) => d.session_id),
+    ]);
+    if (result.mode === "full" && prev) {
+      // sessions the file no longer mentions lose nothing else; keep the list current
+      for (const sid of prev.sessions) {
+        if (!result.deltas.some((d) => d.session_id === sid)) sessions.delete(sid);
+      }
+    }
+    w.sql.stmt(
+      `INSERT INTO sources (path, source, epoch, checkpoint, state, sessions, issues, imported_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(path) DO UPDATE SET epoch = excluded.epoch, checkpoint = excluded.checkpoint,
+         state = excluded.state, sessions = excluded.sessions, issues = excluded.issues,
+         imported_at = excluded.imported_at`,
+    ).run(
+      unit.path,
+      unit.source,
+      epoch,
+      result.checkpoint ? JSON.stringify(result.checkpoint) : null,
+      result.state === undefined ? null : JSON.stringify(result.state),
+      JSON.stringify([...sessions]),
+      JSON.stringify(result.issues),
+      now,
+    );
+  }
+}
+
+function removeFileRows(sql: Sql, sessionId: string, file: string): void {
+  const rowids = sql.stmt("SELECT rowid FROM operations WHERE session_id = ? AND file = ?").all(
+    sessionId,
+    file,
+  ) as { rowid: number }[];
+  const delFts = sql.stmt("DELETE FROM operations_fts WHERE rowid = ?");
+  for (const r of rowids) delFts.run(r.rowid);
+  for (
+    const table of [
+      "operations",
+      "connections",
+      "usage",
+      "session_issues",
+      "loss_windows",
+      "epochs",
+    ]
+  ) {
+    sql.stmt(`DELETE FROM ${table} WHERE session_id = ? AND file = ?`).run(sessionId, file);
+  }
+}
+
+function applyDelta(
+  w: Writer,
+  d: PreparedDelta,
+  result: PreparedUnit,
+  epoch: number,
+  now: string,
+  fresh: boolean,
+): void {
+  const existing = w.sql.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(
+    d.session_id,
+  ) as { info: string; recording: string; extensions: string } | undefined;
+  let info: SessionInfo;
+  let recording: CanonicalSession["recording"];
+  let extensions: Record<string, unknown>;
+  if (existing) {
+    info = mergeInfo(JSON.parse(existing.info), d.info, d.primary);
+    recording = JSON.parse(existing.recording);
+    if (!recording.source_paths.includes(d.file)) {
+      recording.source_paths = [...recording.source_paths, d.file].sort();
+    }
+    extensions = JSON.parse(existing.extensions);
+  } else {
+    info = { ...d.info, project: d.info.project ?? {} };
+    recording = {
+      id: `rec_${crypto.randomUUID()}`,
+      source: d.info.source,
+      source_paths: [d.file],
+      pipeline_version: PIPELINE_VERSION,
+    };
+    extensions = {};
+  }
+  for (const [k, v] of Object.entries(d.extensions ?? {})) {
+    extensions[k] = typeof v === "object" && v && !Array.isArray(v)
+      ? { ...(extensions[k] as object), ...v }
+      : v;
+  }
+  w.sql.stmt(
+    `INSERT INTO sessions (id, source, native_id, project_path, title, started_at, ended_at,
+       info, recording, extensions, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(id) DO UPDATE SET project_path = excluded.project_path, title = excluded.title,
+       started_at = excluded.started_at, ended_at = excluded.ended_at, info = excluded.info,
+       recording = excluded.recording, extensions = excluded.extensions,
+       updated_at = excluded.updated_at`,
+  ).run(
+    d.session_id,
+    info.source,
+    info.native_id,
+    info.project.path ?? null,
+    info.title ?? null,
+    info.started_at ?? null,
+    info.ended_at ?? null,
+    JSON.stringify(info),
+    JSON.stringify(recording),
+    JSON.stringify(extensions),
+    now,
+  );
+  const upConn = w.sql.stmt(
+    `INSERT INTO connections (session_id, id, file, doc) VALUES (?, ?, ?, ?)
+     ON CONFLICT(session_id, id) DO UPDATE SET doc = excluded.doc, file = excluded.file`,
+  );
+  for (const c of d.connections) {
+    upConn.run(d.session_id, c.id, d.file, JSON.stringify(mergeConnection(w.sql, d.session_id, c)));
+  }
+  // Plain inserts only when nothing can conflict: a new file of a new session.
+  const noConflict = fresh && !existing;
+  for (const rec of d.operations) {
+    upsertOperation(w.sql, d, rec, { payloads: result.payloads, fresh: noConflict });
+    // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
+    if (rec.spawns) {
+      w.sql.stmt(
+        `UPDATE connections SET doc = json_set(doc, '$.parent_op', ?)
+         WHERE session_id = ? AND id = ? AND json_extract(doc, '$.parent_op') IS NULL`,
+      ).run(rec.id, d.session_id, rec.spawns);
+    }
+  }
+  const upUsage = w.sql.stmt(
+    `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write, ts_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(session_id, key) DO UPDATE SET model = excluded.model, input = excluded.input,
+       output = excluded.output, cache_read = excluded.cache_read,
+       cache_write = excluded.cache_write`,
+  );
+  for (const u of d.usage) {
+    upUsage.run(
+      d.session_id,
+      u.key,
+      d.file,
+      u.model,
+      u.usage.input,
+      u.usage.output,
+      u.usage.cache_read,
+      u.usage.cache_write,
+      null,
+    );
+  }
+  const insIssue = w.sql.stmt(
+    "INSERT INTO session_issues (session_id, file, epoch, doc) VALUES (?, ?, ?, ?)",
+  );
+  for (const i of d.issues) insIssue.run(d.session_id, d.file, epoch, JSON.stringify(i));
+  const insLoss = w.sql.stmt("INSERT INTO loss_windows (session_id, file, doc) VALUES (?, ?, ?)");
+  for (const l of d.loss_windows) insLoss.run(d.session_id, d.file, JSON.stringify(l));
+  w.sql.stmt(
+    `INSERT OR REPLACE INTO epochs (session_id, file, ordinal, imported_at, checkpoint)
+     VALUES (?, ?, ?, ?, ?)`,
+  ).run(
+    d.session_id,
+    d.file,
+    epoch,
+    now,
+    result.checkpoint ? JSON.stringify(result.checkpoint) : null,
+  );
+}
+
+/** Keeps what another file said about a connection (its parent) when this one did not. */
+function mergeConnection(sql: Sql, sessionId: string, c: Connection): Connection {
+  if (c.parent_op && c.agent_type) return c;
+  const row = sql.stmt("SELECT doc FROM connections WHERE session_id = ? AND id = ?").get(
+    sessionId,
+    c.id,
+  ) as { doc: string } | undefined;
+  const old = row ? JSON.parse(row.doc) as Connection : undefined;
+  let parent = c.parent_op ?? old?.parent_op;
+  if (!parent && c.kind === "subagent") {
+    // The spawning call may have been imported first, from the main file.
+    const spawner = sql.stmt(
+      `SELECT op_id FROM operations WHERE session_id = ? AND kind = 'task'
+         AND json_extract(doc, '$.spawns') = ? LIMIT 1`,
+    ).get(sessionId, c.id) as { op_id: string } | undefined;
+    parent = spawner?.op_id;
+  }
+  const merged: Connection = { ...c };
+  if (parent) merged.parent_op = parent;
+  const agentType = c.agent_type ?? old?.agent_type;
+  if (agentType) merged.agent_type = agentType;
+  return merged;
+}
+
+function upsertOperation(
+  sql: Sql,
+  d: PreparedDelta,
+  rec: PreparedOp,
+  { payloads, fresh }: { payloads: PackedPayloads; fresh: boolean },
+): void {
+  const { is_error, body } = finishOp(rec, payloads);
+  const values = [
+    d.session_id,
+    rec.id,
+    rec.connection,
+    d.file,
+    rec.order.ts_ms,
+    rec.order.rank,
+    rec.order.line,
+    rec.order.block,
+    rec.kind,
+    rec.effect,
+    rec.tool,
+    rec.target,
+    is_error,
+    rec.completeness,
+    rec.model,
+    rec.doc,
+  ] as const;
+  // A file read for the first time cannot conflict: a plain insert is much cheaper.
+  const rowid = fresh
+    ? Number(sql.stmt(INSERT_OP).run(...values).lastInsertRowid)
+    : (sql.stmt(UPSERT_OP).get(...values) as { rowid: number }).rowid;
+  if (!fresh) sql.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(rowid);
+  if (body) sql.stmt(INSERT_FTS).run(rowid, body);
+}
+
+function refreshAggregates(sql: Sql, sessionId: string): void {
+  sql.stmt(
+    `UPDATE sessions SET
+       op_count = (SELECT count(*) FROM operations WHERE session_id = ?1),
+       error_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND is_error = 1),
+       first_prompt = (SELECT substr(json_extract(doc, '$.text'), 1, 300) FROM operations
+         WHERE session_id = ?1 AND kind = 'prompt' AND connection = 'main'
+           AND json_extract(doc, '$.injected') IS NULL
+         ORDER BY ${OP_ORDER} LIMIT 1)
+     WHERE id = ?1`,
+  ).run(sessionId);
+  const gone = sql.stmt(
+    "SELECT count(*) AS n FROM operations WHERE session_id = ?",
+  ).get(sessionId) as { n: number };
+  const sources = sql.stmt(
+    "SELECT count(*) AS n FROM epochs WHERE session_id = ?",
+  ).get(sessionId) as { n: number };
+  if (gone.n === 0 && sources.n === 0) deleteSession(sql, sessionId);
+}
+
+function deleteSession(sql: Sql, id: string): void {
+  for (
+    const t of ["operations", "connections", "usage", "session_issues", "loss_windows", "epochs"]
+  ) sql.stmt(`DELETE FROM ${t} WHERE session_id = ?`).run(id);
+  sql.stmt("DELETE FROM sessions WHERE id = ?").run(id);
+}
+
+const OP_COLS =
+  "session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc";
+const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+
+// Built once: the statement cache is keyed by the SQL text, whose hash a constant keeps.
+const INSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`;
+const UPSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
+  ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
+    file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank,
+    line = excluded.line, block = excluded.block, kind = excluded.kind,
+    effect = excluded.effect, tool = excluded.tool, target = excluded.target,
+    is_error = excluded.is_error, completeness = excluded.completeness,
+    model = excluded.model, doc = excluded.doc
+  RETURNING rowid`;
+const INSERT_FTS = "INSERT INTO operations_fts (rowid, body) VALUES (?, ?)";

@@ -1,0 +1,385 @@
+/**
+ * The store's read side: the session list and its filters, one session's detail, timeline
+ * pages, connections, where an operation sits in its thread, projects, the canonical session
+ * rebuilt from its parts, and a change stamp for caches.
+ */
+import {
+  assembleSession,
+  type CanonicalSession,
+  type Checkpoint,
+  type Connection,
+  type Epoch,
+  type LossWindow,
+  type OperationRecord,
+  type SessionInfo,
+  type SessionIssue,
+  type UsageEntry,
+} from "../model/mod.ts";
+import { withSourceFile } from "./prepare.ts";
+import { ftsQuery, TEXT_FILTER_WINDOW } from "./search_query.ts";
+import { likeEscape, likePrefix, OP_ORDER, type Sql } from "./_sql.ts";
+import type {
+  ConnectionView,
+  LocatedOp,
+  ProjectSummary,
+  SessionDetail,
+  SessionQuery,
+  SessionSummary,
+  TimelineItem,
+} from "./types.ts";
+
+const SUMMARY_COLS =
+  "id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count";
+
+export class Queries {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Finds a session from what a user typed: its full id, its native id, or a prefix of
+   * either that matches exactly one session. Null when none or several match.
+   */
+  resolveSessionId(wanted: string): string | null {
+    if (!wanted) return null;
+    const exact = this.sql.stmt("SELECT id FROM sessions WHERE id = ? OR native_id = ? LIMIT 2")
+      .all(
+        wanted,
+        wanted,
+      ) as { id: string }[];
+    if (exact.length === 1) return exact[0].id;
+    const like = likePrefix(wanted);
+    const rows = this.sql.stmt(
+      `SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE '\\' OR native_id LIKE ?1 ESCAPE '\\' LIMIT 2`,
+    ).all(like) as { id: string }[];
+    return rows.length === 1 ? rows[0].id : null;
+  }
+
+  getSession(id: string): SessionSummary | null {
+    return (this.sql.stmt(`SELECT ${SUMMARY_COLS} FROM sessions WHERE id = ?`).get(id) as
+      | SessionSummary
+      | undefined) ?? null;
+  }
+
+  listSessions(q: SessionQuery = {}): { total: number; items: SessionSummary[] } {
+    const { where, params } = this.sessionWhere(q);
+    const sortCol = {
+      started_at: "started_at",
+      ended_at: "ended_at",
+      op_count: "op_count",
+      title: "coalesce(title, first_prompt)",
+    }[
+      q.sort ?? "started_at"
+    ] ?? "started_at";
+    const order = q.order === "asc" ? "ASC" : "DESC";
+    const limit = Math.min(Math.max(q.limit ?? 50, 1), 1000);
+    const offset = Math.max(q.offset ?? 0, 0);
+    const total = (this.sql.db.prepare(`SELECT count(*) AS n FROM sessions ${where}`).get(
+      ...params,
+    ) as { n: number }).n;
+    const items = this.sql.db.prepare(
+      `SELECT ${SUMMARY_COLS} FROM sessions ${where} ORDER BY ${sortCol} ${order} NULLS LAST, id LIMIT ? OFFSET ?`,
+    ).all(...params, limit, offset) as unknown as SessionSummary[];
+    return { total, items };
+  }
+
+  sessionWhere(
+    q: SessionQuery,
+    alias = "",
+  ): { where: string; params: (string | number)[] } {
+    const a = alias ? `${alias}.` : "";
+    const clauses: string[] = [];
+    const params: (string | number)[] = [];
+    if (q.source) {
+      clauses.push(`${a}source = ?`);
+      params.push(q.source);
+    }
+    if (q.project) {
+      clauses.push(`(${a}project_path = ? OR ${a}project_path LIKE ? ESCAPE '\\')`);
+      params.push(q.project, likePrefix(q.project.replace(/\/+$/, "") + "/"));
+    }
+    if (q.from) {
+      clauses.push(`coalesce(${a}ended_at, ${a}started_at) >= ?`);
+      params.push(q.from);
+    }
+    if (q.to) {
+      clauses.push(`${a}started_at <= ?`);
+      params.push(q.to.length === 10 ? `${q.to}T23:59:59.999Z` : q.to);
+    }
+    if (q.text) {
+      const match = ftsQuery(q.text);
+      if (match) {
+        // The newest matches only: a word in every session would otherwise cost a join per
+        // matching operation (seconds over a million of them).
+        const ids = (this.sql.stmt(
+          `SELECT DISTINCT o.session_id AS id FROM (SELECT rowid FROM operations_fts
+             WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${TEXT_FILTER_WINDOW}) m
+           JOIN operations o ON o.rowid = m.rowid`,
+        ).all(match) as { id: string }[]).map((r) => r.id);
+        clauses.push(
+          `(${a}id IN (SELECT value FROM json_each(?)) OR ${a}title LIKE ? ESCAPE '\\')`,
+        );
+        params.push(JSON.stringify(ids), `%${likeEscape(q.text)}%`);
+      }
+    }
+    return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+  }
+
+  /** One page of a session's timeline, in the canonical order. */
+  timeline(
+    id: string,
+    options: { offset?: number; limit?: number; connection?: string } = {},
+  ): { total: number; items: TimelineItem[] } {
+    const offset = Math.max(options.offset ?? 0, 0);
+    const limit = Math.min(Math.max(options.limit ?? 200, 1), 5000);
+    const start =
+      (this.sql.stmt("SELECT min(ts_ms) AS t FROM operations WHERE session_id = ?").get(id) as {
+        t: number | null;
+      }).t;
+    const connFilter = options.connection ? "AND connection = ?" : "";
+    const params: (string | number)[] = options.connection ? [id, options.connection] : [id];
+    const total = (this.sql.db.prepare(
+      `SELECT count(*) AS n FROM operations WHERE session_id = ? ${connFilter}`,
+    ).get(...params) as { n: number }).n;
+    const rows = this.sql.db.prepare(
+      `SELECT op_id, connection, ts_ms, file, doc FROM operations WHERE session_id = ? ${connFilter}
+       ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
+    ).all(...params, limit, offset) as {
+      op_id: string;
+      connection: string;
+      ts_ms: number | null;
+      file: string;
+      doc: string;
+    }[];
+    const items = rows.map((r, i) => ({
+      seq: offset + i,
+      op_id: r.op_id,
+      connection: r.connection,
+      ts_ms: r.ts_ms,
+      offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
+      op: withSourceFile(r.doc, r.file),
+    }));
+    return { total, items };
+  }
+
+  /**
+   * Position of an operation in its session's timeline (for deep links), or in one
+   * connection's timeline when `connection` is given.
+   */
+  seqOf(sessionId: string, opId: string, options: { connection?: string } = {}): number | null {
+    const o = this.sql.stmt(
+      "SELECT ts_ms, rank, line, block FROM operations WHERE session_id = ? AND op_id = ?",
+    ).get(sessionId, opId) as
+      | { ts_ms: number | null; rank: number; line: number; block: number }
+      | undefined;
+    if (!o) return null;
+    const conn = options.connection === undefined ? "" : "AND connection = ?";
+    const scope: string[] = options.connection === undefined
+      ? [sessionId]
+      : [sessionId, options.connection];
+    // Operations without a time sort first; both counts walk the (session, order) index.
+    const untimed = o.ts_ms === null
+      ? this.sql.count(
+        `SELECT count(*) AS n FROM operations WHERE session_id = ? ${conn} AND ts_ms IS NULL
+           AND (rank, line, block) < (?, ?, ?)`,
+        ...scope,
+        o.rank,
+        o.line,
+        o.block,
+      )
+      : this.sql.count(
+        `SELECT count(*) AS n FROM operations WHERE session_id = ? ${conn} AND ts_ms IS NULL`,
+        ...scope,
+      );
+    if (o.ts_ms === null) return untimed;
+    return untimed + this.sql.count(
+      `SELECT count(*) AS n FROM operations WHERE session_id = ? ${conn}
+         AND (${OP_ORDER}) < (?, ?, ?, ?)`,
+      ...scope,
+      o.ts_ms,
+      o.rank,
+      o.line,
+      o.block,
+    );
+  }
+
+  projects(): ProjectSummary[] {
+    return this.sql.db.prepare(
+      `SELECT project_path AS path, count(*) AS sessions, sum(op_count) AS operations,
+         max(coalesce(ended_at, started_at)) AS last_active
+       FROM sessions WHERE project_path IS NOT NULL GROUP BY project_path ORDER BY last_active DESC`,
+    ).all() as unknown as ProjectSummary[];
+  }
+
+  /** Rebuilds the canonical session from its stored parts. */
+  loadSession(id: string): CanonicalSession | null {
+    const s = this.sql.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(
+      id,
+    ) as
+      | { info: string; recording: string; extensions: string }
+      | undefined;
+    if (!s) return null;
+    const rows = <T>(sql: string) => this.sql.db.prepare(sql).all(id) as T[];
+    const operations: OperationRecord[] = rows<Record<string, string | number | null>>(
+      "SELECT op_id, connection, ts_ms, rank, line, block, file, doc FROM operations WHERE session_id = ?",
+    ).map((r) => ({
+      id: String(r.op_id),
+      connection: String(r.connection),
+      order: {
+        ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
+        rank: Number(r.rank),
+        line: Number(r.line),
+        block: Number(r.block),
+      },
+      op: withSourceFile(String(r.doc), String(r.file)),
+    }));
+    const connections = rows<{ doc: string }>(
+      "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
+    ).map((r) => JSON.parse(r.doc) as Connection);
+    const usage: UsageEntry[] = rows<Record<string, string | number>>(
+      "SELECT key, model, input, output, cache_read, cache_write FROM usage WHERE session_id = ? ORDER BY key",
+    ).map((r) => ({
+      key: String(r.key),
+      model: String(r.model),
+      usage: {
+        input: Number(r.input),
+        output: Number(r.output),
+        cache_read: Number(r.cache_read),
+        cache_write: Number(r.cache_write),
+      },
+    }));
+    const epochs: Epoch[] = rows<Record<string, string | number | null>>(
+      "SELECT file, ordinal, imported_at, checkpoint FROM epochs WHERE session_id = ? ORDER BY file, ordinal",
+    ).map((r) => ({
+      ordinal: Number(r.ordinal),
+      imported_at: String(r.imported_at),
+      checkpoints: r.checkpoint ? [JSON.parse(String(r.checkpoint)) as Checkpoint] : [],
+    }));
+    const loss_windows = rows<{ doc: string }>(
+      "SELECT doc FROM loss_windows WHERE session_id = ? ORDER BY rowid",
+    ).map((r) => JSON.parse(r.doc) as LossWindow);
+    const issues = rows<{ doc: string }>(
+      "SELECT doc FROM session_issues WHERE session_id = ? ORDER BY rowid",
+    ).map((r) => JSON.parse(r.doc) as SessionIssue);
+    return assembleSession({
+      info: JSON.parse(s.info),
+      recording: JSON.parse(s.recording),
+      connections,
+      operations,
+      usage,
+      epochs,
+      loss_windows,
+      issues,
+      extensions: JSON.parse(s.extensions),
+    });
+  }
+
+  /** Counts for summaries: sessions, operations, issues, loss windows. */
+  totals(): { sessions: number; operations: number; issues: number; loss_windows: number } {
+    const n = (sql: string) => (this.sql.db.prepare(sql).get() as { n: number }).n;
+    return {
+      sessions: n("SELECT count(*) AS n FROM sessions"),
+      operations: n("SELECT count(*) AS n FROM operations"),
+      issues: n("SELECT count(*) AS n FROM session_issues"),
+      loss_windows: n("SELECT count(*) AS n FROM loss_windows"),
+    };
+  }
+
+  /** One session's page header; null when there is no such session. */
+  detail(id: string): SessionDetail | null {
+    const session = this.getSession(id);
+    if (!session) return null;
+    const { info } = this.sql.stmt("SELECT info FROM sessions WHERE id = ?").get(id) as {
+      info: string;
+    };
+    const connections = this.connections(id);
+    return {
+      session,
+      info: JSON.parse(info) as SessionInfo,
+      connections,
+      main_connection: mainConnection(connections),
+      issues: this.sql.count("SELECT count(*) AS n FROM session_issues WHERE session_id = ?", id),
+      loss_windows: this.sql.count(
+        "SELECT count(*) AS n FROM loss_windows WHERE session_id = ?",
+        id,
+      ),
+    };
+  }
+
+  /** The thread the session view shows by default: see {@link mainConnection}. */
+  mainConnection(id: string): string | null {
+    return mainConnection(this.connections(id));
+  }
+
+  /**
+   * The session's connections, main first. A sub-agent whose log does not name the task call
+   * that spawned it is attached to the latest unclaimed task call of the main thread before
+   * its first step (`parent_guessed`).
+   */
+  connections(id: string): ConnectionView[] {
+    const conns: ConnectionView[] = (this.sql.stmt(
+      "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
+    ).all(id) as { doc: string }[]).map((r) => JSON.parse(r.doc) as Connection);
+    const orphans = conns.filter((c) => c.kind === "subagent" && !c.parent_op);
+    if (!orphans.length) return conns;
+    const claimed = new Set(conns.map((c) => c.parent_op).filter(Boolean));
+    const tasks = this.sql.stmt(
+      `SELECT op_id, ts_ms FROM operations WHERE session_id = ? AND kind = 'task'
+       AND connection IN (SELECT id FROM connections WHERE session_id = ? AND
+         json_extract(doc, '$.kind') = 'main') ORDER BY ${OP_ORDER}`,
+    ).all(id, id) as { op_id: string; ts_ms: number | null }[];
+    const firstAt = this.sql.stmt(
+      "SELECT min(ts_ms) AS t FROM operations WHERE session_id = ? AND connection = ?",
+    );
+    const order = orphans
+      .map((c) => ({ c, t: (firstAt.get(id, c.id) as { t: number | null }).t ?? Infinity }))
+      .sort((a, b) => a.t - b.t);
+    for (const { c, t } of order) {
+      const candidates = tasks.filter((k) => !claimed.has(k.op_id) && (k.ts_ms ?? -Infinity) <= t);
+      const parent = candidates[candidates.length - 1];
+      if (!parent) continue;
+      claimed.add(parent.op_id);
+      c.parent_op = parent.op_id;
+      c.parent_guessed = true;
+    }
+    return conns;
+  }
+
+  /**
+   * Where an operation is, for deep links: from the top thread the session view shows, down
+   * through the task calls that spawned its sub-agents, each with its index in its own
+   * thread. Empty when the session has no such operation.
+   */
+  locate(sessionId: string, opId: string): LocatedOp[] {
+    const conns = this.connections(sessionId);
+    const byId = new Map(conns.map((c) => [c.id, c]));
+    const main = mainConnection(conns);
+    const chain: LocatedOp[] = [];
+    let current: string | undefined = opId;
+    for (let depth = 0; current && depth < 16; depth++) {
+      const o = this.sql.stmt(
+        "SELECT connection FROM operations WHERE session_id = ? AND op_id = ?",
+      ).get(sessionId, current) as { connection: string } | undefined;
+      if (!o) break;
+      const nested = o.connection !== main && byId.get(o.connection)?.kind === "subagent";
+      const index = this.seqOf(sessionId, current, {
+        connection: main === null && !nested ? undefined : o.connection,
+      });
+      if (index === null) break;
+      chain.unshift({ op_id: current, connection: o.connection, index });
+      current = nested ? byId.get(o.connection)?.parent_op : undefined;
+    }
+    return chain;
+  }
+
+  /** Changes whenever the store's content may have changed, through any connection. */
+  changeStamp(): string {
+    const dv = this.sql.stmt("PRAGMA data_version").get() as { data_version: number };
+    const tc = this.sql.stmt("SELECT total_changes() AS n").get() as { n: number };
+    return `${dv.data_version}:${tc.n}`;
+  }
+}
+
+/** The one main connection whose timeline the session view shows, or null for "all". */
+function mainConnection(conns: Connection[]): string | null {
+  const mains = conns.filter((c) => c.kind === "main");
+  return mains.length === 1 && conns.length > 1 ? mains[0].id : null;
+}

@@ -1,0 +1,102 @@
+/**
+ * What the store's queries answer, as plain types: the API serves them and the UI bundle
+ * imports them from here (no SQLite in this file).
+ */
+import type { Checkpoint, Connection, Operation, SessionInfo, SessionIssue } from "../model/mod.ts";
+
+export interface SessionQuery {
+  source?: string;
+  project?: string;
+  /**
+   * Full-text filter: sessions with an operation matching this query among the newest
+   * {@link TEXT_FILTER_WINDOW} matching operations, or whose title contains it.
+   */
+  text?: string;
+  /** ISO date or datetime: sessions active at or after it. */
+  from?: string;
+  /** ISO date or datetime: sessions started at or before it. */
+  to?: string;
+  sort?: "started_at" | "ended_at" | "op_count" | "title";
+  order?: "asc" | "desc";
+  /** Default 50, at most 1000. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface SessionSummary {
+  id: string;
+  source: string;
+  native_id: string;
+  project_path: string | null;
+  title: string | null;
+  first_prompt: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  op_count: number;
+  error_count: number;
+}
+
+export interface TimelineItem {
+  seq: number;
+  op_id: string;
+  connection: string;
+  offset_ns: number;
+  ts_ms: number | null;
+  op: Operation;
+}
+
+export interface SearchHit {
+  session_id: string;
+  op_id: string;
+  seq: number;
+  kind: string;
+  tool: string | null;
+  rank: number;
+  snippet: { text: string; match: boolean }[];
+  session: {
+    title: string | null;
+    first_prompt: string | null;
+    source: string;
+    project_path: string | null;
+  };
+}
+
+export interface ProjectSummary {
+  path: string;
+  sessions: number;
+  operations: number;
+  last_active: string | null;
+}
+
+export interface SourceRow {
+  path: string;
+  source: string;
+  epoch: number;
+  checkpoint: Checkpoint | null;
+  state: unknown;
+  sessions: string[];
+  /** Problems with the unit itself from its last pass (vanished, locked, corrupt). */
+  issues: SessionIssue[];
+}
+
+/** A connection as the API shows it: `parent_guessed` when the log did not name the parent. */
+export type ConnectionView = Connection & { parent_guessed?: boolean };
+
+/** One session's page header: its summary, what it knows, its threads and what went wrong. */
+export interface SessionDetail {
+  session: SessionSummary;
+  info: SessionInfo;
+  connections: ConnectionView[];
+  /** The one main thread the session view shows, or null when it shows all of them. */
+  main_connection: string | null;
+  issues: number;
+  loss_windows: number;
+}
+
+/** Where an operation is: from the top thread down through the task calls that spawned it. */
+export interface LocatedOp {
+  op_id: string;
+  connection: string;
+  /** Its index in that connection's timeline (or the whole session's, when it shows all). */
+  index: number;
+}
