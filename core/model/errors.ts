@@ -9,7 +9,11 @@ export type ChronicleErrorCode =
   | "io"
   | "locked"
   | "forbidden"
-  | "conflict";
+  | "conflict"
+  /** A folder that is not inside a git repository (core/git). */
+  | "not_a_repo"
+  /** A path that leaves the folder it must stay in (a repository, a replay sandbox). */
+  | "outside";
 
 export class ChronicleError extends Error {
   readonly code: ChronicleErrorCode;
