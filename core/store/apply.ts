@@ -13,6 +13,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
+import type { ChangeStamps } from "./change_stamps.ts";
 import type { PayloadStore } from "./payloads.ts";
 import {
   finishOp,
@@ -27,10 +28,11 @@ import type { SourceRow } from "./types.ts";
 /** The import pipeline that wrote a recording: Chronicle's own version. */
 export const PIPELINE_VERSION = VERSION;
 
-/** What applying writes through: the connection and the payload store. */
+/** What applying writes through: the connection, the payload store and the change stamps. */
 export interface Writer {
   sql: Sql;
   payloads: PayloadStore;
+  changes: ChangeStamps;
 }
 
 /** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */
@@ -80,21 +82,23 @@ export function forgetSource(sql: Sql, path: string): void {
 /**
  * Applies one unit's import result (the caller holds the transaction). A full re-read first
  * removes what the file contributed before, so importing the same bytes twice gives identical
- * rows.
+ * rows. Returns the ids of the sessions it wrote to.
  */
 export function applyUnit(
   w: Writer,
   unit: SourceUnit,
   result: PreparedUnit,
   epoch: number,
-): void {
-  if (result.mode === "unchanged" && !result.issues.length) return;
+): string[] {
+  if (result.mode === "unchanged" && !result.issues.length) return [];
   {
     const prev = getSource(w.sql, unit.path);
     const touched = new Set<string>();
     const fresh = !prev;
+    const stamp = w.changes.next();
     if (prev && result.mode === "full") {
       for (const sid of prev.sessions) {
+        w.changes.keep(sid, unit.path);
         removeFileRows(w.sql, sid, unit.path);
         touched.add(sid);
       }
@@ -105,6 +109,7 @@ export function applyUnit(
       applyDelta(w, d, result, epoch, now, fresh && result.mode === "full");
       touched.add(d.session_id);
     }
+    w.changes.settle(stamp, touched);
     for (const sid of touched) refreshAggregates(w.sql, sid);
     const sessions = new Set([
       ...(prev?.sessions ?? []),
@@ -132,6 +137,7 @@ export function applyUnit(
       JSON.stringify(result.issues),
       now,
     );
+    return [...touched];
   }
 }
 
@@ -223,7 +229,11 @@ function applyDelta(
   // Plain inserts only when nothing can conflict: a new file of a new session.
   const noConflict = fresh && !existing;
   for (const rec of d.operations) {
-    upsertOperation(w.sql, d, rec, { payloads: result.payloads, fresh: noConflict });
+    upsertOperation(w.sql, d, rec, {
+      payloads: result.payloads,
+      fresh: noConflict,
+      stamp: w.changes.current,
+    });
     // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
     if (rec.spawns) {
       w.sql.stmt(
@@ -298,7 +308,7 @@ function upsertOperation(
   sql: Sql,
   d: PreparedDelta,
   rec: PreparedOp,
-  { payloads, fresh }: { payloads: PackedPayloads; fresh: boolean },
+  { payloads, fresh, stamp }: { payloads: PackedPayloads; fresh: boolean; stamp: number },
 ): void {
   const { is_error, body } = finishOp(rec, payloads);
   const values = [
@@ -318,6 +328,7 @@ function upsertOperation(
     rec.completeness,
     rec.model,
     rec.doc,
+    stamp,
   ] as const;
   // A file read for the first time cannot conflict: a plain insert is much cheaper.
   const rowid = fresh
@@ -355,8 +366,8 @@ function deleteSession(sql: Sql, id: string): void {
 }
 
 const OP_COLS =
-  "session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc";
-const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+  "session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc, stamp";
+const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
 
 // Built once: the statement cache is keyed by the SQL text, whose hash a constant keeps.
 const INSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`;
@@ -366,6 +377,6 @@ const UPSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
     line = excluded.line, block = excluded.block, kind = excluded.kind,
     effect = excluded.effect, tool = excluded.tool, target = excluded.target,
     is_error = excluded.is_error, completeness = excluded.completeness,
-    model = excluded.model, doc = excluded.doc
+    model = excluded.model, doc = excluded.doc, stamp = excluded.stamp
   RETURNING rowid`;
 const INSERT_FTS = "INSERT INTO operations_fts (rowid, body) VALUES (?, ?)";

@@ -19,11 +19,14 @@ export type UnitRunner = (
   resume: { checkpoint: Checkpoint; state: unknown } | undefined,
 ) => Promise<PreparedUnit>;
 
-export interface ImportOptions {
+export interface DiscoverOptions {
   env: DiscoverEnv;
   fs: SourceFs;
   /** Only these sources (importer ids). Default: all. */
   sources?: string[];
+}
+
+export interface ImportOptions extends DiscoverOptions {
   /** Default: in process, through `fs`. */
   runner?: UnitRunner;
   onProgress?: (done: number, total: number, unit: SourceUnit) => void;
@@ -51,6 +54,8 @@ export interface ImportSummary {
   sources: Record<string, SourceSummary>;
   /** Units that failed as a whole (locked, unreadable): reported, never fatal. */
   errors: SessionIssue[];
+  /** Ids of the sessions this pass wrote to. */
+  changed_sessions: string[];
 }
 
 /**
@@ -85,14 +90,13 @@ export function inProcessRunner(fs: SourceFs): UnitRunner {
   };
 }
 
-/** Imports every discovered unit incrementally. Never throws for one bad unit. */
-export async function importAll(
-  store: ChronicleStore,
-  options: ImportOptions,
-): Promise<ImportSummary> {
-  const now = options.now ?? (() => performance.now());
-  const started = now();
-  const runner = options.runner ?? inProcessRunner(options.fs);
+/**
+ * Every unit of every (selected) source, from the importers' own `discover`. A source whose
+ * logs cannot be listed is an error in the list, never fatal.
+ */
+export async function discoverUnits(
+  options: DiscoverOptions,
+): Promise<{ units: SourceUnit[]; errors: SessionIssue[] }> {
   const selected = IMPORTERS.filter((i) => !options.sources || options.sources.includes(i.id));
   const units: SourceUnit[] = [];
   const errors: SessionIssue[] = [];
@@ -107,8 +111,44 @@ export async function importAll(
       });
     }
   }
+  return { units, errors };
+}
+
+/** Imports every discovered unit incrementally. Never throws for one bad unit. */
+export async function importAll(
+  store: ChronicleStore,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  const started = (options.now ?? (() => performance.now()))();
+  const { units, errors } = await discoverUnits(options);
+  return await importUnits(store, units, { ...options, errors, started });
+}
+
+export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources"> {
+  /** Problems found before (discovery's), reported with the pass's own. */
+  errors?: SessionIssue[];
+  /** When the pass began, on the `now` clock (default: now). */
+  started?: number;
+}
+
+/**
+ * Imports the given units incrementally, as `importAll` does with the ones it discovers: the
+ * one import pass of `chronicle import`, the server's background passes and its live imports.
+ * Never throws for one bad unit.
+ */
+export async function importUnits(
+  store: ChronicleStore,
+  discovered: readonly SourceUnit[],
+  options: ImportUnitsOptions,
+): Promise<ImportSummary> {
+  const now = options.now ?? (() => performance.now());
+  const started = options.started ?? now();
+  const runner = options.runner ?? inProcessRunner(options.fs);
+  const errors = [...options.errors ?? []];
   // Main files first, so sub-agent files find their session's project and title.
-  units.sort((a, b) => a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const units = [...discovered].sort((a, b) =>
+    a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+  );
   const summary: ImportSummary = {
     sessions: 0,
     operations: 0,
@@ -118,6 +158,7 @@ export async function importAll(
     bytes_read: 0,
     sources: {},
     errors,
+    changed_sessions: [],
   };
   const touched = new Set<string>();
   // Checkpoints only: an importer's state is read for the units that changed.
@@ -151,6 +192,7 @@ export async function importAll(
   summary.issues = totals.issues;
   summary.loss_windows = totals.loss_windows;
   summary.seconds = Math.round(now() - started) / 1000;
+  summary.changed_sessions = [...touched];
   return summary;
 
   async function runPlan(): Promise<void> {
@@ -204,8 +246,8 @@ export async function importAll(
         try {
           const apply = () =>
             store.applyUnit(unit, result, result.mode === "unchanged" && prev ? prev.epoch : epoch);
-          if (group) group.run(result.bytesRead, apply);
-          else apply();
+          const changed = group ? group.run(result.bytesRead, apply) : apply();
+          for (const id of changed) touched.add(id);
         } catch (e) {
           errors.push({
             code: "store_failed",
@@ -214,10 +256,7 @@ export async function importAll(
             file: unit.path,
           });
         }
-        for (const d of result.deltas) {
-          touched.add(d.session_id);
-          s.operations += d.operations.length;
-        }
+        for (const d of result.deltas) s.operations += d.operations.length;
         s.sessions += new Set(result.deltas.map((d) => d.session_id)).size;
       }
       options.onProgress?.(i + 1, plan.length, unit);

@@ -13,4 +13,10 @@ export * from "./write_group.ts";
 export * from "./search_query.ts";
 export { makeSnippet } from "./search.ts";
 export { RuleTable } from "./rule_table.ts";
+export type {
+  ChangeCursor,
+  ChangedOperation,
+  SessionChanges,
+  SessionChangesOptions,
+} from "./live_query.ts";
 export { MIGRATIONS } from "./schema.ts";

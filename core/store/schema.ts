@@ -196,4 +196,20 @@ INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
     // No query looks operations up by tool (statistics scan them), and every insert paid for it.
     sql: "DROP INDEX operations_tool;",
   },
+  {
+    version: 5,
+    name: "change stamps for live views",
+    // Every unit an import applies takes the next stamp from the clock; the operations it
+    // writes carry it (an operation a full re-read wrote again unchanged keeps its old one),
+    // and so does each session it touched. A live view asks for "this session's operations
+    // after stamp S" (core/store/changes.ts); reset_stamp says when a re-read dropped some.
+    sql: `
+CREATE TABLE change_clock (id INTEGER PRIMARY KEY CHECK (id = 1), stamp INTEGER NOT NULL);
+INSERT INTO change_clock (id, stamp) VALUES (1, 0);
+ALTER TABLE operations ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX operations_changes ON operations(session_id, stamp);
+ALTER TABLE sessions ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN reset_stamp INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

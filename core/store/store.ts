@@ -16,6 +16,13 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import { applyUnit, forgetSource, getSource, sourceCheckpoints, sourceState } from "./apply.ts";
+import { ChangeStamps } from "./change_stamps.ts";
+import {
+  changeClock,
+  type SessionChanges,
+  sessionChanges,
+  type SessionChangesOptions,
+} from "./live_query.ts";
 import type { PackFiles } from "./packs.ts";
 import { PayloadStore } from "./payloads.ts";
 import { indexText, type PreparedUnit } from "./prepare.ts";
@@ -56,6 +63,7 @@ export class ChronicleStore {
   private readonly searcher: Search;
   /** Custom security rules and the guard's interception log (see core/security's RuleStore). */
   readonly ruleTable: RuleTable;
+  private readonly changes: ChangeStamps;
   private savepoints = 0;
   /** Set by a write group: nested transactions join the group's (see `WriteGroup.run`). */
   private joinNested = false;
@@ -69,6 +77,7 @@ export class ChronicleStore {
     this.queries = new Queries(this.sql);
     this.searcher = new Search(this.sql, this.payloads, this.queries);
     this.ruleTable = new RuleTable(this.sql);
+    this.changes = new ChangeStamps(this.sql);
   }
 
   /** Opens (creating and migrating) the store at `path`, or `":memory:"`. */
@@ -235,11 +244,17 @@ export class ChronicleStore {
   /**
    * Applies one unit's import result in one transaction. A full re-read first removes what
    * the file contributed before, so importing the same bytes twice gives identical rows.
+   * Returns the ids of the sessions it wrote to.
    */
-  applyUnit(unit: SourceUnit, result: PreparedUnit, epoch: number): void {
-    if (result.mode === "unchanged" && !result.issues.length) return;
-    this.transaction(() =>
-      applyUnit({ sql: this.sql, payloads: this.payloads }, unit, result, epoch)
+  applyUnit(unit: SourceUnit, result: PreparedUnit, epoch: number): string[] {
+    if (result.mode === "unchanged" && !result.issues.length) return [];
+    return this.transaction(() =>
+      applyUnit(
+        { sql: this.sql, payloads: this.payloads, changes: this.changes },
+        unit,
+        result,
+        epoch,
+      )
     );
   }
 
@@ -315,6 +330,19 @@ export class ChronicleStore {
   /** Changes whenever the store's content may have changed (any connection): for caches. */
   changeStamp(): string {
     return this.queries.changeStamp();
+  }
+
+  /** The stamp of the last unit applied: where a live view that has everything so far starts. */
+  changeClock(): number {
+    return changeClock(this.sql);
+  }
+
+  /**
+   * A live view's question: the session's operations written after a cursor, in canonical
+   * order with their places (see live_query.ts). Null when there is no such session.
+   */
+  sessionChanges(id: string, options: SessionChangesOptions): SessionChanges | null {
+    return sessionChanges(this.sql, id, options);
   }
 
   /** Full-text search over every operation; see `Search.search`. */

@@ -10,85 +10,69 @@ export interface SyntheticTurn {
   tool?: { name: string; input: Record<string, unknown>; result: string; is_error?: boolean };
 }
 
-/** Writes one Claude Code session file under `<home>/.claude/projects/...`; returns its path. */
-export async function writeClaudeSession(
-  home: string,
-  options: { sessionId: string; cwd: string; turns: Iterable<SyntheticTurn>; start?: number },
-): Promise<string> {
-  const dir = `${home}/.claude/projects/${options.cwd.replace(/[^A-Za-z0-9]/g, "-")}`;
-  await Deno.mkdir(dir, { recursive: true });
-  const path = `${dir}/${options.sessionId}.jsonl`;
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
-  const enc = new TextEncoder();
-  let parent: string | null = null;
-  let t = options.start ?? Date.parse("2026-01-05T10:00:00Z");
-  let n = 0;
-  const base = {
-    isSidechain: false,
-    userType: "external",
-    entrypoint: "cli",
-    cwd: options.cwd,
-    sessionId: options.sessionId,
-    version: "2.1.197",
-    gitBranch: "main",
-  };
-  const usage = {
-    input_tokens: 100,
-    output_tokens: 20,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-  };
-  let buf = "";
-  const line = (rec: Record<string, unknown>) => {
-    const uuid = crypto.randomUUID();
-    buf += JSON.stringify({
-      parentUuid: parent,
-      ...rec,
-      uuid,
-      timestamp: new Date(t).toISOString(),
-      ...base,
-    }) + "\n";
-    parent = uuid;
-    t += 1000;
-  };
-  const flush = async (force = false) => {
-    if (buf.length > 1 << 20 || (force && buf)) {
-      await file.write(enc.encode(buf));
-      buf = "";
-    }
-  };
-  for (const turn of options.turns) {
+/** Where Claude Code keeps the log of session `sessionId` run in `cwd`, under `home`. */
+export function claudeSessionPath(home: string, cwd: string, sessionId: string): string {
+  return `${home}/.claude/projects/${cwd.replace(/[^A-Za-z0-9]/g, "-")}/${sessionId}.jsonl`;
+}
+
+/**
+ * The JSONL lines of one Claude Code session, made a turn at a time (the parent chain, clock
+ * and message numbers carry over), for writers that append while a reader watches.
+ */
+export class ClaudeLines {
+  private parent: string | null = null;
+  private t: number;
+  private n = 0;
+  private readonly base: Record<string, unknown>;
+
+  constructor(options: { sessionId: string; cwd: string; start?: number }) {
+    this.t = options.start ?? Date.parse("2026-01-05T10:00:00Z");
+    this.base = {
+      isSidechain: false,
+      userType: "external",
+      entrypoint: "cli",
+      cwd: options.cwd,
+      sessionId: options.sessionId,
+      version: "2.1.197",
+      gitBranch: "main",
+    };
+  }
+
+  /** The lines of one turn, each ending in a newline. */
+  turn(turn: SyntheticTurn): string {
+    let out = "";
+    const line = (rec: Record<string, unknown>) => {
+      const uuid = crypto.randomUUID();
+      out += JSON.stringify({
+        parentUuid: this.parent,
+        ...rec,
+        uuid,
+        timestamp: new Date(this.t).toISOString(),
+        ...this.base,
+      }) + "\n";
+      this.parent = uuid;
+      this.t += 1000;
+    };
+    const assistant = (content: unknown[]) =>
+      line({
+        type: "assistant",
+        requestId: `req_${this.n}`,
+        message: {
+          id: `msg_${this.n++}`,
+          type: "message",
+          role: "assistant",
+          model: "claude-opus-4-8",
+          content,
+          usage: USAGE,
+        },
+      });
     if (turn.user !== undefined) {
       line({ type: "user", message: { role: "user", content: turn.user } });
     }
-    if (turn.assistant !== undefined) {
-      line({
-        type: "assistant",
-        requestId: `req_${n}`,
-        message: {
-          id: `msg_${n++}`,
-          type: "message",
-          role: "assistant",
-          model: "claude-opus-4-8",
-          content: [{ type: "text", text: turn.assistant }],
-          usage,
-        },
-      });
-    }
+    if (turn.assistant !== undefined) assistant([{ type: "text", text: turn.assistant }]);
     if (turn.tool) {
-      const id = `toolu_${n}`;
-      line({
-        type: "assistant",
-        requestId: `req_${n}`,
-        message: {
-          id: `msg_${n++}`,
-          type: "message",
-          role: "assistant",
-          model: "claude-opus-4-8",
-          content: [{ type: "tool_use", id, name: turn.tool.name, input: turn.tool.input }],
-          usage,
-        },
-      });
+      const id = `toolu_${this.n}`;
+      assistant([{ type: "tool_use", id, name: turn.tool.name, input: turn.tool.input }]);
       line({
         type: "user",
         message: {
@@ -102,6 +86,36 @@ export async function writeClaudeSession(
         },
       });
     }
+    return out;
+  }
+}
+
+const USAGE = {
+  input_tokens: 100,
+  output_tokens: 20,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+};
+
+/** Writes one Claude Code session file under `<home>/.claude/projects/...`; returns its path. */
+export async function writeClaudeSession(
+  home: string,
+  options: { sessionId: string; cwd: string; turns: Iterable<SyntheticTurn>; start?: number },
+): Promise<string> {
+  const path = claudeSessionPath(home, options.cwd, options.sessionId);
+  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const enc = new TextEncoder();
+  const lines = new ClaudeLines(options);
+  let buf = "";
+  const flush = async (force = false) => {
+    if (buf.length > 1 << 20 || (force && buf)) {
+      await file.write(enc.encode(buf));
+      buf = "";
+    }
+  };
+  for (const turn of options.turns) {
+    buf += lines.turn(turn);
     await flush();
   }
   await flush(true);
