@@ -3,6 +3,7 @@ import { exportCommand, verifyCommand } from "./export.ts";
 import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
 import type { Command } from "./io.ts";
+import { replayCommand } from "./replay.ts";
 import { scanCommand } from "./scan.ts";
 import { serveCommand } from "./serve.ts";
 import { sessionsCommand, showCommand } from "./sessions.ts";
@@ -22,6 +23,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   show: { run: showCommand, summary: "print one session's timeline" },
   export: { run: exportCommand, summary: "write a session as canonical session files" },
   verify: { run: verifyCommand, summary: "check exported canonical session files" },
+  replay: {
+    run: replayCommand,
+    summary: "play a session's edits and commands again in a sandbox and compare",
+  },
   scan: { run: scanCommand, summary: "find and redact secrets in files, stdin or sessions" },
   guard: {
     run: guardCommand,

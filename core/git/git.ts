@@ -97,6 +97,12 @@ export interface GitEngine {
   ): Promise<{ commit: CommitInfo; bytes: Uint8Array | null } | null>;
   /** Files changed from `from` to `to`; without `to`, to the working tree (untracked included). */
   changedFiles(repo: string, from: string, to?: string): Promise<ChangedFile[]>;
+  /**
+   * Makes `dir` (which exists and holds the commit's files) a repository at `commit` of
+   * `source`: the commit and its history are fetched in, the branch points at it and the index
+   * matches it, so `git status` there starts clean. Nothing is written to `source`.
+   */
+  initAt(dir: string, source: string, commit: string, options?: { branch?: string }): Promise<void>;
   /** Streams every file of a commit's tree to `sink`, in tree order (symlinks: their target). */
   archive(
     repo: string,
@@ -393,6 +399,27 @@ export function createGitEngine(run: ProcessRunner, options: GitEngineOptions = 
         if (path) out.push({ status: "?", path });
       }
       return out;
+    },
+
+    async initAt(dir, source, commit, opts = {}) {
+      const branch = opts.branch && /^[A-Za-z0-9._\/-]{1,200}$/.test(opts.branch) &&
+          !opts.branch.startsWith("-") && !opts.branch.includes("..")
+        ? opts.branch
+        : "main";
+      await ok(dir, ["init", "-q", `--initial-branch=${branch}`]);
+      await ok(dir, [
+        "fetch",
+        "-q",
+        "--no-tags",
+        "--no-recurse-submodules",
+        "--",
+        source,
+        checkRev(commit),
+      ]);
+      await ok(dir, ["update-ref", `refs/heads/${branch}`, "FETCH_HEAD"]);
+      await ok(dir, ["read-tree", checkRev(commit)]);
+      // Stat information for the index, so status compares by stat first.
+      await git(dir, ["update-index", "-q", "--refresh"]);
     },
 
     async archive(repo, commit, sink, opts = {}) {

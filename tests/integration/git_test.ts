@@ -3,31 +3,10 @@ import { assert, assertEquals, assertRejects } from "../_helpers/assert.ts";
 import { createGitEngine, gitEnv, type TreeEntry } from "../../core/git/mod.ts";
 import { ChronicleError } from "../../core/model/mod.ts";
 import { denoProcessRunner } from "../../runtime/process_runner.ts";
+import { git as sh } from "../_helpers/git.ts";
 
 const dec = new TextDecoder();
 const git = createGitEngine(denoProcessRunner, { env: gitEnv(Deno.env.toObject()) });
-
-/** Runs git in `dir` at a fixed commit date (ISO) with a fixed author. */
-export async function sh(dir: string, args: string[], date = "2026-11-30T09:00:00Z") {
-  const r = await new Deno.Command("git", {
-    args,
-    cwd: dir,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: dir,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "Dev",
-      GIT_AUTHOR_EMAIL: "dev@example.com",
-      GIT_COMMITTER_NAME: "Dev",
-      GIT_COMMITTER_EMAIL: "dev@example.com",
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_DATE: date,
-    },
-    clearEnv: true,
-  }).output();
-  if (!r.success) throw new Error(`git ${args.join(" ")}: ${dec.decode(r.stderr)}`);
-  return dec.decode(r.stdout).trim();
-}
 
 /** A repository with two commits: 09:00 (a.txt, src/b.txt, link) and 10:00 (a.txt changed, c.txt). */
 async function twoCommits() {

@@ -1,0 +1,313 @@
+/**
+ * The replay plan: the executable steps of a canonical session (file writes, edits, deletes,
+ * shell commands) in timeline order, each with the reasoning that preceded it, its target
+ * mapped into the sandbox, and its blockers. Reads canonical operations only: kind, effect,
+ * target, completeness, replay attributes, and the request payload's fields.
+ */
+import { normalizePath, relativeInside } from "../git/mod.ts";
+import type { CanonicalSession, Operation, PayloadRef, ReplayBlocker } from "../model/mod.ts";
+import { parsePatch, type PatchSection, type Replacement } from "./edits.ts";
+
+export type StepKind = "write" | "edit" | "delete" | "exec";
+
+export type FileAction =
+  | { type: "write"; content: string }
+  | { type: "replace"; edits: Replacement[] }
+  | { type: "patch"; section: PatchSection }
+  | { type: "delete" };
+
+export interface Reasoning {
+  kind: "thinking" | "reply";
+  text: string;
+}
+
+export interface PlanStep {
+  /** Position on the session's timeline (the same `seq` the session view shows). */
+  seq: number;
+  op: string;
+  connection: string;
+  kind: StepKind;
+  tool?: string;
+  /** What the step touches, as the agent wrote it: a path, or the command. */
+  target: string | null;
+  /** For file steps in scope: the path inside the sandbox (relative to its root). */
+  path?: string;
+  action?: FileAction;
+  /** For shell steps: the command (a string for a shell, an array for an argument vector). */
+  command?: string | string[];
+  /** For shell steps: the folder it ran in, relative to the project root ("" for the root). */
+  workdir?: string;
+  /** Thinking and replies between the previous step of this connection and this one. */
+  reasoning: Reasoning[];
+  /** What the recording says happened. */
+  recorded: { is_error: boolean | null; text: string | null };
+  replayable: boolean;
+  blockers: ReplayBlocker[];
+  /** Why the step is blocked, in a sentence, when it is. */
+  detail?: string;
+}
+
+export interface ReplayPlan {
+  session: string;
+  /** The project folder the session recorded (absolute, normalised), or null. */
+  project: string | null;
+  steps: PlanStep[];
+}
+
+/** Reads a payload's text; null when it is missing, redacted or fails its hash check. */
+export type PayloadText = (ref: PayloadRef | undefined) => string | null;
+
+const REASONING_CHARS = 4000;
+
+const BLOCKER_TEXT: Record<ReplayBlocker, string> = {
+  incomplete: "the call has no complete recorded result (the log ended or broke before it did)",
+  continuation_only: "only its result was recorded; the call itself is not in the log",
+  out_of_scope: "its target is outside the project",
+  needs_confirmation: "a shell command runs only when confirmed, under bubblewrap",
+  missing_payload: "its recorded input is not available",
+  unsupported_tool: "Chronicle cannot replay this tool",
+};
+
+/** A sentence for a list of blockers (needs_confirmation alone does not block). */
+export function blockerDetail(blockers: ReplayBlocker[], extra?: string): string | undefined {
+  const hard = blockers.filter((b) => b !== "needs_confirmation");
+  if (!hard.length && !extra) return undefined;
+  const parts = hard.map((b) => `${b}: ${BLOCKER_TEXT[b]}`);
+  return extra
+    ? [extra, ...parts.filter((p) => !p.startsWith("out_of_scope"))].join("; ")
+    : parts.join("; ");
+}
+
+type Json = Record<string, unknown>;
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return undefined;
+  const t = text.trimStart();
+  if (!t.startsWith("{") && !t.startsWith("[")) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function str(o: Json, ...keys: string[]): string | undefined {
+  for (const k of keys) if (typeof o[k] === "string") return o[k] as string;
+  return undefined;
+}
+
+const PATH_KEYS = [
+  "file_path",
+  "filePath",
+  "path",
+  "absolute_path",
+  "target_file",
+  "notebook_path",
+];
+const CONTENT_KEYS = ["content", "contents", "file_text", "text"];
+const DELETE_TOOLS = new Set(["delete_file", "delete", "deletefile", "remove_file"]);
+
+/** The patch text of a request: the raw envelope, or a JSON field holding it. */
+function patchText(input: unknown): string | undefined {
+  if (typeof input === "string") return input.includes("*** Begin Patch") ? input : undefined;
+  if (input && typeof input === "object" && !Array.isArray(input)) {
+    for (const v of Object.values(input as Json)) {
+      if (typeof v === "string" && v.includes("*** Begin Patch")) return v;
+    }
+  }
+  return undefined;
+}
+
+function replacementsOf(o: Json): Replacement[] | undefined {
+  const one = (e: Json): Replacement | undefined => {
+    const old = str(e, "old_string", "oldString", "old_str");
+    const nw = str(e, "new_string", "newString", "new_str");
+    if (old === undefined || nw === undefined) return undefined;
+    const expected = typeof e.expected_replacements === "number" ? e.expected_replacements : 1;
+    return { old, new: nw, all: e.replace_all === true || e.replaceAll === true || expected > 1 };
+  };
+  if (Array.isArray(o.edits)) {
+    const list = (o.edits as Json[]).map((e) => (e && typeof e === "object" ? one(e) : undefined));
+    return list.every((e) => e) ? list as Replacement[] : undefined;
+  }
+  const e = one(o);
+  return e ? [e] : undefined;
+}
+
+interface Mapped {
+  path?: string;
+  outside?: string;
+}
+
+/** Maps a recorded path into the sandbox: project-absolute or relative paths only. */
+export function mapPath(project: string | null, target: string, workdir = ""): Mapped {
+  if (target.includes("\0")) return { outside: "the path holds a NUL byte" };
+  let rel: string;
+  if (target.startsWith("/")) {
+    if (!project) return { outside: `${target} is absolute and the session recorded no project` };
+    try {
+      rel = relativeInside(project, target, "project");
+    } catch {
+      return { outside: `${target} is outside the project ${project}` };
+    }
+  } else {
+    const joined = normalizePath(workdir ? `${workdir}/${target}` : target);
+    if (joined === ".." || joined.startsWith("../")) {
+      return { outside: `${target} leaves the project${project ? ` ${project}` : ""}` };
+    }
+    rel = joined === "." ? "" : joined;
+  }
+  if (!rel) return { outside: `${target} is the project folder itself, not a file` };
+  if (rel === ".git" || rel.startsWith(".git/")) {
+    return { outside: `${target} is inside the repository's .git folder` };
+  }
+  return { path: rel };
+}
+
+/** Maps a shell step's working folder into the sandbox ("" is the project root). */
+function mapDir(project: string | null, dir: string): Mapped {
+  if (!dir) return { path: "" };
+  if (dir.startsWith("/")) {
+    if (!project) return { outside: `it ran in ${dir} and the session recorded no project` };
+    try {
+      return { path: relativeInside(project, dir, "project") };
+    } catch {
+      return { outside: `it ran in ${dir}, outside the project ${project}` };
+    }
+  }
+  const n = normalizePath(dir);
+  if (n === ".." || n.startsWith("../")) {
+    return { outside: `it ran in ${dir}, outside the project` };
+  }
+  return { path: n === "." ? "" : n };
+}
+
+function fileStep(
+  op: Operation,
+  input: unknown,
+  project: string | null,
+): Pick<PlanStep, "kind" | "target" | "path" | "action"> & { problem?: string; outside?: string } {
+  const o = input && typeof input === "object" && !Array.isArray(input) ? input as Json : {};
+  const patch = patchText(input);
+  let target = op.target ?? str(o, ...PATH_KEYS) ?? null;
+  let action: FileAction | undefined;
+  let kind: StepKind = op.kind === "write" ? "write" : "edit";
+  let problem: string | undefined;
+  if (patch !== undefined) {
+    const sections = parsePatch(patch);
+    const section = sections.find((s) => s.path === target) ??
+      (sections.length === 1 ? sections[0] : undefined);
+    if (!section) problem = `the patch has no section for ${target ?? "this operation"}`;
+    else {
+      target = section.path;
+      if (section.moveTo) problem = "a patch that moves a file is not replayed yet";
+      kind = section.action === "add" ? "write" : section.action === "delete" ? "delete" : "edit";
+      action = { type: "patch", section };
+    }
+  } else if (DELETE_TOOLS.has((op.tool ?? "").toLowerCase())) {
+    kind = "delete";
+    action = { type: "delete" };
+  } else if (op.kind === "write") {
+    const content = str(o, ...CONTENT_KEYS);
+    if (content === undefined) problem = "the write's input has no content";
+    else action = { type: "write", content };
+  } else {
+    const edits = replacementsOf(o);
+    if (edits) action = { type: "replace", edits };
+    else if (typeof o.code_edit === "string") {
+      problem = "the edit is a sketch the agent's own model applied, not exact text";
+    } else problem = "the edit's input names no old and new text";
+  }
+  if (target === null) return { kind, target, problem: problem ?? "the step names no file" };
+  const mapped = mapPath(project, target);
+  return { kind, target, path: mapped.path, action, problem, outside: mapped.outside };
+}
+
+function commandOf(input: unknown): { command?: string | string[]; workdir?: string } {
+  if (typeof input === "string") return { command: input };
+  if (!input || typeof input !== "object") return {};
+  const o = input as Json;
+  const c = o.command ?? o.cmd;
+  const workdir = str(o, "workdir", "cwd", "dir_path", "directory");
+  if (typeof c === "string") return { command: c, workdir };
+  if (Array.isArray(c) && c.length && c.every((x) => typeof x === "string")) {
+    return { command: c as string[], workdir };
+  }
+  return { workdir };
+}
+
+/** Builds the plan of a session. `text` reads payloads (store, or checked artifacts). */
+export function buildPlan(session: CanonicalSession, text: PayloadText): ReplayPlan {
+  const project = session.session.project.path ? normalizePath(session.session.project.path) : null;
+  const steps: PlanStep[] = [];
+  const pending = new Map<string, Reasoning[]>();
+  for (const t of session.timeline) {
+    const op = session.operations[t.op];
+    if (!op) continue;
+    if (op.kind === "thinking" || op.kind === "reply") {
+      if (op.text?.trim()) {
+        const list = pending.get(t.connection) ?? [];
+        list.push({ kind: op.kind, text: op.text.slice(0, REASONING_CHARS) });
+        pending.set(t.connection, list);
+      }
+      continue;
+    }
+    const isFile = op.effect === "fs_write" && (op.kind === "write" || op.kind === "edit");
+    const isExec = op.effect === "process" && op.kind === "exec";
+    if (!isFile && !isExec) continue;
+    const blockers = [...op.replay.blockers];
+    let replayable = op.replay.replayable;
+    const requestText = text(op.request);
+    const input = parseJson(requestText);
+    const responseText = op.response ? text(op.response) : null;
+    const step: PlanStep = {
+      seq: t.seq,
+      op: t.op,
+      connection: t.connection,
+      kind: isExec ? "exec" : op.kind === "write" ? "write" : "edit",
+      tool: op.tool,
+      target: op.target ?? null,
+      reasoning: pending.get(t.connection) ?? [],
+      recorded: { is_error: op.is_error ?? null, text: responseText },
+      replayable,
+      blockers,
+    };
+    pending.delete(t.connection);
+    const block = (b: ReplayBlocker, why?: string) => {
+      if (!blockers.includes(b)) blockers.push(b);
+      replayable = false;
+      if (why) step.detail = why;
+    };
+    if (op.request && requestText === null) block("missing_payload");
+    if (replayable && isFile) {
+      const f = fileStep(op, input, project);
+      Object.assign(step, { kind: f.kind, target: f.target, path: f.path, action: f.action });
+      if (f.outside) block("out_of_scope", f.outside);
+      else if (f.problem) block("unsupported_tool", f.problem);
+    } else if (replayable && isExec) {
+      const c = commandOf(input);
+      if (c.command === undefined) block("unsupported_tool", "the call names no command");
+      else {
+        step.command = c.command;
+        step.target = typeof c.command === "string" ? c.command : c.command.join(" ");
+        const w = mapDir(project, c.workdir ?? "");
+        if (w.outside) block("out_of_scope", w.outside);
+        else step.workdir = w.path;
+      }
+      if (!blockers.includes("needs_confirmation") && replayable) {
+        blockers.push("needs_confirmation");
+      }
+    }
+    step.replayable = replayable;
+    if (!replayable) step.detail = step.detail ?? blockerDetail(blockers);
+    else if (isFile && !step.path) {
+      step.replayable = false;
+      step.detail = "the step names no file";
+    }
+    if (!step.replayable && isExec && step.target === null) {
+      step.target = op.summary ?? null;
+    }
+    steps.push(step);
+  }
+  return { session: session.session.id, project, steps };
+}
