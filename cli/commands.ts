@@ -5,6 +5,7 @@ import { importCommand } from "./import.ts";
 import type { Command } from "./io.ts";
 import { replayCommand } from "./replay.ts";
 import { scanCommand } from "./scan.ts";
+import { searchCommand } from "./search.ts";
 import { serveCommand } from "./serve.ts";
 import { sessionsCommand, showCommand } from "./sessions.ts";
 
@@ -21,6 +22,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   import: { run: importCommand, summary: "import new and changed agent logs into the local store" },
   sessions: { run: sessionsCommand, summary: "list imported sessions" },
   show: { run: showCommand, summary: "print one session's timeline" },
+  search: {
+    run: searchCommand,
+    summary: "search every session's prompts, replies, inputs and outputs",
+  },
   export: { run: exportCommand, summary: "write a session as canonical session files" },
   verify: { run: verifyCommand, summary: "check exported canonical session files" },
   replay: {

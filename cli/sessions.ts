@@ -153,7 +153,7 @@ function formatOffset(ns: number): string {
   return `+${String(m).padStart(2, "0")}:${s}`;
 }
 
-function oneLine(s: string, max: number): string {
+export function oneLine(s: string, max: number): string {
   const t = s.replace(/\s+/g, " ").trim();
   return t.length > max ? t.slice(0, max - 1) + "…" : t;
 }

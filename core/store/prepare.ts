@@ -1,20 +1,13 @@
 /**
  * Turns an importer's result into rows ready for the store: each operation's JSON document,
  * its indexed columns and its own words. Pure, so it runs in the import worker. What needs the
- * result's bytes (the error flag, the result's excerpts for search) is finished by the store
- * with `finishOp`, where the bytes arrive anyway.
+ * payloads' bytes (the error flag, the search text of inputs and outputs) is finished by the
+ * store with `finishOp`, where the bytes arrive anyway.
  */
 import type { Operation, OperationRecord, SessionDelta, SourceRange } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
-
-/**
- * How much of a tool result goes into the search index: its head (commands print what they
- * do first) and its tail (and how they failed last). A shorter result is indexed whole. A file
- * that was read is indexed by its head only: its end says no more than its middle.
- */
-export const INDEXED_RESULT_HEAD = 1_536;
-export const INDEXED_RESULT_TAIL = 1_024;
+import { searchBody } from "./search_text.ts";
 
 export interface PreparedOp {
   id: string;
@@ -35,9 +28,11 @@ export interface PreparedOp {
   /** What search sees of the operation itself: its text, tool, summary and target. */
   words: string;
   /**
-   * Its tool result, where the store reads it: a payload of the same unit (its index in
-   * `PreparedUnit.payloads`) or inline text. Null for none, and for replies and thinking.
+   * Its tool input, where the store reads it: a payload of the same unit (its index in
+   * `PreparedUnit.payloads`) or inline text. Null for none.
    */
+  input: number | string | null;
+  /** Its tool result, likewise. Null for none, and for replies and thinking. */
   result: number | string | null;
 }
 
@@ -134,7 +129,14 @@ function prepareOp(
   unit: { file: string; payloads: Map<string, number> },
 ): PreparedOp {
   const op = rec.op;
-  const response = op.response;
+  const where = (ref: Operation["request"]) =>
+    !ref
+      ? null
+      : "sha256" in ref
+      ? unit.payloads.get(ref.sha256) ?? null
+      : "inline" in ref
+      ? ref.inline
+      : null;
   return {
     id: rec.id,
     connection: rec.connection,
@@ -149,13 +151,8 @@ function prepareOp(
     spawns: op.spawns ?? null,
     doc: storedDoc(op, unit.file),
     words: opWords(op),
-    result: !hasResult(op) || !response
-      ? null
-      : "sha256" in response
-      ? unit.payloads.get(response.sha256) ?? null
-      : "inline" in response
-      ? response.inline
-      : null,
+    input: where(op.request),
+    result: hasResult(op) ? where(op.response) : null,
   };
 }
 
@@ -195,12 +192,13 @@ export function finishOp(
   op: PreparedOp,
   payloads: PackedPayloads,
 ): { is_error: 0 | 1 | null; body: string } {
-  const bytes = typeof op.result === "number" ? payloadAt(payloads, op.result) : null;
-  const inline = typeof op.result === "string" ? op.result : null;
-  const failed = resultFailed(op, bytes ?? inline);
+  const bytes = (at: number | string | null) =>
+    typeof at === "number" ? payloadAt(payloads, at) : at;
+  const result = bytes(op.result);
+  const failed = resultFailed(op, result);
   return {
     is_error: failed ? 1 : op.flagged === false ? 0 : null,
-    body: bytes ? withExcerpts(op.words, bytes, op.kind) : op.words,
+    body: searchBody(op.words, bytes(op.input), result),
   };
 }
 
@@ -216,43 +214,18 @@ function opWords(op: Operation): string {
   return parts.join("\n");
 }
 
-function withExcerpts(words: string, bytes: Uint8Array, kind: Operation["kind"]): string {
-  const excerpts = kind === "read" ? [resultHead(bytes)] : resultExcerpts(bytes);
-  return words ? [words, ...excerpts].join("\n") : excerpts.join("\n");
-}
-
-const decoder = new TextDecoder();
-
-/** The opening of a result, as indexed. */
-function resultHead(bytes: Uint8Array): string {
-  // UTF-8 takes at most 4 bytes a character: decode no more than the head needs.
-  return decoder.decode(bytes.subarray(0, INDEXED_RESULT_HEAD * 4)).slice(0, INDEXED_RESULT_HEAD);
-}
-
-/** The head and tail of a result, as indexed (one piece when the result is short). */
-export function resultExcerpts(bytes: Uint8Array): string[] {
-  const whole = INDEXED_RESULT_HEAD + INDEXED_RESULT_TAIL;
-  // UTF-8 takes at most 4 bytes a character: decode no more than the excerpts need.
-  if (bytes.byteLength <= whole) return [decoder.decode(bytes)];
-  const head = resultHead(bytes);
-  if (bytes.byteLength <= whole * 4) {
-    const text = decoder.decode(bytes);
-    if (text.length <= whole) return [text];
-    return [head, text.slice(-INDEXED_RESULT_TAIL)];
-  }
-  const tail = decoder.decode(bytes.subarray(bytes.byteLength - INDEXED_RESULT_TAIL * 4)).slice(
-    -INDEXED_RESULT_TAIL,
-  );
-  return [head, tail];
-}
-
-/** The text search sees: message text, the call's tool, summary and target, and its result. */
+/** The text search sees of a stored operation (for rebuilding the index). */
 export function indexText(
   op: Operation,
   payloads: Pick<Map<string, Uint8Array>, "get">,
 ): string {
-  const words = opWords(op);
-  if (!hasResult(op) || !op.response || !("sha256" in op.response)) return words;
-  const bytes = payloads.get(op.response.sha256);
-  return bytes ? withExcerpts(words, bytes, op.kind) : words;
+  const bytes = (ref: Operation["request"]) =>
+    !ref
+      ? null
+      : "sha256" in ref
+      ? payloads.get(ref.sha256) ?? null
+      : "inline" in ref
+      ? ref.inline
+      : null;
+  return searchBody(opWords(op), bytes(op.request), hasResult(op) ? bytes(op.response) : null);
 }

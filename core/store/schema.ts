@@ -212,4 +212,25 @@ ALTER TABLE sessions ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN reset_stamp INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 6,
+    name: "search: every visible text, with positions",
+    // Phrases, identifiers (their words in order) and correct prefix counts need positions:
+    // detail=full. Prefix indexes for 2 and 3 characters keep search-as-you-type fast from the
+    // second letter; longer prefixes expand to few words. The index now holds tool inputs and
+    // whole outputs (see search_text.ts), so it is rebuilt.
+    sql: `
+DROP TABLE operations_fts;
+CREATE VIRTUAL TABLE operations_fts USING fts5(
+  body,
+  content='',
+  contentless_delete=1,
+  detail=full,
+  prefix='2 3',
+  tokenize='unicode61 remove_diacritics 2'
+);
+INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
+`,
+    reindex: true,
+  },
 ];

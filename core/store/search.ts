@@ -1,18 +1,26 @@
 /**
- * Full-text search over every operation (FTS5, ranked by BM25, with highlighted snippets).
+ * Full-text search over every operation: what a user can see of it (prompts, replies,
+ * thinking, tool inputs, whole outputs) is in the FTS5 index, with positions, so words,
+ * prefixes, identifiers and quoted phrases all match (see search_query.ts).
+ *
+ * Hits come newest first, and paging reaches every one of them. (BM25 ranking was dropped: it
+ * counts every row holding each word, a scan of the word's whole doclist, which for a common
+ * word or a short prefix over a million messages costs hundreds of milliseconds.) The count is
+ * exact up to {@link COUNT_CAP} (with a session filter, among the newest
+ * {@link FILTERED_COUNT_SCAN} matches); past that it is a lower bound and `total_capped` says
+ * so.
  */
+import type { Operation, PayloadRef } from "../model/mod.ts";
 import type { PayloadStore } from "./payloads.ts";
-import { resultExcerpts, withSourceFile } from "./prepare.ts";
+import { withSourceFile } from "./prepare.ts";
 import type { Queries } from "./queries.ts";
-import {
-  ftsQuery,
-  PREFIX_INDEXED,
-  queryTerms,
-  SEARCH_FILTERED_WINDOW,
-  SEARCH_WINDOW,
-} from "./search_query.ts";
-import type { Sql } from "./_sql.ts";
-import type { SearchHit, SessionQuery } from "./types.ts";
+import { COUNT_CAP, FILTERED_COUNT_SCAN, ftsQuery, matchPattern } from "./search_query.ts";
+import { INDEXED_PAYLOAD_BYTES, payloadWords } from "./search_text.ts";
+import type { Sql, SqlRow } from "./_sql.ts";
+import type { SearchHit, SearchResult, SessionQuery, Snippet } from "./types.ts";
+
+/** At most this many hits a page. */
+export const SEARCH_PAGE_MAX = 200;
 
 export class Search {
   constructor(
@@ -21,123 +29,144 @@ export class Search {
     private readonly queries: Queries,
   ) {}
 
-  /**
-   * Full-text search over every operation. Every word must appear (the last one as a prefix,
-   * for search-as-you-type). The newest {@link SEARCH_WINDOW} matches are ranked by BM25, so a
-   * common word costs the same as a rare one; `total` counts matches up to that window
-   * (`total_capped` says when there are more).
-   */
-  search(
-    q: string,
-    f: SessionQuery = {},
-  ): { total: number; total_capped: boolean; hits: SearchHit[] } {
-    const terms = queryTerms(q);
-    if (!terms.length) return { total: 0, total_capped: false, hits: [] };
-    const { where, params } = this.queries.sessionWhere({ ...f, text: undefined }, "s");
-    const limit = Math.min(Math.max(f.limit ?? 20, 1), 200);
+  /** One page of the operations matching `q` among the sessions `f` selects. */
+  search(q: string, f: SessionQuery = {}): SearchResult {
+    const limit = Math.min(Math.max(f.limit ?? 20, 1), SEARCH_PAGE_MAX);
     const offset = Math.max(f.offset ?? 0, 0);
-    const filtered = where !== "";
-    // Candidates: the newest matches with their BM25 score. A session filter is checked per
-    // match, so its window is smaller and doubles as the count.
-    const window = filtered ? SEARCH_FILTERED_WINDOW : SEARCH_WINDOW;
-    const find = this.sql.stmt(
-      filtered
-        ? `SELECT f.rowid AS rowid, bm25(operations_fts) AS score FROM operations_fts f
-             JOIN operations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
-             WHERE operations_fts MATCH ? AND ${where.slice(6)}
-             ORDER BY f.rowid DESC LIMIT ${window}`
-        : `SELECT rowid, bm25(operations_fts) AS score FROM operations_fts
-             WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${window}`,
-    );
-    const run = (m: string) => find.all(m, ...params) as { rowid: number; score: number }[];
-    // A last word of PREFIX_INDEXED characters has its own prefix index, and a shorter one is
-    // matched whole; a longer one is tried whole first and expanded only when that finds too
-    // little.
-    const last = terms[terms.length - 1];
-    let candidates: { rowid: number; score: number }[];
-    if (last.length <= PREFIX_INDEXED) candidates = run(ftsQuery(q)!);
-    else {
-      candidates = run(ftsQuery(q, { prefix: false })!);
-      if (candidates.length < offset + limit) {
-        const seen = new Set(candidates.map((c) => c.rowid));
-        // Whole-word hits keep their place ahead of prefix-only hits.
-        const worst = Math.max(0, ...candidates.map((c) => c.score));
-        for (const c of run(ftsQuery(q)!)) {
-          if (!seen.has(c.rowid) && candidates.length < window) {
-            candidates.push({ rowid: c.rowid, score: worst + 1 + c.score + 1e3 });
-          }
-        }
-      }
+    const match = ftsQuery(q);
+    if (!match) return { total: 0, total_capped: false, offset, limit, hits: [] };
+    const { where, params } = this.queries.sessionWhere({ ...f, text: undefined }, "s");
+    const filter = where ? where.slice("WHERE ".length) : "";
+    const from = filter
+      ? `operations_fts f JOIN operations o ON o.rowid = f.rowid
+           JOIN sessions s ON s.id = o.session_id`
+      : "operations_fts f";
+    const cond = filter ? `AND ${filter}` : "";
+
+    const page = (this.sql.stmt(
+      `SELECT f.rowid AS rowid FROM ${from} WHERE operations_fts MATCH ? ${cond}
+       ORDER BY f.rowid DESC LIMIT ? OFFSET ?`,
+    ).all(match, ...params, limit, offset) as { rowid: number }[]).map((r) => r.rowid);
+    // A short page is the last one: its end is the exact count.
+    const { total, capped } = page.length < limit && (page.length > 0 || offset === 0)
+      ? { total: offset + page.length, capped: false }
+      : this.count(match, { cond, params });
+    const pattern = matchPattern(q);
+    const hits = page.map((rowid) => this.hit(rowid, pattern));
+    return {
+      total: Math.max(total, offset + hits.length),
+      total_capped: capped,
+      offset,
+      limit,
+      hits,
+    };
+  }
+
+  /** How many operations match: exact up to a cap, a lower bound past it. */
+  private count(
+    match: string,
+    { cond, params }: { cond: string; params: (string | number)[] },
+  ): { total: number; capped: boolean } {
+    if (!cond) {
+      const n = this.sql.count(
+        `SELECT count(*) AS n FROM (SELECT rowid FROM operations_fts
+           WHERE operations_fts MATCH ? LIMIT ${COUNT_CAP + 1})`,
+        match,
+      );
+      return { total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
     }
-    // The window doubles as the count: past it, "more than" is all a person needs.
-    const n = candidates.length;
-    const capped = n === window;
-    candidates.sort((x, y) => x.score - y.score || y.rowid - x.rowid);
-    const detail = this.sql.stmt(
+    // With a filter, only the newest matches are checked against it, so a selective filter
+    // and a common word cost a bounded scan.
+    const n = this.sql.count(
+      `SELECT count(*) AS n FROM (SELECT m.rowid FROM (SELECT rowid FROM operations_fts
+           WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN}) m
+         JOIN operations o ON o.rowid = m.rowid JOIN sessions s ON s.id = o.session_id
+         WHERE 1 ${cond} LIMIT ${COUNT_CAP + 1})`,
+      match,
+      ...params,
+    );
+    const scanned = this.sql.count(
+      `SELECT count(*) AS n FROM (SELECT rowid FROM operations_fts
+         WHERE operations_fts MATCH ? LIMIT ${FILTERED_COUNT_SCAN + 1})`,
+      match,
+    );
+    return {
+      total: Math.min(n, COUNT_CAP),
+      capped: n > COUNT_CAP || scanned > FILTERED_COUNT_SCAN,
+    };
+  }
+
+  private hit(rowid: number, pattern: RegExp | null): SearchHit {
+    const r = this.sql.stmt(
       `SELECT o.session_id, o.op_id, o.kind, o.tool, o.file, o.doc, s.title, s.first_prompt,
          s.source, s.project_path FROM operations o JOIN sessions s ON s.id = o.session_id
        WHERE o.rowid = ?`,
-    );
-    const rows = candidates.slice(offset, offset + limit).map((c) => ({
-      ...(detail.get(c.rowid) as Record<string, string | number | null>),
-      score: c.score,
-    })) as Record<string, string | number | null>[];
-    const hits = rows.map((r) => {
-      const op = withSourceFile(String(r.doc), String(r.file));
-      const text = [op.text, op.summary, op.target].filter(Boolean).join(" · ") ||
-        (this.payloads.text(op.response, 4000) ?? "");
-      let snippet = makeSnippet(text, terms);
-      if (!snippet.some((s) => s.match)) {
-        const bytes = "sha256" in (op.response ?? {})
-          ? this.payloads.bytes((op.response as { sha256: string }).sha256)
-          : null;
-        for (const piece of bytes ? resultExcerpts(bytes) : []) {
-          const alt = makeSnippet(piece, terms);
-          if (alt.some((s) => s.match)) {
-            snippet = alt;
-            break;
-          }
-        }
+    ).get(rowid) as SqlRow;
+    const op = withSourceFile(String(r.doc), String(r.file));
+    const { field, snippet } = this.snippetOf(op, pattern);
+    const str = (v: string | number | null) => v === null ? null : String(v);
+    return {
+      session_id: String(r.session_id),
+      op_id: String(r.op_id),
+      seq: this.queries.seqOf(String(r.session_id), String(r.op_id)) ?? 0,
+      kind: String(r.kind),
+      tool: str(r.tool),
+      field,
+      snippet,
+      session: {
+        title: str(r.title),
+        first_prompt: str(r.first_prompt),
+        source: String(r.source),
+        project_path: str(r.project_path),
+      },
+    };
+  }
+
+  /** The first place the query matches, in the order the session view shows an operation. */
+  private snippetOf(
+    op: Operation,
+    pattern: RegExp | null,
+  ): { field: SearchHit["field"]; snippet: Snippet } {
+    const own = [op.text, op.summary, op.target].filter(Boolean).join(" · ");
+    const fields: [SearchHit["field"], () => string][] = [
+      ["text", () => own],
+      ["input", () => this.payloadSearchText(op.request)],
+      ["output", () => this.payloadSearchText(op.response)],
+    ];
+    for (const [field, text] of fields) {
+      const t = text();
+      if (pattern && t && t.search(pattern) >= 0) {
+        return { field, snippet: makeSnippet(t, pattern) };
       }
-      return {
-        session_id: String(r.session_id),
-        op_id: String(r.op_id),
-        seq: this.queries.seqOf(String(r.session_id), String(r.op_id)) ?? 0,
-        kind: String(r.kind),
-        tool: r.tool === null ? null : String(r.tool),
-        rank: Number(r.score),
-        snippet,
-        session: {
-          title: r.title === null ? null : String(r.title),
-          first_prompt: r.first_prompt === null ? null : String(r.first_prompt),
-          source: String(r.source),
-          project_path: r.project_path === null ? null : String(r.project_path),
-        },
-      };
-    });
-    return { total: n, total_capped: capped, hits };
+    }
+    // The index matched words the pattern does not see (diacritics, a field cut for display).
+    return {
+      field: "text",
+      snippet: makeSnippet(own || this.payloadSearchText(op.response), null),
+    };
+  }
+
+  private payloadSearchText(ref: PayloadRef | undefined): string {
+    if (!ref) return "";
+    if ("inline" in ref) return payloadWords(ref.inline);
+    if (!("sha256" in ref)) return "";
+    const bytes = this.payloads.head(ref.sha256, INDEXED_PAYLOAD_BYTES);
+    return bytes ? payloadWords(bytes) : "";
   }
 }
 
 /** A window of text around the first match, split into matched and plain segments. */
-export function makeSnippet(
-  text: string,
-  terms: string[],
-  width = 160,
-): { text: string; match: boolean }[] {
+export function makeSnippet(text: string, pattern: RegExp | null, width = 160): Snippet {
   const flat = text.replace(/\s+/g, " ");
-  if (!terms.length) return [{ text: flat.slice(0, width), match: false }];
-  const re = new RegExp(
-    terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
-    "giu",
-  );
-  const first = flat.search(re);
+  if (!pattern) return [{ text: flat.slice(0, width), match: false }];
+  pattern.lastIndex = 0;
+  const first = flat.search(pattern);
   const from = Math.max(0, (first < 0 ? 0 : first) - Math.floor(width / 3));
   const window = flat.slice(from, from + width);
-  const out: { text: string; match: boolean }[] = [];
+  const out: Snippet = [];
   if (from > 0) out.push({ text: "…", match: false });
   let last = 0;
-  for (const m of window.matchAll(re)) {
+  for (const m of window.matchAll(pattern)) {
     if (m.index! > last) out.push({ text: window.slice(last, m.index), match: false });
     out.push({ text: m[0], match: true });
     last = m.index! + m[0].length;

@@ -34,7 +34,7 @@ import { computeStats } from "./stats.ts";
 import type {
   LocatedOp,
   ProjectSummary,
-  SearchHit,
+  SearchResult,
   SessionDetail,
   SessionQuery,
   SessionSummary,
@@ -346,10 +346,7 @@ export class ChronicleStore {
   }
 
   /** Full-text search over every operation; see `Search.search`. */
-  search(
-    q: string,
-    f: SessionQuery = {},
-  ): { total: number; total_capped: boolean; hits: SearchHit[] } {
+  search(q: string, f: SessionQuery = {}): SearchResult {
     return this.searcher.search(q, f);
   }
 

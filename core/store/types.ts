@@ -45,20 +45,35 @@ export interface TimelineItem {
   op: Operation;
 }
 
+/** Text around a match, in segments; `match` marks what the query matched. */
+export type Snippet = { text: string; match: boolean }[];
+
 export interface SearchHit {
   session_id: string;
   op_id: string;
   seq: number;
   kind: string;
   tool: string | null;
-  rank: number;
-  snippet: { text: string; match: boolean }[];
+  /** Where the snippet comes from: the operation's own text, its tool input or its output. */
+  field: "text" | "input" | "output";
+  snippet: Snippet;
   session: {
     title: string | null;
     first_prompt: string | null;
     source: string;
     project_path: string | null;
   };
+}
+
+/** One page of search hits. */
+export interface SearchResult {
+  /** How many operations match: exact, or a lower bound when `total_capped`. */
+  total: number;
+  /** True when there are more matches than `total` says ("at least"). */
+  total_capped: boolean;
+  offset: number;
+  limit: number;
+  hits: SearchHit[];
 }
 
 export interface ProjectSummary {

@@ -1,8 +1,10 @@
 /**
- * Search latency over a store of 1,000,000 messages: p50 and p95 of `store.search` and of the
- * `/api/search` route (in process), against the 50 ms p95 target. The store is built
- * synthetically by direct inserts in the store's own schema (sessions, operations and the FTS
- * index), with a Zipf-like vocabulary so common and rare words both occur.
+ * Search latency over a store of 1,000,000 messages: p50 and p95 of `store.search` per query
+ * class (word, prefix of 2 to 6 letters, quoted phrase, identifier, each also with an agent or
+ * project filter) and of the `/api/search` route (in process), against the 50 ms p95 target,
+ * and the index's size. The store is built synthetically by direct inserts in the store's own
+ * schema (sessions, operations and the FTS index), with a Zipf-like vocabulary so common and
+ * rare words both occur, and snake_case identifiers and paths among them.
  *
  *   deno run -A tests/bench/search_bench.ts [--messages N] [--queries N]
  */
@@ -58,10 +60,13 @@ const CODE = [
 ];
 /** Zipf-ish: low indexes are far more frequent. */
 const word = () => WORDS[Math.floor(Math.pow(rand(), 3) * WORDS.length)];
+/** An identifier: snake_case of three words, or a path. */
+const ident = () => rand() < 0.5 ? `${word()}_${word()}_${word()}` : `src/${word()}/${word()}.ts`;
 const sentence = (n: number) => {
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
-    out.push(rand() < 0.15 ? CODE[Math.floor(rand() * CODE.length)] : word());
+    const r = rand();
+    out.push(r < 0.15 ? CODE[Math.floor(rand() * CODE.length)] : r < 0.2 ? ident() : word());
   }
   return out.join(" ");
 };
@@ -152,37 +157,36 @@ if (!reuse) {
 }
 const buildSeconds = (performance.now() - started) / 1000;
 
-// Queries: common words, rare words, two words, prefixes, with and without filters.
-const queries: { q: string; f: Record<string, string> }[] = [];
+// Queries of each class, a third with an agent filter and a third with a project filter.
+type Query = { cls: string; q: string; f: Record<string, string> };
+const queries: Query[] = [];
 const qr = prng(7);
+const CLASSES = ["word", "prefix", "phrase", "identifier"] as const;
 for (let i = 0; i < QUERIES; i++) {
   const common = WORDS[Math.floor(qr() * 50)];
-  const rare = WORDS[5000 + Math.floor(qr() * 10000)];
-  const pick = i % 6;
-  const q = pick === 0
-    ? common
-    : pick === 1
-    ? rare
-    : pick === 2
-    ? `${common} ${rare}`
-    : pick === 3
-    ? rare.slice(0, 3 + (i % 3)) // typed so far: 3, 4 or 5 characters
-    : pick === 4
-    ? `${CODE[i % CODE.length]} ${common}`
-    : `${rare} ${WORDS[Math.floor(qr() * 500)]}`;
-  const f: Record<string, string> = i % 4 === 0
+  const rare = WORDS[3000 + Math.floor(qr() * 10000)];
+  const cls = CLASSES[i % CLASSES.length];
+  const q = cls === "word"
+    ? (i % 8 < 4 ? common : `${rare} `)
+    : cls === "prefix"
+    ? rare.slice(0, 2 + (i % 5)) // typed so far: 2 to 6 characters
+    : cls === "phrase"
+    ? `"${common} ${WORDS[Math.floor(qr() * 50)]}"`
+    : `${word()}_${word()}_${word()}`;
+  const f: Record<string, string> = i % 3 === 0
     ? { source: sources[i % sources.length] }
-    : i % 4 === 1
+    : i % 3 === 1
     ? { project: `/p/${i % 40}` }
     : {};
-  queries.push({ q, f });
+  queries.push({ cls, q, f });
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
-const slowest: { ms: number; q: string; f: Record<string, string> }[] = [];
-function measure(fn: (q: { q: string; f: Record<string, string> }) => unknown) {
+const slowest: (Query & { ms: number })[] = [];
+const byClass = new Map<string, number[]>();
+function measure(fn: (q: Query) => unknown) {
   for (const q of queries.slice(0, 20)) fn(q); // warm the page cache
   const times: number[] = [];
   for (const q of queries) {
@@ -191,6 +195,7 @@ function measure(fn: (q: { q: string; f: Record<string, string> }) => unknown) {
     const ms = performance.now() - t;
     times.push(ms);
     slowest.push({ ms, ...q });
+    byClass.set(q.cls, [...byClass.get(q.cls) ?? [], ms]);
   }
   times.sort((a, b) => a - b);
   return {
@@ -201,6 +206,9 @@ function measure(fn: (q: { q: string; f: Record<string, string> }) => unknown) {
 }
 
 const direct = measure(({ q, f }) => store.search(q, { ...f, limit: 20 }));
+const indexBytes = (db.prepare(
+  "SELECT sum(pgsize) AS n FROM dbstat WHERE name LIKE 'operations_fts%'",
+).get() as { n: number }).n;
 const app = createApp({
   store,
   token: "t".repeat(64),
@@ -227,6 +235,15 @@ console.log(
     fmt(direct.max)
   } ms`,
 );
+for (const [cls, times] of byClass) {
+  times.sort((a, b) => a - b);
+  console.log(
+    `  ${cls.padEnd(14)} p50 ${fmt(percentile(times, 0.5))} ms  p95 ${
+      fmt(percentile(times, 0.95))
+    } ms  (${times.length} queries)`,
+  );
+}
+console.log(`  index size     ${(indexBytes / 1e6).toFixed(0)} MB`);
 console.log(
   `  GET /api/search p50 ${fmt(percentile(httpTimes, 0.5))} ms  p95 ${
     fmt(percentile(httpTimes, 0.95))
@@ -238,8 +255,8 @@ console.log(
   }x)`,
 );
 // The slowest queries, to see what to look at next.
-for (const { ms, q, f } of [...slowest].sort((a, b) => b.ms - a.ms).slice(0, 3)) {
-  console.log(`  slowest: "${q}" ${JSON.stringify(f)} ${ms.toFixed(0)} ms`);
+for (const { ms, q, f, cls } of [...slowest].sort((a, b) => b.ms - a.ms).slice(0, 3)) {
+  console.log(`  slowest: ${cls} "${q}" ${JSON.stringify(f)} ${ms.toFixed(0)} ms`);
 }
 store.close();
 if (!kept) await Deno.remove(path.slice(0, path.lastIndexOf("/")), { recursive: true });

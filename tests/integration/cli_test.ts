@@ -103,6 +103,8 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
     { args: ["import", "--source", "vim"], code: 2, stderr: /unknown source "vim"/ },
     { args: ["export", "x"], code: 2, stderr: /needs --out/ },
     { args: ["verify"], code: 2, stderr: /exactly one folder/ },
+    { args: ["search"], code: 2, stderr: /takes the text to look for/ },
+    { args: ["search", "x", "--since", "last week"], code: 2, stderr: /--since takes a date/ },
   ];
   for (const c of cases) {
     await t.step(c.args.join(" "), async () => {
@@ -115,7 +117,8 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
 });
 
 Deno.test("every command answers --help and --version", async (t) => {
-  for (const cmd of ["serve", "import", "sessions", "show", "export", "verify", "scan", "guard"]) {
+  const commands = ["serve", "import", "sessions", "show", "search", "export", "verify"];
+  for (const cmd of [...commands, "scan", "guard"]) {
     await t.step(cmd, async () => {
       const help = await chronicle([cmd, "--help"], { HOME: "/nonexistent" });
       assertEquals(help.code, 0);
@@ -123,6 +126,36 @@ Deno.test("every command answers --help and --version", async (t) => {
       const v = await chronicle([cmd, "--version"], { HOME: "/nonexistent" });
       assertMatch(v.stdout, /^chronicle \d+\.\d+\.\d+/);
     });
+  }
+});
+
+Deno.test("chronicle search finds a command's words and output, pages on, and exits 1 on no hit", async () => {
+  const data = await Deno.makeTempDir({ prefix: "chronicle-cli-test-" });
+  const env = {
+    HOME: `${SHARED}/realclients/claude/s2-errors/native`,
+    CHRONICLE_HOME: `${data}/home`,
+  };
+  try {
+    assertEquals((await chronicle(["import"], env)).code, 0);
+    const found = await chronicle(["search", "tests/test_calc.py", "--json"], env);
+    assertEquals(found.code, 0, found.stderr);
+    const r = JSON.parse(found.stdout);
+    assert(r.total >= 1 && r.hits.length === Math.min(r.total, 20), found.stdout);
+    assertEquals(r.hits[0].session.source, "claude-code");
+    const page = JSON.parse(
+      (await chronicle(["search", "test_calc", "--limit", "1", "--offset", "1", "--json"], env))
+        .stdout,
+    );
+    assertEquals([page.offset, page.hits.length <= 1], [1, true]);
+    const text = await chronicle(["search", "test_calc.py", "--source", "claude-code"], env);
+    assertMatch(text.stdout, /\[test_calc\.py\]/);
+    assertMatch(text.stdout, /hits 1-\d+ of \d+/);
+    const none = await chronicle(["search", "zzqqnothinglikethis"], env);
+    assertEquals(none.code, 1);
+    assertMatch(none.stdout, /no hits of 0/);
+    assertEquals((await chronicle(["search", "test_calc", "--source", "codex"], env)).code, 1);
+  } finally {
+    await Deno.remove(data, { recursive: true });
   }
 });
 

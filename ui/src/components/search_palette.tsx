@@ -5,12 +5,16 @@ import { useEffect, useRef } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { agentName, basename, sessionTitle } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
-import type { SearchHit } from "../types.ts";
+import type { SearchHit, SearchResult } from "../types.ts";
+
+const PAGE = 30;
 
 export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const q = useSignal("");
   const hits = useSignal<SearchHit[]>([]);
   const total = useSignal<number | null>(null);
+  const capped = useSignal(false);
+  const loading = useSignal(false);
   const ms = useSignal<number | null>(null);
   const active = useSignal(0);
   const error = useSignal<string | null>(null);
@@ -26,14 +30,12 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
     }
     const ctl = new AbortController();
     const t = setTimeout(() => {
-      api<{ total: number; hits: SearchHit[]; ms: number }>(
-        `/api/search${qs({ q: text, limit: 30 })}`,
-        {
-          signal: ctl.signal,
-        },
-      ).then((r) => {
+      api<SearchResult & { ms: number }>(`/api/search${qs({ q: text, limit: PAGE })}`, {
+        signal: ctl.signal,
+      }).then((r) => {
         hits.value = r.hits;
         total.value = r.total;
+        capped.value = r.total_capped;
         ms.value = r.ms;
         active.value = 0;
         error.value = null;
@@ -46,6 +48,22 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
       ctl.abort();
     };
   }, [q.value]);
+
+  /** The next page of hits, after the ones shown. */
+  const more = () => {
+    if (loading.value) return;
+    loading.value = true;
+    const text = q.value.trim();
+    api<SearchResult & { ms: number }>(
+      `/api/search${qs({ q: text, limit: PAGE, offset: hits.value.length })}`,
+    ).then((r) => {
+      if (q.value.trim() !== text) return;
+      hits.value = [...hits.value, ...r.hits];
+      total.value = r.total;
+      capped.value = r.total_capped;
+    }).catch((e) => (error.value = (e as Error).message)).finally(() => (loading.value = false));
+  };
+  const hasMore = () => total.value !== null && (hits.value.length < total.value || capped.value);
 
   const open = (h: SearchHit) => {
     onClose();
@@ -89,9 +107,11 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
           {error.value ??
             (total.value === null
               ? "Type to search prompts, replies, commands and outputs. ↑↓ to move, Enter to open, Esc to close."
-              : `${total.value.toLocaleString("en-US")} matches · ${ms.value} ms${
-                shortLastWord(q.value) ? " · whole words until the third letter" : ""
-              }`)}
+              : `${capped.value ? "at least " : ""}${
+                total.value.toLocaleString("en-US")
+              } matches, newest first · ${ms.value} ms${
+                shortLastWord(q.value) ? " · a one-letter word is matched whole" : ""
+              } · "quotes" for a phrase`)}
         </div>
         <ul class="hits" role="listbox">
           {hits.value.map((h, i) => (
@@ -118,14 +138,19 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
             </li>
           ))}
         </ul>
+        {hasMore() && (
+          <button type="button" class="palette-more" onClick={more} disabled={loading.value}>
+            {loading.value ? "Loading…" : `Show ${PAGE} more`}
+          </button>
+        )}
       </div>
     </div>
   );
 }
 
-/** The server matches a last word of one or two characters whole, not as a beginning. */
+/** The server matches a last word of one character whole, not as a beginning. */
 function shortLastWord(text: string): boolean {
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
   const last = words[words.length - 1] ?? "";
-  return last.length > 0 && last.length < 3 && /[\p{L}\p{N}_]$/u.test(text.trimEnd());
+  return last.length === 1 && /[\p{L}\p{N}]$/u.test(text);
 }

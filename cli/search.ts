@@ -1,0 +1,109 @@
+/** `chronicle search QUERY`: full-text search over every imported session, from a terminal. */
+import { SOURCE_IDS } from "../core/sources/registry.ts";
+import { SEARCH_PAGE_MAX, type SearchResult } from "../core/store/mod.ts";
+import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
+import { openUserStore } from "./context.ts";
+import type { Command } from "./io.ts";
+import { oneLine } from "./sessions.ts";
+
+export const SEARCH_HELP =
+  `Usage: chronicle search QUERY [--source ID] [--project PATH] [--since DATE] [--until DATE]
+                        [--limit N] [--offset N] [--json]
+
+Searches every imported session: prompts, replies, thinking, tool inputs (code written,
+commands run) and whole tool outputs. Hits come newest first.
+
+  word            every word must appear; the last one is also a prefix (from 2 letters)
+  aws_access_key  an identifier or path (_ . - / ::) matches its words in order
+  "exact phrase"  a quoted phrase matches its words in order, adjacent
+
+Options:
+  --source ID     only this agent: ${SOURCE_IDS.join(", ")}
+  --project PATH  only sessions in this project folder (or below it)
+  --since DATE    only sessions active on or after DATE (YYYY-MM-DD or ISO 8601)
+  --until DATE    only sessions started on or before DATE
+  --limit N       at most N hits (default 20, at most ${SEARCH_PAGE_MAX})
+  --offset N      skip the first N hits (to page on)
+  --json          print JSON: { total, total_capped, offset, limit, hits }
+  -h, --help      show this help
+
+Exit codes: 0 hits found, 1 no hit, 2 usage error.
+`;
+
+const DATE = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function count(v: unknown, name: string, fallback: number, max: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > max) {
+    throw new UsageError(`--${name} takes an integer from 0 to ${max}`);
+  }
+  return n;
+}
+
+function date(v: unknown, name: string): string | undefined {
+  const s = str(v);
+  if (s === undefined) return undefined;
+  if (!DATE.test(s) || Number.isNaN(Date.parse(s))) {
+    throw new UsageError(`--${name} takes a date: YYYY-MM-DD or ISO 8601`);
+  }
+  return s;
+}
+
+export const searchCommand: Command = async (args, io) => {
+  const p = parseArgs(args, {
+    source: { type: "string" },
+    project: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
+    limit: { type: "string" },
+    offset: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const early = helpOrVersion(p, SEARCH_HELP, io);
+  if (early !== null) return early;
+  const q = p.positionals.join(" ").trim();
+  if (!q) throw new UsageError("search takes the text to look for");
+  const source = str(p.values.source);
+  if (source !== undefined && !(SOURCE_IDS as readonly string[]).includes(source)) {
+    throw new UsageError(`--source takes one of ${SOURCE_IDS.join(", ")}`);
+  }
+  const limit = count(p.values.limit, "limit", 20, SEARCH_PAGE_MAX) || 1;
+  const offset = count(p.values.offset, "offset", 0, 100_000_000);
+  const { store } = await openUserStore(io);
+  let result: SearchResult;
+  try {
+    result = store.search(q, {
+      source,
+      project: str(p.values.project),
+      from: date(p.values.since, "since"),
+      to: date(p.values.until, "until"),
+      limit,
+      offset,
+    });
+  } finally {
+    store.close();
+  }
+  if (p.values.json) {
+    io.stdout(JSON.stringify(result, null, 2) + "\n");
+    return result.hits.length ? 0 : 1;
+  }
+  const bold = (s: string) => io.isTerminal ? `\x1b[1m${s}\x1b[0m` : `[${s}]`;
+  for (const h of result.hits) {
+    const title = h.session.title ?? h.session.first_prompt ?? "";
+    io.stdout(
+      `${h.session_id} #${h.seq}  ${h.tool ?? h.kind} (${h.field})\n` +
+        `  ${h.session.project_path ?? "(no project)"} · ${oneLine(title, 70)}\n  ` +
+        h.snippet.map((s) => s.match ? bold(s.text) : s.text).join("") + "\n",
+    );
+  }
+  const shown = result.hits.length
+    ? `hits ${offset + 1}-${offset + result.hits.length} of `
+    : "no hits of ";
+  const total = `${result.total_capped ? "at least " : ""}${result.total.toLocaleString("en-US")}`;
+  const more = offset + result.hits.length < result.total || result.total_capped
+    ? `; next: --offset ${offset + result.hits.length}`
+    : "";
+  io.stdout(`${shown}${total}${more}\n`);
+  return result.hits.length ? 0 : 1;
+};

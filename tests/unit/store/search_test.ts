@@ -1,0 +1,207 @@
+/**
+ * Search finds everything a user can see: words, prefixes from the second letter, identifiers
+ * and paths as typed, quoted phrases, in prompts, replies, tool inputs and whole outputs; the
+ * count is right and paging reaches every hit; agent, project and date filters apply.
+ */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { dbOf } from "../../_helpers/store_db.ts";
+import { COUNT_CAP, FILTERED_COUNT_SCAN, ftsQuery, matchPattern } from "../../../core/store/mod.ts";
+import { writeClaudeSession } from "../../e2e/_synthetic.ts";
+import { scratch } from "./_sessions.ts";
+
+Deno.test("ftsQuery() makes phrases of identifiers and quotes, a prefix of the word being typed", async (t) => {
+  const cases: { name: string; input: string; expected: string | null }[] = [
+    { name: "words, the last a prefix", input: "make den", expected: `"make" AND "den"*` },
+    { name: "a one-letter last word is whole", input: "make d", expected: `"make" AND "d"` },
+    { name: "a finished word is whole", input: "make ", expected: `"make"` },
+    { name: "snake_case", input: "aws_access_key_id ", expected: `"aws access key id"` },
+    { name: "a path", input: "core/store/store.ts", expected: `"core store store ts"*` },
+    { name: "a flag", input: "--max-count ", expected: `"max count"` },
+    { name: "a Rust path", input: "std::vec::Vec ", expected: `"std vec vec"` },
+    { name: "a quoted phrase", input: '"exit code" make', expected: `"exit code" AND "make"*` },
+    { name: "an open quote is typed", input: '"exit co', expected: `"exit co"*` },
+    {
+      name: "operators are words",
+      input: "a OR b* NEAR(",
+      expected: `"a" AND "or" AND "b" AND "near"`,
+    },
+    { name: "nothing searchable", input: ' " :: -- ', expected: null },
+  ];
+  for (const c of cases) await t.step(c.name, () => assertEquals(ftsQuery(c.input), c.expected));
+});
+
+Deno.test("matchPattern() finds an identifier whatever joins its words, and whole words only", () => {
+  const re = matchPattern("aws_access_key_id ")!;
+  assertEquals("set AWS_ACCESS_KEY_ID=x".match(re)?.[0], "AWS_ACCESS_KEY_ID");
+  assertEquals("aws_access_key_identity".match(re), null);
+  assertEquals("rendering".match(matchPattern("rend")!)?.[0], "rendering");
+});
+
+/** A store with one session per entry; each result is one Bash call's output. */
+async function storeWith(sessions: Record<string, string[]>, tool = "Bash") {
+  const s = await scratch();
+  for (const [sid, results] of Object.entries(sessions)) await s.write(sid, results, tool);
+  const store = s.open();
+  await s.run(store);
+  return { s, store };
+}
+
+Deno.test("search finds a word in a Write's content and a command it ran", async () => {
+  await using s = await scratch();
+  await writeClaudeSession(s.home, {
+    sessionId: "aaaaaaaa-1",
+    cwd: "/work/demo",
+    turns: [
+      { user: "write it" },
+      {
+        tool: {
+          name: "Write",
+          input: {
+            file_path: "/work/demo/a.ts",
+            content: "export const quuxify = 1;\nfrobnicate();\n",
+          },
+          result: "File created",
+        },
+      },
+      { tool: { name: "Bash", input: { command: "deno task zapcheck --verbose" }, result: "ok" } },
+    ],
+  });
+  const store = s.open();
+  await s.run(store);
+  for (const q of ["quuxify", "frobnicate", "zapcheck", "--verbose "]) {
+    const found = store.search(q);
+    assertEquals(found.total, 1, q);
+    // A command is also the call's summary, shown with the call itself.
+    assert(["input", "text"].includes(found.hits[0].field), `${q}: ${found.hits[0].field}`);
+    assert(found.hits[0].snippet.some((p) => p.match), `${q}: the snippet marks it`);
+  }
+  store.close();
+});
+
+Deno.test("search finds a word in the middle of a 300 KB output, and marks it", async () => {
+  const filler = "compiling module\n".repeat(9_000);
+  const { s, store } = await storeWith({
+    "aaaaaaaa-1": [`${filler}the needle_in_haystack moment\n${filler}`],
+  });
+  await using _ = s;
+  for (const q of ["needle_in_haystack", "haystack", '"the needle"']) {
+    const found = store.search(q);
+    assertEquals(found.total, 1, q);
+    assertEquals(found.hits[0].field, "output");
+    assert(found.hits[0].snippet.some((p) => p.match && /needle|haystack/i.test(p.text)), q);
+  }
+  store.close();
+});
+
+Deno.test("identifiers with _ . - / :: match as typed; a quoted phrase needs its words in order", async () => {
+  const { s, store } = await storeWith({
+    "aaaaaaaa-1": [
+      "export aws_access_key_id=AKIA...",
+      "rg --files-with-matches src/core/store.ts",
+      "use std::collections::HashMap; version 1.2.3",
+      "key id access aws, in another order",
+    ],
+  });
+  await using _ = s;
+  const count = (q: string) => store.search(q).total;
+  assertEquals(count("aws_access_key_id"), 1);
+  assertEquals(count("files_with_matches"), 1); // "-" and "_" both join words
+  assertEquals(count("--files-with-matches"), 1);
+  assertEquals(count("src/core/store.ts"), 1);
+  assertEquals(count("std::collections::HashMap"), 1);
+  assertEquals(count("1.2.3"), 1);
+  assertEquals(count('"access key"'), 1);
+  assertEquals(count('"key access"'), 0);
+  assertEquals(count("aws access"), 2); // two words, anywhere
+  store.close();
+});
+
+Deno.test("prefixes of 2 to 6 letters count every word they begin", async () => {
+  const words = ["render", "renders", "rendering", "rename", "rent", "reply", "parse", "parser"];
+  const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
+  await using _ = s;
+  const count = (q: string) => store.search(q).total;
+  assertEquals(count("re"), 6);
+  assertEquals(count("ren"), 5);
+  assertEquals(count("rend"), 3);
+  assertEquals(count("rende"), 3);
+  assertEquals(count("render"), 3);
+  assertEquals(count("pars"), 2);
+  assertEquals(count("r"), 0); // one letter: the whole word "r" only
+  assertEquals(count("render "), 1); // finished: the whole word
+  store.close();
+});
+
+Deno.test("paging reaches every hit once, newest first, with an exact count", async () => {
+  const results = Array.from({ length: 45 }, (_, i) => `pagemark number ${i}`);
+  const { s, store } = await storeWith({ "aaaaaaaa-1": results });
+  await using _ = s;
+  const seen: string[] = [];
+  for (let offset = 0;; offset += 20) {
+    const page = store.search("pagemark", { offset, limit: 20 });
+    assertEquals([page.total, page.total_capped], [45, false]);
+    seen.push(...page.hits.map((h) => h.op_id));
+    if (page.hits.length < 20) break;
+  }
+  assertEquals(seen.length, 45);
+  assertEquals(new Set(seen).size, 45);
+  const seqs = store.search("pagemark", { limit: 45 }).hits.map((h) => h.seq);
+  assertEquals(seqs, [...seqs].sort((a, b) => b - a), "newest first");
+  store.close();
+});
+
+Deno.test("agent, project and date filters narrow the hits", async () => {
+  const { s, store } = await storeWith({
+    "aaaaaaaa-1": ["sharedword alpha"],
+    "bbbbbbbb-2": ["sharedword beta"],
+  });
+  await using _ = s;
+  const db = dbOf(store);
+  db.exec(
+    "UPDATE sessions SET project_path = '/elsewhere', started_at = '2020-01-01T00:00:00Z', ended_at = '2020-01-02T00:00:00Z' WHERE id LIKE '%bbbbbbbb-2'",
+  );
+  assertEquals(store.search("sharedword").total, 2);
+  assertEquals(store.search("sharedword", { project: "/work/demo" }).total, 1);
+  assertEquals(
+    store.search("sharedword", { project: "/elsewhere" }).hits[0].session_id.endsWith("bbbbbbbb-2"),
+    true,
+  );
+  assertEquals(store.search("sharedword", { source: "codex" }).total, 0);
+  assertEquals(store.search("sharedword", { to: "2021-01-01" }).total, 1);
+  assertEquals(store.search("sharedword", { from: "2021-01-01" }).total, 1);
+  store.close();
+});
+
+Deno.test("the count says 'at least' past its cap, with and without a filter", async () => {
+  const { s, store } = await storeWith({ "aaaaaaaa-1": ["capword here"] });
+  await using _ = s;
+  // Older matches than any operation (negative rowids), enough to pass both caps.
+  const db = dbOf(store);
+  const insert = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, 'capword')");
+  db.exec("BEGIN");
+  for (let i = 1; i <= Math.max(COUNT_CAP, FILTERED_COUNT_SCAN) + 1; i++) insert.run(-i);
+  db.exec("COMMIT");
+  const all = store.search("capword", { limit: 1 });
+  assertEquals([all.total, all.total_capped], [COUNT_CAP, true]);
+  assertEquals(all.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
+  const filtered = store.search("capword", { project: "/work/demo", limit: 1 });
+  assertEquals([filtered.total, filtered.total_capped], [1, true]);
+  store.close();
+});
+
+Deno.test("migration 6 rebuilds the search index of an existing store", async () => {
+  const { s, store } = await storeWith({ "aaaaaaaa-1": ["deploying the frontend", "aws_key_id"] });
+  await using _ = s;
+  const queries = ["deploy", "frontend", '"the frontend"', "aws_key_id", "Bash", "fix"];
+  const before = queries.map((q) => store.search(q).total);
+  assertEquals(before.every((n) => n > 0), true, `${before}`);
+  // The store as version 5 left it: its old index (empty here), no migration 6.
+  dbOf(store).exec(`DROP TABLE operations_fts;
+    CREATE VIRTUAL TABLE operations_fts USING fts5(body, content='', contentless_delete=1,
+      detail=none, prefix='3', tokenize='unicode61 remove_diacritics 2');
+    DELETE FROM migrations WHERE version = 6;`);
+  store.close();
+  const after = s.open();
+  assertEquals(queries.map((q) => after.search(q).total), before);
+  after.close();
+});
