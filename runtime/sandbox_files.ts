@@ -76,7 +76,12 @@ export async function openSandboxFiles(root: string): Promise<SandboxFiles> {
     read: (path) => call<Uint8Array | null>({ op: "read", path }),
     write: (path, bytes, o = {}) =>
       call<void>({ op: "write", path, bytes, executable: o.executable }),
-    symlink: (path, target) => call<"created" | "refused">({ op: "symlink", path, target }),
+    async symlink(path, target) {
+      const place = await call<"refused" | { at: string }>({ op: "symlink", path, target });
+      if (place === "refused") return "refused";
+      await Deno.symlink(target, place.at);
+      return "created";
+    },
     remove: (path) => call<boolean>({ op: "remove", path }),
     list: () => call<SandboxEntry[]>({ op: "list" }),
     close: () => worker.terminate(),
