@@ -1,5 +1,5 @@
 /** `chronicle replay`: play a session's edits and commands again in a sandbox and compare. */
-import { createGitEngine, gitEnv, isInside, relativeInside } from "../core/git/mod.ts";
+import { createGitEngine, gitEnv } from "../core/git/mod.ts";
 import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
 import {
   buildPlan,
@@ -16,6 +16,7 @@ import { denoArtifactReader } from "../runtime/artifact_fs.ts";
 import { createBwrapShell } from "../runtime/bwrap.ts";
 import { dataDir as dataDirOf, ensureDataDir } from "../runtime/data_dir.ts";
 import { denoProcessRunner } from "../runtime/process_runner.ts";
+import { lastToTouch, readProjectFile } from "../runtime/replay_support.ts";
 import { createSandboxDir, openSandboxFiles } from "../runtime/sandbox_files.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
@@ -54,31 +55,6 @@ Exit codes: 0 every replayable step applied without divergence, 1 otherwise, 2 u
 
 function absolute(path: string, cwd: string): string {
   return path.startsWith("/") ? path : `${cwd}/${path}`;
-}
-
-/** Reads a project file for the final comparison, refusing anything outside the repository. */
-async function readWorkingFile(root: string, path: string): Promise<Uint8Array | null> {
-  const rel = relativeInside(root, path, "repository");
-  try {
-    const real = await Deno.realPath(`${root}/${rel}`);
-    if (!isInside(await Deno.realPath(root), real)) return null;
-    const st = await Deno.stat(real);
-    return st.isFile ? await Deno.readFile(real) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether no later session in the store worked in the same project. */
-function lastToTouch(store: ChronicleStore | null, session: CanonicalSession): boolean {
-  const project = session.session.project.path;
-  if (!store || !project) return true;
-  const ended = session.session.ended_at ?? session.session.started_at ?? "";
-  const later = store.listSessions({ project, from: ended, limit: 50 }).items.filter((s) =>
-    s.id !== session.session.id && (s.started_at ?? "") > ended &&
-    (s.project_path ?? "") === project
-  );
-  return later.length === 0;
 }
 
 function line(r: StepResult): string {
@@ -171,7 +147,7 @@ export const replayCommand: Command = async (args, io) => {
       });
       const final = await finalStateOf(git, seed, session, {
         lastToTouch: lastToTouch(store, session),
-        readWorkingFile,
+        readWorkingFile: readProjectFile,
       });
       const comparison = final ? await run.compareFinal(final) : null;
       const report: ReplayReport = run.report(comparison);

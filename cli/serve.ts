@@ -7,6 +7,7 @@ import { VERSION } from "../core/version.ts";
 import { readOrCreateToken } from "../runtime/data_dir.ts";
 import { createApp, type SecurityService } from "../server/app.ts";
 import { createSecurityService } from "../server/security_service.ts";
+import { createReplayService, type ReplayService } from "../server/replay_service.ts";
 import { createEventHub, type EventHub } from "../server/sse.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
@@ -38,6 +39,7 @@ export interface ServeOptions {
   /** 0 picks a free port. */
   port: number;
   security?: SecurityService;
+  replay?: ReplayService;
   events?: EventHub;
   /** Called once the socket is bound. */
   onListen?: (url: string) => void;
@@ -62,6 +64,7 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
     token: options.token,
     port: () => boundPort,
     security: options.security,
+    replay: options.replay,
     events,
     version: VERSION,
   });
@@ -152,7 +155,15 @@ export const serveCommand: Command = async (args, io) => {
     }
     const security = securityFor(store, io);
     const stop = new AbortController();
-    const server = await startServer({ store, token, port, security, signal: stop.signal });
+    const replay = createReplayService(store, { dataDir: dir, env: io.env });
+    const server = await startServer({
+      store,
+      token,
+      port,
+      security,
+      replay,
+      signal: stop.signal,
+    });
     io.stdout(`Chronicle is serving ${server.url}  (Ctrl-C to stop)\n`);
     if (p.values.open) await openBrowser(server.url, io);
 
@@ -193,6 +204,7 @@ export const serveCommand: Command = async (args, io) => {
       await pass;
       background?.close();
       worker?.close();
+      replay.close();
       server.events.close();
       Deno.removeSignalListener("SIGINT", onSignal);
       if (Deno.build.os !== "windows") Deno.removeSignalListener("SIGTERM", onSignal);

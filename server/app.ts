@@ -10,6 +10,7 @@ import type { AppDeps } from "./deps.ts";
 import { errorResponse, json, toErrorResponse } from "./errors.ts";
 import { analyticsRoutes } from "./routes/analytics.ts";
 import type { Route } from "./routes/_http.ts";
+import { replayRoutes } from "./routes/replay.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { securityRoutes } from "./routes/security.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Handler {
     ...searchRoutes(full),
     ...analyticsRoutes(full),
     ...securityRoutes(full),
+    ...replayRoutes(full),
   ];
   const compiled: CompiledRoute[] = routes.map((r) => ({
     ...r,

@@ -3,6 +3,7 @@
  * and tests pass in-memory stores and fakes.
  */
 import type { ChronicleStore } from "../core/store/mod.ts";
+import type { ReplayService } from "./replay_service.ts";
 import type { EventHub } from "./sse.ts";
 import type { StaticHandler } from "./static.ts";
 
@@ -65,6 +66,8 @@ export interface AppDeps {
   port: number | (() => number);
   /** The security engine; without it the security routes answer 503. */
   security?: SecurityService;
+  /** Replay mode; without it the replay routes answer 503. */
+  replay?: ReplayService;
   /** Live events; a private hub is made when absent. */
   events?: EventHub;
   /** Serves the UI; defaults to ui/dist beside the server. */

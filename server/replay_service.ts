@@ -1,0 +1,184 @@
+/**
+ * Replays the server keeps open for the UI's replay mode: one sandbox per replay under the data
+ * folder's `replay/` (Chronicle names it; no request ever does), its plan, and the results of
+ * the steps run so far. The oldest replays are closed when too many are open.
+ */
+import { createGitEngine, gitEnv } from "../core/git/mod.ts";
+import { ChronicleError } from "../core/model/mod.ts";
+import {
+  buildPlan,
+  type FinalComparison,
+  finalStateOf,
+  type Preview,
+  ReplayRun,
+  type SandboxEntry,
+  type SandboxFiles,
+  seedSandbox,
+  type StepResult,
+} from "../core/replay/mod.ts";
+import type { ChronicleStore } from "../core/store/mod.ts";
+import { createBwrapShell } from "../runtime/bwrap.ts";
+import { denoProcessRunner } from "../runtime/process_runner.ts";
+import { lastToTouch, readProjectFile } from "../runtime/replay_support.ts";
+import { createSandboxDir, openSandboxFiles } from "../runtime/sandbox_files.ts";
+
+export interface ReplayStepView extends StepResult {
+  op: string;
+  tool?: string;
+  replayable: boolean;
+  needs_confirmation: boolean;
+  blockers: string[];
+  reasoning: { kind: string; text: string }[];
+}
+
+export interface ReplayView {
+  id: string;
+  session_id: string;
+  sandbox: string;
+  seeded_from: string | null;
+  notices: string[];
+  /** Whether shell steps can run here, and how; else how to get bubblewrap. */
+  shell: { ok: boolean; detail: string };
+  steps: ReplayStepView[];
+  divergences: number;
+  final: FinalComparison | null;
+}
+
+/** The replay engine as the API sees it. */
+export interface ReplayService {
+  start(sessionId: string): Promise<ReplayView>;
+  view(id: string): Promise<ReplayView>;
+  preview(id: string, seq: number): Promise<Preview>;
+  step(id: string, seq: number, options: { confirm: boolean }): Promise<StepResult>;
+  files(id: string): Promise<SandboxEntry[]>;
+  /** A sandbox file's text (at most 1 MiB), or null when it does not exist. */
+  file(
+    id: string,
+    path: string,
+  ): Promise<{ text: string; size: number; truncated: boolean } | null>;
+  compare(id: string): Promise<FinalComparison | null>;
+  /** Stops every replay's worker (the sandboxes stay on disk). */
+  close(): void;
+}
+
+interface Open {
+  id: string;
+  sessionId: string;
+  run: ReplayRun;
+  files: SandboxFiles;
+  shell: { ok: boolean; detail: string };
+  final: FinalComparison | null;
+}
+
+const MAX_OPEN = 8;
+const FILE_BYTES = 1 << 20;
+
+export function createReplayService(
+  store: ChronicleStore,
+  options: { dataDir: string; env: Record<string, string | undefined> },
+): ReplayService {
+  const open = new Map<string, Open>();
+  const git = createGitEngine(denoProcessRunner, { env: gitEnv(options.env) });
+  const shell = createBwrapShell(denoProcessRunner, {
+    home: options.env.HOME,
+    dataDir: options.dataDir,
+  });
+
+  function get(id: string): Open {
+    const o = open.get(id);
+    if (!o) throw new ChronicleError("not_found", `No open replay "${id.slice(0, 100)}"`);
+    return o;
+  }
+
+  function view(o: Open): ReplayView {
+    const report = o.run.report(o.final);
+    return {
+      id: o.id,
+      session_id: o.sessionId,
+      sandbox: o.run.sandbox,
+      seeded_from: o.run.seed.seeded_from,
+      notices: o.run.notices,
+      shell: o.shell,
+      steps: o.run.plan.steps.map((s) => {
+        const r = o.run.results.get(s.seq)!;
+        return {
+          ...r,
+          op: s.op,
+          tool: s.tool,
+          replayable: s.replayable,
+          needs_confirmation: s.kind === "exec",
+          blockers: s.blockers,
+          reasoning: s.reasoning,
+        };
+      }),
+      divergences: report.divergences,
+      final: o.final,
+    };
+  }
+
+  return {
+    async start(sessionId) {
+      const session = store.loadSession(sessionId);
+      if (!session) {
+        throw new ChronicleError("not_found", `No session "${sessionId.slice(0, 200)}"`);
+      }
+      const plan = buildPlan(session, (ref) => store.payloadText(ref));
+      const dir = await createSandboxDir(options.dataDir, session.session.id);
+      const files = await openSandboxFiles(dir);
+      try {
+        const seed = await seedSandbox(session, { files, git });
+        const run = new ReplayRun(plan, seed, { files, shell });
+        const avail = await shell.available();
+        const id = dir.slice(dir.lastIndexOf("/") + 1);
+        const o: Open = {
+          id,
+          sessionId: session.session.id,
+          run,
+          files,
+          shell: { ok: avail.ok, detail: avail.ok ? avail.description : avail.reason },
+          final: null,
+        };
+        open.set(id, o);
+        while (open.size > MAX_OPEN) {
+          const [oldest, first] = open.entries().next().value!;
+          first.files.close();
+          open.delete(oldest);
+        }
+        return view(o);
+      } catch (e) {
+        files.close();
+        throw e;
+      }
+    },
+    view: (id) => Promise.resolve(view(get(id))),
+    close() {
+      for (const o of open.values()) o.files.close();
+      open.clear();
+    },
+    preview: (id, seq) => get(id).run.preview(seq),
+    step: (id, seq, o) => get(id).run.execute(seq, { confirm: o.confirm }),
+    files: (id) => get(id).files.list(),
+    async file(id, path) {
+      const o = get(id);
+      const bytes = await o.files.read(path);
+      if (bytes === null) return null;
+      const truncated = bytes.byteLength > FILE_BYTES;
+      return {
+        text: new TextDecoder().decode(truncated ? bytes.subarray(0, FILE_BYTES) : bytes),
+        size: bytes.byteLength,
+        truncated,
+      };
+    },
+    async compare(id) {
+      const o = get(id);
+      const session = store.loadSession(o.sessionId);
+      if (!session) return null;
+      const final = await finalStateOf(git, o.run.seed, session, {
+        lastToTouch: lastToTouch(store, session),
+        readWorkingFile: readProjectFile,
+      });
+      o.final = final ? await o.run.compareFinal(final) : null;
+      return o.final;
+    },
+  };
+}

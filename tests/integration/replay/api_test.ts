@@ -1,0 +1,116 @@
+/** Replay mode's API in process, on a real-client session whose project folder is gone. */
+import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { call, callJson, fixtureStore, testApp } from "../../unit/server/_helpers.ts";
+import { createReplayService } from "../../../server/replay_service.ts";
+
+Deno.test("the replay API refuses request paths, previews, steps, lists files and compares", async () => {
+  const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-replay-api-" }));
+  const store = await fixtureStore(["claude/s1-basic"]);
+  const replay = createReplayService(store, { dataDir: data, env: Deno.env.toObject() });
+  const app = testApp(store, { replay });
+  const id = encodeURIComponent(store.listSessions().items[0].id);
+  try {
+    // A request carrying a workspace path is refused and nothing is made there.
+    for (const body of [{ sandbox: `${data}/evil` }, { repo: "/etc" }, { path: `${data}/x` }]) {
+      const res = await call(app, "POST", `/api/sessions/${id}/replays`, { body });
+      assertEquals(res.status, 400);
+      const err = await res.json();
+      assertEquals([err.ok, err.code], [false, "bad_request"]);
+    }
+    assertEquals([...Deno.readDirSync(data)].map((e) => e.name), []);
+    assertEquals(
+      (await call(app, "POST", `/api/sessions/${id}/replays`, { token: null })).status,
+      401,
+    );
+
+    const view = await callJson<{
+      id: string;
+      sandbox: string;
+      seeded_from: string | null;
+      notices: string[];
+      steps: { seq: number; kind: string; status: string }[];
+    }>(app, "POST", `/api/sessions/${id}/replays`, 201, { body: {} });
+    assert(view.sandbox.startsWith(`${data}/replay/`), view.sandbox);
+    assertEquals(view.seeded_from, null);
+    assertMatch(view.notices.join(" "), /no longer exists: the sandbox starts empty/);
+    assertEquals(view.steps.map((s) => [s.seq, s.kind, s.status]), [
+      [2, "write", "pending"],
+      [4, "edit", "pending"],
+      [5, "exec", "pending"],
+    ]);
+    const rid = encodeURIComponent(view.id);
+
+    const pre = await callJson<{ applies: boolean; diff: string }>(
+      app,
+      "GET",
+      `/api/replays/${rid}/steps/2/preview`,
+    );
+    assertEquals(pre.applies, true);
+    assertMatch(pre.diff, /\+- \[ \] wirte docs/);
+    const early = await callJson<{ applies: boolean; reason: string }>(
+      app,
+      "GET",
+      `/api/replays/${rid}/steps/4/preview`,
+    );
+    assertEquals([early.applies, early.reason], [false, "the file does not exist"]);
+
+    for (const seq of [2, 4]) {
+      const r = await callJson<{ status: string }>(
+        app,
+        "POST",
+        `/api/replays/${rid}/steps/${seq}`,
+        200,
+        { body: {} },
+      );
+      assertEquals(r.status, "applied");
+    }
+    const cmd = await callJson<{ status: string; detail: string }>(
+      app,
+      "POST",
+      `/api/replays/${rid}/steps/5`,
+      200,
+      { body: {} },
+    );
+    assertEquals(cmd.status, "skipped");
+    assertMatch(cmd.detail, /not run without confirmation/);
+    assertEquals(
+      (await call(app, "POST", `/api/replays/${rid}/steps/5`, { body: { confirm: "yes" } })).status,
+      400,
+    );
+
+    const files = await callJson<{ files: { path: string }[] }>(
+      app,
+      "GET",
+      `/api/replays/${rid}/files`,
+    );
+    assertEquals(files.files.map((f) => f.path), ["notes.md"]);
+    const f = await callJson<{ text: string }>(
+      app,
+      "GET",
+      `/api/replays/${rid}/file?path=notes.md`,
+    );
+    assertEquals(f.text, "# TODO\n\n- [ ] add tests\n- [ ] write docs\n");
+    for (const bad of ["../../etc/passwd", "/etc/passwd", ".git/config"]) {
+      const res = await call(
+        app,
+        "GET",
+        `/api/replays/${rid}/file?path=${encodeURIComponent(bad)}`,
+      );
+      assertEquals(res.status, 400, bad);
+      assertMatch((await res.json()).error, /^Refused: /);
+    }
+    const cmp = await callJson<{ final: unknown }>(
+      app,
+      "POST",
+      `/api/replays/${rid}/compare`,
+      200,
+      { body: {} },
+    );
+    assertEquals(cmp.final, null); // no repository: the final state is unknown
+    assertEquals((await call(app, "GET", `/api/replays/nope`)).status, 404);
+  } finally {
+    replay.close();
+    store.close();
+    await Deno.remove(data, { recursive: true });
+  }
+});
