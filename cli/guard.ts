@@ -1,79 +1,53 @@
 /**
- * `chronicle guard`: the live PreToolUse guard. `--offline` decides a hook payload in process;
- * `hook` asks the running server (what guard/main.ts does); `install` / `uninstall` add or
- * remove the hook in Claude Code's settings.json (opt-in, with a backup); `status` tells.
+ * `chronicle guard`: the live PreToolUse guard. `hook` (or `--offline`) decides a hook payload
+ * in this process, exactly as the installed guard does; `install` / `uninstall` add or remove
+ * the hook in Claude Code's settings.json (opt-in, edited in place, a backup first); `status`
+ * runs the installed command on a known-bad and a known-good call and says whether it blocks.
+ *
+ * Exit codes: 2 only ever means "blocked" (Claude Code refuses the call). A usage error of any
+ * `guard` command exits 1, so a misconfigured hook can never block every call.
  */
-import {
-  type CustomRule,
-  installedGuardCommand,
-  type Interception,
-  planInstall,
-  planUninstall,
-  preToolUseCheck,
-  type ReadFile,
-} from "../core/security/mod.ts";
-import { runGuard } from "../guard/main.ts";
+import { hasGuardHook, planInstall, planUninstall } from "../core/security/mod.ts";
+import { denoGuardFs } from "../guard/fs.ts";
+import { runHook, SELF_TEST_SESSION } from "../guard/hook.ts";
 import { dataDir, ensureDataDir } from "../runtime/data_dir.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import type { CliIo, Command } from "./io.ts";
-import { loadUserRules } from "./scan.ts";
+import { guardFileDeps } from "../guard/files.ts";
 
-export const GUARD_HELP = `Usage: chronicle guard --offline
-       chronicle guard hook
+export const GUARD_HELP = `Usage: chronicle guard hook
        chronicle guard install [--dry-run] [--command CMD]
-       chronicle guard uninstall [--dry-run]
+       chronicle guard uninstall [--dry-run] [--command CMD]
        chronicle guard status
 
-The PreToolUse guard for Claude Code: before a tool call runs, it scans the file the call
-would read and the input it would send. API keys, passwords, tokens, credential URLs and
-custom redact rules block the call (exit 2, reason on stderr, never the secret); e-mail
-addresses, phone numbers and private IPs are allowed.
+The PreToolUse guard for Claude Code: before a tool call runs, it finds the files the call
+would read (shell words, redirections, substitutions, globs, search folders) and scans them
+and the call's input. Sensitive files (.env, private keys, cloud credentials), API keys,
+passwords, tokens, credential URLs and custom redact rules block the call (exit 2, the reason
+on stderr, never the secret); e-mail addresses, phone numbers and private IPs are allowed.
+It decides on its own, with the custom rules in the data folder; no server is needed.
 
-  --offline    read the hook payload on stdin and decide here, without the server
-  hook         read the hook payload on stdin and ask the running server (fails open)
-  install      add one PreToolUse hook to ~/.claude/settings.json (a backup goes to
-               the data folder first); running it again changes nothing
+  hook         read the hook payload on stdin and decide (--offline is the same)
+  install      add one PreToolUse hook to ~/.claude/settings.json (a backup goes to the
+               data folder first); installs a launcher in the data folder that survives a
+               moved checkout; running it again changes nothing
   uninstall    remove exactly that hook
-  status       say whether the hook is installed
+  status       run the installed hook on a known-bad and a known-good call and report
   --dry-run    print the change without writing anything
-  --command    the hook command to install (default: this program's guard)
+  --command    the hook command to install or remove (default: the launcher)
   -h, --help   show this help
+
+Exit codes: 0 allowed, 2 blocked (hook only), 1 anything else (including usage errors).
 `;
 
 export interface GuardCommandDeps {
-  /** Custom rules for `--offline`. Default: the store's rules when the store exists. */
-  loadRules?: (io: CliIo) => Promise<readonly CustomRule[]> | readonly CustomRule[];
-  /** Logs `--offline` decisions. Default: not logged (the server logs hook decisions). */
-  log?: (io: CliIo, interception: Interception) => void | Promise<void>;
-  /** Reads the files a tool would read. Default: the real file system. */
-  readFile?: ReadFile;
-  /** The hook command `install` writes when `--command` is absent. */
-  defaultCommand?: (io: CliIo) => string | Promise<string>;
+  /** The hook command `install` writes when `--command` is absent (installs the launcher). */
+  installProgram?: (io: CliIo) => Promise<string>;
+  /** The command `install` would write, without writing anything. */
+  expectedCommand?: (io: CliIo) => Promise<string>;
   /** Clock for backup names. */
   now?: () => Date;
 }
-
-/** Reads at most `maxBytes` of a regular file; null for folders and missing files. */
-export const denoReadFile: ReadFile = async (path, maxBytes) => {
-  let file: Deno.FsFile | undefined;
-  try {
-    file = await Deno.open(path, { read: true });
-    const info = await file.stat();
-    if (!info.isFile) return null;
-    const buf = new Uint8Array(Math.min(info.size, maxBytes));
-    let n = 0;
-    while (n < buf.length) {
-      const r = await file.read(buf.subarray(n));
-      if (r === null) break;
-      n += r;
-    }
-    return buf.subarray(0, n);
-  } catch {
-    return null;
-  } finally {
-    file?.close();
-  }
-};
 
 /** Where Claude Code keeps user settings: `$CLAUDE_CONFIG_DIR` or `~/.claude`. */
 export function claudeSettingsPath(env: Record<string, string | undefined>): string {
@@ -83,48 +57,94 @@ export function claudeSettingsPath(env: Record<string, string | undefined>): str
   return `${dir.replace(/\/+$/, "")}/settings.json`;
 }
 
-function shellQuote(s: string): string {
+export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
 }
 
-/**
- * The command that runs the guard: a `chronicle-guard` binary beside this program, this
- * program's `guard hook` when it is a compiled chronicle, else `deno run` of guard/main.ts
- * with only loopback network, the token file and three variables.
- */
-export async function defaultGuardCommand(io: CliIo): Promise<string> {
-  const env: string[] = [];
-  if (io.env.CHRONICLE_HOME) env.push(`CHRONICLE_HOME=${shellQuote(io.env.CHRONICLE_HOME)}`);
-  if (io.env.CHRONICLE_URL) env.push(`CHRONICLE_URL=${shellQuote(io.env.CHRONICLE_URL)}`);
-  const prefix = env.length ? env.join(" ") + " " : "";
-  const exec = Deno.execPath();
-  const dir = exec.slice(0, exec.lastIndexOf("/"));
-  // the compiled guard may read only ~/.chronicle/token (see the compile:guard task)
-  if (!io.env.CHRONICLE_HOME) {
-    try {
-      if ((await Deno.stat(`${dir}/chronicle-guard`)).isFile) {
-        return prefix + shellQuote(`${dir}/chronicle-guard`);
-      }
-    } catch {
-      // no sibling binary
-    }
-  }
-  const base = exec.slice(exec.lastIndexOf("/") + 1);
-  if (base !== "deno") return `${prefix}${shellQuote(exec)} guard hook`;
-  const main = new URL("../guard/main.ts", import.meta.url);
-  const token = `${dataDir(io.env)}/token`;
-  return `${prefix}${shellQuote(exec)} run --quiet --no-prompt --allow-net=127.0.0.1 ` +
-    `--allow-read=${shellQuote(token)} --allow-env=HOME,CHRONICLE_HOME,CHRONICLE_URL ` +
-    shellQuote(main.protocol === "file:" ? decodeURIComponent(main.pathname) : main.href);
+/** The guard's folder in the data folder: the bundled program and its launcher. */
+export function guardHome(env: Record<string, string | undefined>): string {
+  return `${dataDir(env)}/guard`;
 }
 
-async function readOptional(path: string): Promise<string | null> {
+function compiledSibling(): string | null {
+  const exec = Deno.execPath();
+  if (exec.endsWith("/deno")) return null;
+  const sibling = `${exec.slice(0, exec.lastIndexOf("/"))}/chronicle-guard`;
   try {
-    return await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
+    return Deno.statSync(sibling).isFile ? sibling : null;
+  } catch {
+    return null;
   }
+}
+
+/** The command `install` writes: the compiled guard beside this program, else the launcher. */
+export function expectedGuardCommand(io: CliIo): Promise<string> {
+  const compiled = compiledSibling();
+  if (compiled) {
+    const home = io.env.CHRONICLE_HOME;
+    return Promise.resolve(
+      (home ? `CHRONICLE_HOME=${shellQuote(home)} ` : "") + shellQuote(compiled),
+    );
+  }
+  return Promise.resolve(shellQuote(`${guardHome(io.env)}/chronicle-guard`));
+}
+
+async function run(cmd: string, args: string[]): Promise<{ code: number; stderr: string }> {
+  const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+/**
+ * Installs the guard program where the hook can find it whatever happens to this checkout or
+ * the npm cache: guard/main.ts bundled into one file in the data folder, and a launcher that
+ * finds Deno (the one running now, else `deno` on PATH, else ~/.deno/bin). Returns the command.
+ */
+export async function installGuardProgram(io: CliIo): Promise<string> {
+  const compiled = compiledSibling();
+  if (compiled) return await expectedGuardCommand(io);
+  const data = await ensureDataDir(dataDir(io.env));
+  const home = `${data}/guard`;
+  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
+  const main = new URL("../guard/main.ts", import.meta.url);
+  const source = main.protocol === "file:" ? decodeURIComponent(main.pathname) : main.href;
+  const bundle = `${home}/guard.js`;
+  let program = bundle;
+  let bundled = false;
+  for (const deno of ["deno", Deno.execPath()]) {
+    try {
+      const r = await run(deno, ["bundle", "--quiet", source, "-o", `${bundle}.tmp`]);
+      if (r.code === 0) {
+        await Deno.chmod(`${bundle}.tmp`, 0o600);
+        await Deno.rename(`${bundle}.tmp`, bundle);
+        bundled = true;
+        break;
+      }
+    } catch {
+      // that deno cannot be run: try the next
+    }
+  }
+  if (!bundled) program = source; // runs from the checkout: status says so if it moves
+  const denos = [Deno.execPath(), "$(command -v deno 2>/dev/null)", '"$HOME/.deno/bin/deno"'];
+  const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  const launcher = [
+    "#!/bin/sh",
+    "# Chronicle's PreToolUse guard, written by `chronicle guard install`: Claude Code runs it",
+    "# before each tool call. It decides locally; exit 2 blocks the call.",
+    `for deno in ${q(denos[0])} ${denos[1]} ${denos[2]}; do`,
+    '  if [ -n "$deno" ] && [ -x "$deno" ]; then',
+    `    CHRONICLE_HOME=${q(data)} exec "$deno" run --quiet --no-prompt --no-config --no-lock \\`,
+    `      --allow-read --allow-write=${q(data)} --allow-env=HOME,CHRONICLE_HOME ${q(program)}`,
+    "  fi",
+    "done",
+    'echo "Chronicle guard: Deno was not found; this call was NOT checked." >&2',
+    "exit 1",
+    "",
+  ].join("\n");
+  const path = `${home}/chronicle-guard`;
+  await Deno.writeTextFile(`${path}.tmp`, launcher, { mode: 0o700 });
+  await Deno.chmod(`${path}.tmp`, 0o700);
+  await Deno.rename(`${path}.tmp`, path);
+  return shellQuote(path);
 }
 
 function stamp(d: Date): string {
@@ -143,42 +163,70 @@ export interface HookChange {
   settings?: string;
 }
 
-async function writeSettings(path: string, text: string): Promise<void> {
+/**
+ * The file to edit: a symlinked settings.json is edited where it points; anything but a
+ * regular file, or a read-only one, is refused with a message saying so. Null when missing.
+ */
+async function settingsTarget(path: string): Promise<{ real: string; mode: number } | null> {
+  let real = path;
+  try {
+    real = await Deno.realPath(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      try {
+        await Deno.lstat(path);
+        throw new Error(`Cannot edit "${path}": it is a symlink to a missing file`);
+      } catch (inner) {
+        if (inner instanceof Deno.errors.NotFound) return null;
+        throw inner;
+      }
+    }
+    throw e;
+  }
+  const info = await Deno.stat(real);
+  if (!info.isFile) {
+    throw new Error(`Cannot edit "${path}": it is not a regular file`);
+  }
+  const mode = (info.mode ?? 0o644) & 0o777;
+  if ((mode & 0o222) === 0) {
+    throw new Error(
+      `Cannot edit "${path}": it is read-only (make it writable, or edit it yourself)`,
+    );
+  }
+  return { real, mode };
+}
+
+async function writeSettings(path: string, text: string, mode: number): Promise<void> {
   const dir = path.slice(0, path.lastIndexOf("/"));
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  let mode = 0o644;
-  try {
-    mode = (await Deno.stat(path)).mode! & 0o777;
-  } catch {
-    // new file
-  }
   const tmp = `${path}.chronicle-${crypto.randomUUID().slice(0, 8)}.tmp`;
-  await Deno.writeTextFile(tmp, text, { mode });
-  if (Deno.build.os !== "windows") await Deno.chmod(tmp, mode);
+  await Deno.writeTextFile(tmp, text, { mode, createNew: true });
+  await Deno.chmod(tmp, mode);
   await Deno.rename(tmp, path);
 }
 
 /**
- * Applies (or, with `dryRun`, only describes) an install or uninstall of the guard hook. A
- * settings.json that is not valid JSON throws a SyntaxError and is left untouched. The old file
- * is copied to `<data dir>/backups/settings-<time>.json` (0600) before any change.
+ * Applies (or, with `dryRun`, only describes) an install or uninstall of the guard hook running
+ * `command`. A settings.json that is not valid JSON(C) throws a SyntaxError and is left untouched.
+ * The old file is copied to `<data dir>/backups/settings-<time>.json` (0600) before any change.
  */
 export async function changeGuardHook(
   env: Record<string, string | undefined>,
-  options: { install: boolean; dryRun: boolean; command?: string; now?: () => Date },
+  options: { install: boolean; dryRun: boolean; command: string; now?: () => Date },
 ): Promise<HookChange> {
   const path = claudeSettingsPath(env);
-  const current = await readOptional(path);
+  const target = await settingsTarget(path);
+  const current = target ? await Deno.readTextFile(target.real) : null;
   const plan = options.install
-    ? planInstall(current, options.command ?? "", path)
-    : planUninstall(current, path);
+    ? planInstall(current, options.command, path)
+    : planUninstall(current, options.command, path);
   const change: HookChange = {
     changed: plan.changed,
     dry_run: options.dryRun,
     settings_path: path,
     summary: plan.summary,
+    command: options.command,
   };
-  if (options.install) change.command = installedGuardCommand(plan.text || null, path) ?? undefined;
   if (!plan.changed) return change;
   change.settings = plan.text;
   if (options.dryRun) return change;
@@ -196,39 +244,136 @@ export async function changeGuardHook(
         backup = `${base}-${n}.json`;
       }
     }
-    if (Deno.build.os !== "windows") await Deno.chmod(backup, 0o600);
+    await Deno.chmod(backup, 0o600);
     change.backup_path = backup;
   }
-  await writeSettings(path, plan.text);
+  await writeSettings(target?.real ?? path, plan.text, target?.mode ?? 0o600);
   return change;
 }
 
-/** Whether the guard hook is in Claude Code's settings, and its command. */
-export async function guardHookStatus(env: Record<string, string | undefined>) {
+/** A call the guard must block (a token in the command) and one it must allow. */
+function selfTestPayloads(): { bad: string; good: string } {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(36));
+  const token = "gh" + "p_" + Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("");
+  const call = (command: string) =>
+    JSON.stringify({
+      hook_event_name: "PreToolUse",
+      session_id: SELF_TEST_SESSION,
+      tool_name: "Bash",
+      tool_input: { command },
+      cwd: "/",
+    });
+  return { bad: call(`echo ${token}`), good: call("true") };
+}
+
+async function runHookCommand(command: string, stdin: string): Promise<number> {
+  const child = new Deno.Command("sh", {
+    args: ["-c", command],
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(stdin));
+  await writer.close();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  try {
+    return (await child.status).code;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface GuardStatusReport {
+  installed: boolean;
+  /** Set when installed: the hook really blocks the bad call and allows the good one. */
+  working?: boolean;
+  settings_path: string;
+  command: string;
+  /** One sentence: what status found. */
+  detail: string;
+}
+
+/** Whether the guard hook is installed, and whether it really works when run as Claude Code does. */
+export async function guardHookStatus(
+  env: Record<string, string | undefined>,
+  command: string,
+): Promise<GuardStatusReport> {
   const path = claudeSettingsPath(env);
-  const command = installedGuardCommand(await readOptional(path), path);
-  return { installed: command !== null, settings_path: path, command };
+  const target = await settingsTarget(path).catch(() => null);
+  const text = target ? await Deno.readTextFile(target.real) : null;
+  if (!hasGuardHook(text, command, path)) {
+    return {
+      installed: false,
+      settings_path: path,
+      command,
+      detail: `The guard hook is not installed in ${path}.`,
+    };
+  }
+  const { bad, good } = selfTestPayloads();
+  let blocked = -1;
+  let allowed = -1;
+  try {
+    blocked = await runHookCommand(command, bad);
+    allowed = await runHookCommand(command, good);
+  } catch (e) {
+    return {
+      installed: true,
+      working: false,
+      settings_path: path,
+      command,
+      detail: `The guard hook is installed but BROKEN: it cannot be run (${(e as Error).message}).`,
+    };
+  }
+  const working = blocked === 2 && allowed === 0;
+  return {
+    installed: true,
+    working,
+    settings_path: path,
+    command,
+    detail: working
+      ? "The guard hook is installed and working: it blocked a call carrying a token and allowed a harmless one."
+      : `The guard hook is installed but BROKEN: a call carrying a token exited ${blocked} (2 blocks), a harmless one ${allowed} (0 allows). Run \`chronicle guard install\` again.`,
+  };
+}
+
+/** Runs the hook on stdin, as the installed guard does (guard/main.ts), through `io`. */
+async function hook(io: CliIo): Promise<number> {
+  let dir: string | null = null;
+  try {
+    dir = dataDir(io.env);
+  } catch {
+    dir = null; // no HOME: the built-in rules still decide
+  }
+  return await runHook({
+    readStdin: async () => new TextDecoder().decode(await io.stdin()),
+    fs: denoGuardFs,
+    ...guardFileDeps(dir),
+    stderr: io.stderr,
+    home: io.env.HOME,
+  });
 }
 
 /** Makes `chronicle guard` with its dependencies injected. */
 export function makeGuardCommand(deps: GuardCommandDeps = {}): Command {
-  return async (args, io) => {
+  const guard: Command = async (args, io) => {
     const [sub, ...rest] = args;
+    const expected = () => (deps.expectedCommand ?? expectedGuardCommand)(io);
     if (sub === "install" || sub === "uninstall") {
-      const p = parseArgs(rest, {
-        "dry-run": { type: "boolean" },
-        ...(sub === "install" ? { command: { type: "string" as const } } : {}),
-      });
+      const p = parseArgs(rest, { "dry-run": { type: "boolean" }, command: { type: "string" } });
       const early = helpOrVersion(p, GUARD_HELP, io);
       if (early !== null) return early;
       if (p.positionals.length) throw new UsageError(`unexpected argument "${p.positionals[0]}"`);
       const dryRun = p.values["dry-run"] === true;
       let command = str(p.values.command);
-      if (sub === "install" && !command) {
-        command = await (deps.defaultCommand ?? defaultGuardCommand)(io);
+      if (command !== undefined && (command.includes("\n") || !command.trim())) {
+        throw new UsageError("--command must be one non-empty line");
       }
-      if (command !== undefined && command.includes("\n")) {
-        throw new UsageError("--command must be one line");
+      if (!command) {
+        command = sub === "install" && !dryRun
+          ? await (deps.installProgram ?? installGuardProgram)(io)
+          : await expected();
       }
       let change: HookChange;
       try {
@@ -239,19 +384,15 @@ export function makeGuardCommand(deps: GuardCommandDeps = {}): Command {
           now: deps.now,
         });
       } catch (e) {
-        if (e instanceof SyntaxError) {
-          io.stderr(`chronicle guard: ${e.message}. Nothing was changed.\n`);
-          return 1;
-        }
-        throw e;
+        io.stderr(`chronicle guard: ${(e as Error).message}. Nothing was changed.\n`);
+        return 1;
       }
       if (!change.changed) {
         io.stdout(`${change.summary}. Nothing to do.\n`);
         return 0;
       }
       if (dryRun) {
-        io.stdout(`Dry run: ${change.summary}.\n`);
-        if (change.command) io.stdout(`Hook command: ${change.command}\n`);
+        io.stdout(`Dry run: ${change.summary}.\nHook command: ${change.command}\n`);
         io.stdout(`The file would become:\n${change.settings}`);
         return 0;
       }
@@ -265,81 +406,39 @@ export function makeGuardCommand(deps: GuardCommandDeps = {}): Command {
       const early = helpOrVersion(p, GUARD_HELP, io);
       if (early !== null) return early;
       try {
-        const s = await guardHookStatus(io.env);
-        io.stdout(
-          s.installed
-            ? `The guard hook is installed in ${s.settings_path}:\n  ${s.command}\n`
-            : `The guard hook is not installed (${s.settings_path}).\n`,
-        );
-        return 0;
+        const s = await guardHookStatus(io.env, await expected());
+        io.stdout(`${s.detail}\n  settings: ${s.settings_path}\n  command:  ${s.command}\n`);
+        return s.installed && !s.working ? 1 : 0;
       } catch (e) {
-        if (e instanceof SyntaxError) {
-          io.stderr(`chronicle guard: ${e.message}\n`);
-          return 1;
-        }
-        throw e;
+        io.stderr(`chronicle guard: ${(e as Error).message}\n`);
+        return 1;
       }
     }
     if (sub === "hook") {
       const p = parseArgs(rest, {});
       const early = helpOrVersion(p, GUARD_HELP, io);
       if (early !== null) return early;
-      return await runGuard({
-        env: (name) => io.env[name],
-        readStdin: async () => new TextDecoder().decode(await io.stdin()),
-        readTextFile: (path) => Deno.readTextFile(path),
-        fetch,
-        stderr: io.stderr,
-      }, AbortSignal.timeout(3000));
+      return await hook(io);
     }
     const p = parseArgs(args, { offline: { type: "boolean" } });
     const early = helpOrVersion(p, GUARD_HELP, io);
     if (early !== null) return early;
     if (p.positionals.length) throw new UsageError(`unknown guard command "${p.positionals[0]}"`);
     if (!p.values.offline) {
-      throw new UsageError("say what to do: --offline, hook, install, uninstall or status");
+      throw new UsageError("say what to do: hook, install, uninstall or status");
     }
-    return await offline(io, deps);
+    return await hook(io);
   };
-}
-
-/** Decides the hook payload on stdin in process. Exit 2 on block; 0 otherwise (fails open). */
-async function offline(io: CliIo, deps: GuardCommandDeps): Promise<number> {
-  let payload: Record<string, unknown>;
-  try {
-    payload = JSON.parse(new TextDecoder().decode(await io.stdin()));
-  } catch {
-    io.stderr("chronicle guard: the hook payload on stdin is not JSON; allowing the call\n");
-    return 0;
-  }
-  if (!payload || typeof payload.tool_name !== "string") return 0;
-  if (payload.hook_event_name !== undefined && payload.hook_event_name !== "PreToolUse") return 0;
-  let rules: readonly CustomRule[] = [];
-  try {
-    rules = await (deps.loadRules ?? loadUserRules)(io);
-  } catch {
-    rules = []; // the built-in rules still apply
-  }
-  const decision = await preToolUseCheck(
-    {
-      tool_name: payload.tool_name,
-      tool_input: payload.tool_input ?? {},
-      cwd: typeof payload.cwd === "string" ? payload.cwd : io.cwd,
-      session_id: typeof payload.session_id === "string" ? payload.session_id : undefined,
-    },
-    deps.readFile ?? denoReadFile,
-    { rules },
-  );
-  try {
-    await deps.log?.(io, decision.interception);
-  } catch {
-    // logging never changes the decision
-  }
-  if (decision.decision === "block") {
-    io.stderr(decision.reason + "\n");
-    return 2;
-  }
-  return 0;
+  // A usage error must never exit 2: for a hook, 2 would block every call.
+  return async (args, io) => {
+    try {
+      return await guard(args, io);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      io.stderr(`chronicle guard: ${e.message} (see chronicle guard --help)\n`);
+      return 1;
+    }
+  };
 }
 
 /** `chronicle guard` with the real file system and the user's rules. */

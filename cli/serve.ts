@@ -11,7 +11,14 @@ import { createReplayService, type ReplayService } from "../server/replay_servic
 import { createEventHub, type EventHub } from "../server/sse.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
-import { changeGuardHook, defaultGuardCommand, denoReadFile, guardHookStatus } from "./guard.ts";
+import {
+  changeGuardHook,
+  expectedGuardCommand,
+  guardHookStatus,
+  installGuardProgram,
+} from "./guard.ts";
+import { takeGuardJournal, writeGuardRules } from "../guard/files.ts";
+import { dataDir } from "../runtime/data_dir.ts";
 import { formatSummary, runImport } from "./import.ts";
 import type { CliIo, Command } from "./io.ts";
 import { createWorkerRunner } from "../runtime/worker_runner.ts";
@@ -153,7 +160,8 @@ export const serveCommand: Command = async (args, io) => {
       const summary = await runImport(store, io, { tempRoot, progress: io.isTerminal });
       io.stdout(formatSummary(summary));
     }
-    const security = securityFor(store, io);
+    const events = createEventHub();
+    const security = securityFor(store, io, events);
     const stop = new AbortController();
     const replay = createReplayService(store, { dataDir: dir, env: io.env });
     const server = await startServer({
@@ -162,8 +170,17 @@ export const serveCommand: Command = async (args, io) => {
       port,
       security,
       replay,
+      events,
       signal: stop.signal,
     });
+    // what the guard journals shows up live (it decides without the server)
+    const journalTimer = setInterval(() => {
+      try {
+        security.ingestInterceptions?.();
+      } catch (e) {
+        io.stderr(`chronicle: reading the guard's journal failed: ${(e as Error).message}\n`);
+      }
+    }, 1000);
     io.stdout(`Chronicle is serving ${server.url}  (Ctrl-C to stop)\n`);
     if (p.values.open) await openBrowser(server.url, io);
 
@@ -201,6 +218,7 @@ export const serveCommand: Command = async (args, io) => {
       await server.finished;
     } finally {
       if (timer !== undefined) clearInterval(timer);
+      clearInterval(journalTimer);
       await pass;
       background?.close();
       worker?.close();
@@ -215,18 +233,32 @@ export const serveCommand: Command = async (args, io) => {
   }
 };
 
-/** The security engine for the API, with the guard hook install wired to cli/guard.ts. */
-export function securityFor(store: ChronicleStore, io: CliIo): SecurityService {
+/**
+ * The security engine for the API: the guard hook install wired to cli/guard.ts, and the
+ * guard's files in the data folder (the rules it reads, the journal it appends to).
+ */
+export function securityFor(
+  store: ChronicleStore,
+  io: CliIo,
+  events?: EventHub,
+): SecurityService {
+  const dir = dataDir(io.env);
   return createSecurityService({
     store,
-    readFile: denoReadFile,
+    guardFiles: {
+      takeJournal: () => takeGuardJournal(dir),
+      writeRules: (rules) => writeGuardRules(dir, rules),
+    },
+    onInterception: (i) => events?.publish("interception", i),
     guard: {
-      status: () => guardHookStatus(io.env),
+      status: async () => guardHookStatus(io.env, await expectedGuardCommand(io)),
       change: async ({ install, dryRun }) =>
         changeGuardHook(io.env, {
           install,
           dryRun,
-          command: install ? await defaultGuardCommand(io) : undefined,
+          command: install && !dryRun
+            ? await installGuardProgram(io)
+            : await expectedGuardCommand(io),
         }),
     },
   });

@@ -22,15 +22,12 @@ export interface NewRule {
   action: "redact" | "allow";
 }
 
-export interface PreToolUseInput {
-  tool_name: string;
-  tool_input: unknown;
-  cwd?: string;
-  session_id?: string;
-}
-
 export interface GuardStatus {
   installed: boolean;
+  /** When installed: the installed command blocked a known-bad call and allowed a good one. */
+  working?: boolean;
+  /** One sentence from the self-test. */
+  detail?: string;
   settings_path: string;
   /** What installing does, in a sentence or two, shown beside the button. */
   explanation: string;
@@ -50,8 +47,8 @@ export interface SecurityService {
   /** Security check of one session (`session_id`) or all sessions. */
   check(options: { session_id?: string; limit?: number }): Promise<unknown> | unknown;
   interceptions(options: { limit: number; offset: number }): { total: number; items: unknown[] };
-  /** The guard's decision for a tool call about to run. */
-  preToolUse(input: PreToolUseInput): Promise<unknown> | unknown;
+  /** Moves what the guard journaled (it decides on its own) into the interception log. */
+  ingestInterceptions?(): void;
   guardStatus(): Promise<GuardStatus>;
   /** Opt-in hook install; `dry_run` only describes the change. */
   installGuard(options: { dry_run: boolean }): Promise<unknown>;

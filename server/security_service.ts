@@ -8,8 +8,7 @@ import { ChronicleError } from "../core/model/mod.ts";
 import {
   type CustomRule,
   type Finding,
-  handlePreToolUse,
-  type ReadFile,
+  type Interception,
   RuleStore,
   scanSession,
   scanText,
@@ -19,15 +18,27 @@ import type { GuardStatus, SecurityRuleView, SecurityService } from "./deps.ts";
 
 /** How the service installs the guard hook: wired by the CLI to cli/guard.ts. */
 export interface GuardHooks {
-  status(): Promise<{ installed: boolean; settings_path: string; command?: string | null }>;
+  status(): Promise<
+    { installed: boolean; working?: boolean; detail?: string; settings_path: string }
+  >;
   change(options: { install: boolean; dryRun: boolean }): Promise<unknown>;
+}
+
+/** The guard's files in the data folder (see core/security/journal.ts). */
+export interface GuardFiles {
+  /** Interceptions the guard journaled since the last call (consumed). */
+  takeJournal(): Interception[];
+  /** Rewrites the rules file the guard reads. */
+  writeRules(rules: readonly CustomRule[]): void;
 }
 
 export interface SecurityServiceOptions {
   store: ChronicleStore;
-  /** Reads the files a tool is about to read (capped). */
-  readFile: ReadFile;
   guard?: GuardHooks;
+  /** Without it the guard sees no custom rules and its interceptions are not ingested. */
+  guardFiles?: GuardFiles;
+  /** Told of every interception ingested from the guard's journal. */
+  onInterception?: (i: Interception) => void;
   now?: () => Date;
 }
 
@@ -60,11 +71,12 @@ const FINDINGS_PER_SESSION = 200;
 
 export const GUARD_EXPLANATION =
   "The guard is a Claude Code PreToolUse hook. Before every tool call, Claude Code runs it; " +
-  "it asks this server whether the call would read or send a secret (an API key, password, " +
-  "token or credential URL) and blocks the call if so, naming the rule but never the secret. " +
-  "Personal data is flagged and allowed. If Chronicle is not running, the hook allows every " +
-  "call within 3 seconds. Installing adds one entry to Claude Code's settings.json (backed up " +
-  "first) and changes nothing else; removing takes out exactly that entry.";
+  "it decides on its own, with the same rules as this server, whether the call would read or " +
+  "send a secret (a .env file, a private key, an API key, password, token or credential URL) " +
+  "and blocks the call if so, naming the rule but never the secret. Personal data is flagged " +
+  "and allowed. It needs no server: what it intercepts is recorded in the data folder and " +
+  "shown here. Installing adds one entry to Claude Code's settings.json (backed up first) and " +
+  "changes nothing else; removing takes out exactly that entry.";
 
 /** Excerpts of a redacted field around each finding's replacement, in order. */
 function previews(redacted: string, findings: Finding[]): string[] {
@@ -96,6 +108,21 @@ export function createSecurityService(options: SecurityServiceOptions): Security
     enabled: r.enabled !== false,
     created_at: r.created_at ?? "",
   });
+  const files = options.guardFiles;
+  /** The guard reads the rules from its file: rewrite it whenever they change. */
+  const changed = <T>(result: T): T => {
+    files?.writeRules(rules.active());
+    return result;
+  };
+  /** Moves what the guard journaled into the store's log. */
+  const ingest = () => {
+    if (!files) return;
+    for (const i of files.takeJournal()) {
+      rules.logInterception(i);
+      options.onInterception?.(i);
+    }
+  };
+  files?.writeRules(rules.active());
   const guard = (): GuardHooks => {
     if (!options.guard) {
       throw new ChronicleError("usage", "This server cannot install the guard hook");
@@ -136,7 +163,7 @@ export function createSecurityService(options: SecurityServiceOptions): Security
     listRules: () => rules.list().map(view),
     addRule: (rule) => {
       try {
-        return view(rules.add(rule));
+        return changed(view(rules.add(rule)));
       } catch (e) {
         if (e instanceof SyntaxError || e instanceof RangeError || e instanceof TypeError) {
           throw new ChronicleError("usage", e.message, { cause: e });
@@ -144,9 +171,10 @@ export function createSecurityService(options: SecurityServiceOptions): Security
         throw e;
       }
     },
-    setRuleEnabled: (id, enabled) => view(rules.toggle(id, enabled)),
+    setRuleEnabled: (id, enabled) => changed(view(rules.toggle(id, enabled))),
     deleteRule: (id) => {
       if (!rules.delete(id)) throw new ChronicleError("not_found", `No security rule "${id}"`);
+      changed(undefined);
     },
     check: ({ session_id, limit }) => {
       const ids = session_id
@@ -168,28 +196,26 @@ export function createSecurityService(options: SecurityServiceOptions): Security
       report.sessions.sort((a, b) => b.total - a.total);
       return report;
     },
+    ingestInterceptions: ingest,
     interceptions: ({ limit, offset }) => {
+      ingest();
       const total = rules.interceptionCount();
       const items = rules.interceptions({ limit, offset });
       return { total, items };
     },
-    preToolUse: (input) =>
-      handlePreToolUse(input, {
-        readFile: options.readFile,
-        rules: () => rules.active(),
-        log: (i) => rules.logInterception(i),
-        now: options.now,
-      }),
     guardStatus: async (): Promise<GuardStatus> => {
       if (!options.guard) {
         return { installed: false, settings_path: "", explanation: GUARD_EXPLANATION };
       }
       const s = await options.guard.status();
-      return {
+      const status: GuardStatus = {
         installed: s.installed,
         settings_path: s.settings_path,
         explanation: GUARD_EXPLANATION,
       };
+      if (s.working !== undefined) status.working = s.working;
+      if (s.detail) status.detail = s.detail;
+      return status;
     },
     installGuard: ({ dry_run }) => guard().change({ install: true, dryRun: dry_run }),
     uninstallGuard: ({ dry_run }) => guard().change({ install: false, dryRun: dry_run }),

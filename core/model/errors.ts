@@ -13,7 +13,9 @@ export type ChronicleErrorCode =
   /** A folder that is not inside a git repository (core/git). */
   | "not_a_repo"
   /** A path that leaves the folder it must stay in (a repository, a replay sandbox). */
-  | "outside";
+  | "outside"
+  /** A scan that ran out of its time budget (core/security). */
+  | "timeout";
 
 export class ChronicleError extends Error {
   readonly code: ChronicleErrorCode;

@@ -1,9 +1,15 @@
 /**
- * Custom rules: user globs compiled to regexes. `*` matches any run of non-whitespace
- * characters, `?` exactly one character (not a line break); everything else is literal and
- * case-sensitive. A rule either redacts what it matches or protects it (`allow`).
+ * Custom rules: user globs, matched in linear time (glob_match.ts). `*` matches any run of
+ * non-whitespace characters, `?` exactly one character (not a line break); everything else is
+ * literal and case-sensitive. A rule either redacts what it matches or protects it (`allow`).
+ *
+ * A pattern that starts with `path:` is a path rule instead: it names files the guard must
+ * never let a tool read (`redact`), or files it may read whatever their name (`allow`), with
+ * `*`, `**` and `?` over paths (sensitive_paths.ts).
  */
 import { ChronicleError } from "../model/errors.ts";
+import type { Deadline } from "./budget.ts";
+import { type CompiledGlob, compileGlobMatcher, forEachMatch } from "./glob_match.ts";
 
 export type RuleAction = "redact" | "allow";
 
@@ -20,19 +26,22 @@ export interface CustomRule {
 /** The longest glob accepted; longer ones are almost certainly pasted data, not a pattern. */
 export const MAX_GLOB_LENGTH = 500;
 
+/** The prefix that makes a rule a path rule. */
+export const PATH_RULE_PREFIX = "path:";
+
+/** True for a `path:` rule (the guard's sensitive-path policy), false for a text rule. */
+export function isPathRule(rule: Pick<CustomRule, "pattern">): boolean {
+  return rule.pattern.startsWith(PATH_RULE_PREFIX);
+}
+
 /**
- * Compiles a glob to a global regex. Throws a `ChronicleError` (`usage`) for an empty pattern,
- * one without any literal character (it would match everywhere) or one that is too long.
+ * Compiles a text glob to a linear-time matcher. Throws a `ChronicleError` (`usage`) for an
+ * empty pattern, one without any literal character (it would match everywhere) or one that is
+ * too long.
  */
-export function compileGlob(pattern: string): RegExp {
+export function compileGlob(pattern: string): CompiledGlob {
   validateGlob(pattern);
-  let source = "";
-  for (const ch of pattern) {
-    if (ch === "*") source += source.endsWith("\\S*") ? "" : "\\S*";
-    else if (ch === "?") source += "[^\\n\\r]";
-    else source += ch.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-  }
-  return new RegExp(source, "gu");
+  return compileGlobMatcher(pattern, "text");
 }
 
 export function validateGlob(pattern: string): void {
@@ -64,21 +73,15 @@ export function validateRule(rule: Pick<CustomRule, "name" | "pattern" | "action
       `Invalid rule "${rule.name}": action must be "redact" or "allow", not "${rule.action}"`,
     );
   }
-  validateGlob(rule.pattern);
+  validateGlob(isPathRule(rule) ? rule.pattern.slice(PATH_RULE_PREFIX.length) : rule.pattern);
 }
 
-/** Calls `visit(start, end)` for every non-empty match of a compiled glob. */
+/** Calls `visit(start, end)` for every leftmost-longest, non-empty match of a compiled glob. */
 export function forEachGlobMatch(
-  re: RegExp,
+  glob: CompiledGlob,
   text: string,
   visit: (start: number, end: number) => void,
+  deadline?: Deadline,
 ): void {
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[0].length === 0) {
-      re.lastIndex++;
-      continue;
-    }
-    visit(m.index, m.index + m[0].length);
-  }
+  forEachMatch(glob, text, visit, deadline);
 }

@@ -1,15 +1,53 @@
 /**
- * The live guard's decision: before a tool call runs, scan what it would read (the file behind a
- * Read-like tool, the files a `cat .env` shell command names) and what it would send (its
- * input). High-severity findings block; personal data is flagged and allowed. Every decision
- * yields an interception record with a masked sample, never the secret itself.
+ * The live guard's decision: before a tool call runs, find every file it would read and check
+ * each by name (the sensitive-path policy) and by content (the same rules as every scan), and
+ * scan what it would send (its input). High-severity findings and sensitive files block;
+ * personal data is flagged and allowed. Every decision yields an interception record with a
+ * masked sample, never the secret itself.
+ *
+ * What "a file it would read" means: the path a Read-like tool names; every word of a shell
+ * command (after quote removal, `~`/`$HOME`/`$PWD` and glob expansion, through `sh -c`
+ * strings, substitutions and redirections, `@file` arguments, paths inside `python -c` code)
+ * that names an existing file, resolved through symlinks; the files a search tool would read
+ * in the folders it searches; any path-like string of an MCP or unknown tool's input that names
+ * a file. FIFOs, devices and sockets are never opened. The decision has a time budget: past it
+ * the call is blocked (the guard fails closed), never waved through.
  */
-import { ChronicleError } from "../model/errors.ts";
+import { type Deadline, deadlineIn, isTimeout } from "./budget.ts";
+import { decodeForScan } from "./decode.ts";
+import { compileGlobMatcher, globMatches } from "./glob_match.ts";
 import type { CustomRule } from "./glob_rule.ts";
 import { type Finding, maskedSample, scanText } from "./scan.ts";
+import { authConfigPattern, pathVerdict } from "./sensitive_paths.ts";
+import { parseShell, type ShellWord, type SimpleCommand } from "./shell_words.ts";
 
-/** Reads at most `maxBytes` of a file; null when it cannot be read (missing, a folder ...). */
-export type ReadFile = (path: string, maxBytes: number) => Promise<Uint8Array | null>;
+/** What a path is, symlinks followed. */
+export interface PathInfo {
+  kind: "file" | "dir" | "other";
+  size: number;
+}
+
+/** The file system as the guard sees it (injected: guard/fs.ts is the real one). */
+export interface GuardFs {
+  /**
+   * The absolute path behind every symlink and `..` (resolved as the kernel does: `dir/..`
+   * through a symlinked `dir` leaves the link's target); null when nothing is there; the path
+   * itself when it is there but cannot be looked into.
+   */
+  realPath(path: string): Promise<string | null>;
+  /** What a path is, following symlinks; null when nothing is there; `other` when unknowable. */
+  stat(path: string): Promise<PathInfo | null>;
+  /** A folder's entries (symlinks not followed); [] when it cannot be read. */
+  readDir(path: string): Promise<{ name: string; kind: "file" | "dir" | "symlink" | "other" }[]>;
+  /**
+   * At most `maxBytes` from the start of a regular file (and, past that, the last `tailBytes`),
+   * read in chunks with `deadline` checked; null when it is not a regular file once opened.
+   */
+  readFile(
+    path: string,
+    options: { maxBytes: number; tailBytes: number; deadline: Deadline },
+  ): Promise<Uint8Array | null>;
+}
 
 export interface PreToolUseInput {
   tool_name: string;
@@ -20,9 +58,13 @@ export interface PreToolUseInput {
 }
 
 export interface PreToolUseOptions {
-  /** Custom rules (allow and redact). Default: none. */
+  /** Custom rules (text and `path:` rules, allow and redact). Default: none. */
   rules?: readonly CustomRule[];
-  /** Bytes of a file scanned at most. Default 1 MiB. */
+  /** The home folder, for `~` and `$HOME`. Default: none (left unexpanded). */
+  home?: string;
+  /** Milliseconds for the whole decision; past it the call is blocked. Default 2500. */
+  budgetMs?: number;
+  /** Bytes of a file scanned from its start. Default 8 MiB. */
   maxBytes?: number;
   /** Clock for the interception record. Default: `new Date()`. */
   now?: () => Date;
@@ -30,7 +72,7 @@ export interface PreToolUseOptions {
 
 export type GuardAction = "block" | "flag" | "allow";
 
-/** One logged decision (table `interceptions`). */
+/** One logged decision (table `interceptions`, and the guard's journal). */
 export interface Interception {
   at: string;
   session_id?: string;
@@ -54,35 +96,72 @@ export interface PreToolUseDecision {
   interception: Interception;
 }
 
-/** Tools that read a file named in their input, across the agents Chronicle knows. */
-export const READ_TOOLS: ReadonlySet<string> = new Set([
-  "read",
-  "read_file",
-  "read_file_v2",
-  "read_many_files",
-  "view",
-  "notebookread",
-  "grep",
-  "grep_search",
-  "search_file_content",
-  "open_file",
-  "cat",
-]);
+// ---------------------------------------------------------------------------------------------
+// tool vocabulary (until core/model has the shared one)
 
-const SHELL_TOOLS: ReadonlySet<string> = new Set([
-  "bash",
-  "shell",
-  "shell_command",
-  "local_shell",
-  "local_shell_call",
-  "exec_command",
-  "container_exec",
-  "unified_exec",
-  "run_shell_command",
-  "run_terminal_cmd",
-  "run_terminal_command_v2",
-]);
+type ToolRole = "read" | "edit" | "search" | "shell" | "write" | "list" | "web";
 
+const ROLES: Record<ToolRole, string[]> = {
+  read: [
+    "read",
+    "read_file",
+    "read_file_v2",
+    "read_many_files",
+    "view",
+    "view_file",
+    "notebookread",
+    "open_file",
+    "cat",
+  ],
+  edit: [
+    "edit",
+    "multiedit",
+    "notebookedit",
+    "replace",
+    "edit_file",
+    "search_replace",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+  ],
+  search: [
+    "grep",
+    "grep_search",
+    "search_file_content",
+    "ripgrep",
+    "rg",
+    "codebase_search",
+    "search_files",
+    "grep_files",
+  ],
+  shell: [
+    "bash",
+    "shell",
+    "shell_command",
+    "local_shell",
+    "local_shell_call",
+    "exec_command",
+    "container_exec",
+    "unified_exec",
+    "run_shell_command",
+    "run_terminal_cmd",
+    "run_terminal_command_v2",
+    "execute_command",
+    "terminal",
+  ],
+  write: ["write", "write_file", "create_file", "notebookwrite", "apply_patch", "patch"],
+  list: ["ls", "list", "list_dir", "list_directory", "glob", "file_search", "find_files"],
+  web: ["webfetch", "web_fetch", "websearch", "web_search", "google_web_search", "fetch"],
+};
+const ROLE_OF = new Map<string, ToolRole>(
+  Object.entries(ROLES).flatMap(([role, names]) => names.map((n) => [n, role as ToolRole])),
+);
+
+/** The role of a tool by name, across agents; MCP and unknown tools have none. */
+export function toolRole(toolName: string): ToolRole | undefined {
+  return ROLE_OF.get(toolName.toLowerCase());
+}
+
+/** Input keys that name one file or folder, and those that name several. */
 const PATH_KEYS = [
   "file_path",
   "filePath",
@@ -93,131 +172,315 @@ const PATH_KEYS = [
   "targetFile",
   "file",
   "filename",
+  "relative_workspace_path",
+  "dir_path",
+  "directory",
 ];
+const PATH_LIST_KEYS = ["paths", "file_paths", "files", "target_directories", "absolute_paths"];
+const COMMAND_KEYS = ["command", "cmd", "script"];
 
 /** Lockfiles are full of hashes that look random; reading them is never a leak. */
 const LOCKFILE_RE =
   /(?:^|\/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|deno\.lock|bun\.lockb?|go\.sum|Cargo\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|composer\.lock|Gemfile\.lock|flake\.lock)$/;
 
-/** Shell commands whose file arguments are printed: `cat .env` reads the secret. */
-const PRINTING_COMMANDS = new Set([
-  "cat",
-  "head",
-  "tail",
-  "less",
-  "more",
-  "bat",
-  "batcat",
-  "nl",
-  "tac",
-  "strings",
-  "xxd",
-  "od",
-  "hexdump",
-  "base64",
-  "source",
-  ".",
-]);
+/** Commands that never print or send what the files they name hold. */
+const NO_READ_COMMANDS = new Set(
+  ("ls ll la dir stat touch mkdir rmdir rm mv chmod chown chgrp ln which type test [ [[ cd " +
+    "pushd popd realpath readlink basename dirname du df file unlink trash").split(" "),
+);
+/** Wrappers whose first non-option word is the command that runs. */
+const WRAPPERS = new Set(
+  "sudo doas env nohup time command exec nice ionice stdbuf timeout xargs builtin".split(" "),
+);
+const SHELLS = new Set("sh bash zsh dash ksh mksh fish ash busybox".split(" "));
+/** Search commands: the folders they name are read file by file; `hidden` when dotfiles too. */
+const SEARCHERS: Record<string, { hidden: boolean; recursiveFlag?: RegExp }> = {
+  grep: {
+    hidden: true,
+    recursiveFlag: /^-(?:[a-zA-Z]*[rR][a-zA-Z]*|-recursive|-dereference-recursive)$/,
+  },
+  egrep: { hidden: true, recursiveFlag: /^-[a-zA-Z]*[rR][a-zA-Z]*$/ },
+  fgrep: { hidden: true, recursiveFlag: /^-[a-zA-Z]*[rR][a-zA-Z]*$/ },
+  rg: { hidden: false },
+  ag: { hidden: false },
+  ack: { hidden: false },
+};
 
-const DEFAULT_MAX_BYTES = 1 << 20;
-const MAX_FILES = 8;
+const DEFAULT_BUDGET_MS = 2500;
+const DEFAULT_MAX_BYTES = 8 << 20;
+const TAIL_BYTES = 1 << 20;
+/** Distinct paths looked at, at most; past it the call is blocked as uncheckable. */
+const MAX_CANDIDATES = 4096;
+/** Files a folder search reads, at most, and bytes. */
+const WALK_FILES = 2000;
+const WALK_BYTES = 32 << 20;
+/** Matches of one glob, at most. */
+const GLOB_MATCHES = 512;
 
-function joinPath(cwd: string | undefined, p: string): string {
-  if (p.startsWith("/") || !cwd) return p;
-  const parts = `${cwd.replace(/\/+$/, "")}/${p}`.split("/");
+// ---------------------------------------------------------------------------------------------
+// paths
+
+/** `p` against `cwd`, with `.` and `..` resolved by the letter (the real path comes later). */
+export function joinPath(cwd: string | undefined, p: string): string {
+  const abs = p.startsWith("/") ? p : `${(cwd ?? "/").replace(/\/+$/, "")}/${p}`;
   const out: string[] = [];
-  for (const part of parts) {
+  for (const part of abs.split("/")) {
     if (part === "..") out.pop();
     else if (part !== "." && part !== "") out.push(part);
   }
   return "/" + out.join("/");
 }
 
-function stringsAt(input: Record<string, unknown>, keys: string[]): string[] {
+/** A file the call would read, by every name it goes by. */
+interface Target {
+  /** The path as the call names it (resolved by the letter). */
+  path: string;
+  /** The real path behind symlinks. */
+  real: string;
+  kind: PathInfo["kind"];
+  size: number;
+}
+
+/** Why a call could not be checked: it is blocked. */
+class Uncheckable extends Error {}
+
+class Collector {
+  readonly seen = new Set<string>();
+  readonly targets: Target[] = [];
+  readonly folders: { target: Target; hidden: boolean }[] = [];
+  constructor(
+    private readonly fs: GuardFs,
+    private readonly cwd: string | undefined,
+    private readonly home: string | undefined,
+    private readonly deadline: Deadline,
+  ) {}
+
+  /** Adds a path if it names something; `walk` for folders a search reads. */
+  async add(
+    raw: string,
+    options: { walk?: boolean; hidden?: boolean; glob?: string; byName?: boolean } = {},
+  ) {
+    if (!raw || raw.length > 4096 || raw.includes("\0") || raw.includes("\n")) return;
+    let p = raw;
+    if (p.startsWith("file://")) p = decodeURIComponent(p.slice(7));
+    if ((p === "~" || p.startsWith("~/")) && this.home) p = this.home + p.slice(1);
+    if (options.glob) {
+      for (const hit of await this.expandGlob(joinPath(this.cwd, options.glob))) {
+        await this.add(hit, { walk: options.walk, hidden: options.hidden });
+      }
+      return;
+    }
+    const path = joinPath(this.cwd, p);
+    const asWritten = p.startsWith("/") ? p : `${(this.cwd ?? "/").replace(/\/+$/, "")}/${p}`;
+    if (this.seen.has(asWritten)) return;
+    this.seen.add(asWritten);
+    if (this.seen.size > MAX_CANDIDATES) {
+      throw new Uncheckable("it names too many paths to check");
+    }
+    this.deadline.check();
+    const real = await this.fs.realPath(asWritten);
+    if (real === null) {
+      // a file a read tool names: its name alone decides, even before it exists
+      if (options.byName) this.targets.push({ path, real: path, kind: "other", size: 0 });
+      return;
+    }
+    const info = await this.fs.stat(real);
+    if (!info) return;
+    const target: Target = { path, real, kind: info.kind, size: info.size };
+    if (info.kind === "dir") {
+      if (options.walk) this.folders.push({ target, hidden: options.hidden ?? false });
+      return;
+    }
+    this.targets.push(target);
+  }
+
+  /** Expands a glob pattern (absolute) against the file system, like a shell: dotfiles only by a dot. */
+  async expandGlob(pattern: string): Promise<string[]> {
+    const parts = pattern.split("/").filter(Boolean);
+    let bases = ["/"];
+    for (const [k, part] of parts.entries()) {
+      const last = k === parts.length - 1;
+      if (!/[*?[]/.test(part)) {
+        bases = bases.map((b) => (b === "/" ? "/" : b + "/") + part.replace(/\\(.)/g, "$1"));
+        continue;
+      }
+      const matcher = compileGlobMatcher(
+        part.replace(/\[[^\]]*\]/g, "?").replace(/\\(.)/g, "$1"),
+        "path",
+      );
+      const next: string[] = [];
+      for (const b of bases) {
+        this.deadline.check();
+        for (const e of await this.fs.readDir(b)) {
+          if (e.name.startsWith(".") && !part.startsWith(".")) continue;
+          if (!last && e.kind !== "dir" && e.kind !== "symlink") continue;
+          if (globMatches(matcher, e.name)) next.push((b === "/" ? "/" : b + "/") + e.name);
+          if (next.length >= GLOB_MATCHES) break;
+        }
+      }
+      bases = next;
+      if (!bases.length) break;
+    }
+    return bases;
+  }
+
+  /** The files under the folders a search reads (no symlinks followed, heavy folders skipped). */
+  async walkFolders(): Promise<Target[]> {
+    const out: Target[] = [];
+    let bytes = 0;
+    const stack = this.folders.map((f) => ({
+      dir: f.target.real,
+      shown: f.target.path,
+      hidden: f.hidden,
+    }));
+    while (stack.length && out.length < WALK_FILES && bytes < WALK_BYTES) {
+      this.deadline.check();
+      const { dir, shown, hidden } = stack.pop()!;
+      for (const e of await this.fs.readDir(dir)) {
+        if (e.name === ".git" || e.name === "node_modules") continue;
+        if (!hidden && e.name.startsWith(".")) continue;
+        const real = `${dir}/${e.name}`;
+        const path = `${shown}/${e.name}`;
+        if (e.kind === "dir") stack.push({ dir: real, shown: path, hidden });
+        else if (e.kind === "file" && !this.seen.has(real)) {
+          this.seen.add(real);
+          const info = await this.fs.stat(real);
+          if (!info || info.kind !== "file") continue;
+          out.push({ path, real, kind: "file", size: info.size });
+          bytes += info.size;
+        }
+      }
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// what a call reads
+
+function stringsAt(input: Record<string, unknown>): string[] {
   const out: string[] = [];
-  for (const k of keys) {
+  for (const k of PATH_KEYS) {
     const v = input[k];
     if (typeof v === "string" && v) out.push(v);
   }
-  for (const k of ["paths", "file_paths", "files"]) {
+  for (const k of PATH_LIST_KEYS) {
     const v = input[k];
     if (Array.isArray(v)) { for (const p of v) if (typeof p === "string" && p) out.push(p); }
   }
   return out;
 }
 
-/** Splits a shell command into simple commands and returns the files printing commands name. */
-export function filesReadByShell(command: string): string[] {
-  const files: string[] = [];
-  for (const segment of command.split(/&&|\|\||[;|\n]/)) {
-    const words = segment.match(/"[^"]*"|'[^']*'|[^\s"']+/g)?.map((w) =>
-      w.replace(/^["']|["']$/g, "")
-    ) ??
-      [];
-    let i = 0;
-    while (i < words.length && (/^\w+=/.test(words[i]) || words[i] === "sudo")) i++;
-    const name = words[i]?.split("/").pop();
-    for (let j = i + 1; j < words.length; j++) {
-      const w = words[j];
-      if (w === "<" && words[j + 1]) files.push(words[++j]);
-      else if (w.startsWith("<") && w.length > 1) files.push(w.slice(1));
-    }
-    if (!name || !PRINTING_COMMANDS.has(name)) continue;
-    for (let j = i + 1; j < words.length; j++) {
-      const w = words[j];
-      if (w === "<" || w === ">" || w === ">>" || w.startsWith(">") || w === "2>&1") {
-        j++;
-        continue;
-      }
-      if (w.startsWith("-")) {
-        if (/^-[nc]$/.test(w)) j++; // head -n 20
-        continue;
-      }
-      if (/^\d+$/.test(w)) continue;
-      files.push(w);
-    }
-  }
-  return files;
-}
-
 function shellCommandOf(input: Record<string, unknown>): string | null {
-  const c = input.command ?? input.cmd;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c) && c.every((x) => typeof x === "string")) {
-    // Codex: ["bash", "-lc", "cat .env"]
-    return c.length >= 3 && /sh$/.test(c[0]) && c[1].startsWith("-") ? c[2] : c.join(" ");
+  for (const key of COMMAND_KEYS) {
+    const c = input[key];
+    if (typeof c === "string") return c;
+    if (Array.isArray(c) && c.every((x) => typeof x === "string")) {
+      // Codex: ["bash", "-lc", "cat .env"]; a plain argv is quoted back into one line
+      return c.map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(" ");
+    }
   }
   return null;
 }
 
-/** The files a tool call would read, resolved against `cwd`, lockfiles left out. */
-export function filesToInspect(input: PreToolUseInput): string[] {
-  const tool = input.tool_name.toLowerCase();
-  const args = input.tool_input && typeof input.tool_input === "object"
-    ? input.tool_input as Record<string, unknown>
-    : {};
-  let paths: string[] = [];
-  if (READ_TOOLS.has(tool)) paths = stringsAt(args, PATH_KEYS);
-  else if (SHELL_TOOLS.has(tool)) {
-    const cmd = shellCommandOf(args);
-    if (cmd) paths = filesReadByShell(cmd).filter((p) => !/[*?$`]/.test(p) && !p.startsWith("~"));
-  }
+/** The possible file names inside one word: itself, `--x=VALUE`, `@file`, paths inside code. */
+export function wordCandidates(text: string): string[] {
   const out: string[] = [];
-  for (const p of paths) {
-    const abs = joinPath(input.cwd, p);
-    if (!LOCKFILE_RE.test(abs) && !out.includes(abs)) out.push(abs);
-    if (out.length >= MAX_FILES) break;
+  const push = (s: string) => {
+    if (s.length < 1) return;
+    out.push(s);
+    if (s.length > 1 && s.startsWith("@")) out.push(s.slice(1));
+  };
+  if (!text.startsWith("-")) push(text);
+  const eq = text.indexOf("=");
+  if (eq >= 0) push(text.slice(eq + 1));
+  if (/[\s'"(),;{}[\]<>|&]/.test(text)) {
+    const tokens = text.match(/[A-Za-z0-9_.~/+@%:-]{2,}/g) ?? [];
+    for (const t of tokens.slice(0, 256)) push(t.replace(/[.:,-]+$/, ""));
   }
   return out;
 }
 
-function isBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, 8000);
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
-  return false;
+function commandName(words: ShellWord[]): { index: number; name: string } {
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i].text;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) {
+      i++;
+      continue;
+    }
+    const base = w.slice(w.lastIndexOf("/") + 1);
+    if (WRAPPERS.has(base)) {
+      i++;
+      // options of the wrapper, and timeout's duration
+      while (
+        i < words.length && (words[i].text.startsWith("-") || /^\d+[smhd]?$/.test(words[i].text))
+      ) {
+        i++;
+      }
+      continue;
+    }
+    return { index: i, name: base };
+  }
+  return { index: words.length, name: "" };
 }
 
-/** Every string leaf of the tool input, scanned one by one so JSON escaping does not interfere. */
+async function collectShell(
+  c: Collector,
+  command: string,
+  env: Record<string, string | undefined>,
+  depth: number,
+): Promise<void> {
+  const parsed = parseShell(command, { env });
+  if (parsed.incomplete) throw new Uncheckable(parsed.incomplete);
+  for (const cmd of parsed.commands) await collectCommand(c, cmd, env, depth);
+}
+
+async function collectCommand(
+  c: Collector,
+  cmd: SimpleCommand,
+  env: Record<string, string | undefined>,
+  depth: number,
+): Promise<void> {
+  for (const r of cmd.redirects) {
+    if (r.op === "<" || r.op === "<>" || r.op === "<&") {
+      await c.add(r.target.text, r.target.glob ? { glob: r.target.glob } : {});
+    }
+  }
+  const { index, name } = commandName(cmd.words);
+  const args = cmd.words.slice(index + 1);
+  // `sh -c '...'`, `bash -lc "..."`, `eval ...`: the string is a command line too
+  if (SHELLS.has(name) || name === "eval") {
+    if (depth > 8) throw new Uncheckable("shells nest too deeply");
+    const flag = args.findIndex((w) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.text));
+    const script = name === "eval"
+      ? args.map((w) => w.text).join(" ")
+      : flag >= 0 && args[flag + 1]
+      ? args[flag + 1].text
+      : null;
+    if (script !== null) await collectShell(c, script, env, depth + 1);
+  }
+  if (NO_READ_COMMANDS.has(name)) return;
+  const searcher = SEARCHERS[name];
+  const walk = searcher !== undefined &&
+    (!searcher.recursiveFlag || args.some((w) => searcher.recursiveFlag!.test(w.text)));
+  const before = c.folders.length + c.targets.length;
+  for (const w of args) {
+    if (w.glob) {
+      await c.add(w.text, { glob: w.glob, walk, hidden: searcher?.hidden });
+      continue;
+    }
+    for (const candidate of wordCandidates(w.text)) {
+      await c.add(candidate, { walk, hidden: searcher?.hidden });
+    }
+  }
+  // `rg TODO`, `grep -r KEY`: with no folder named, the search reads the working directory
+  if (walk && c.folders.length + c.targets.length === before && env.PWD) {
+    await c.add(env.PWD, { walk: true, hidden: searcher?.hidden });
+  }
+}
+
+/** Every string leaf of a value. */
 function inputStrings(value: unknown, out: string[] = []): string[] {
   if (typeof value === "string") out.push(value);
   else if (Array.isArray(value)) { for (const v of value) inputStrings(v, out); }
@@ -227,8 +490,48 @@ function inputStrings(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+async function collect(c: Collector, input: PreToolUseInput, home: string | undefined) {
+  const role = toolRole(input.tool_name);
+  const args = input.tool_input && typeof input.tool_input === "object" &&
+      !Array.isArray(input.tool_input)
+    ? input.tool_input as Record<string, unknown>
+    : {};
+  const glob = (p: string) => (/[*?[]/.test(p) ? { glob: p } : {});
+  switch (role) {
+    case "read":
+    case "edit":
+      for (const p of stringsAt(args)) await c.add(p, { ...glob(p), byName: true });
+      return;
+    case "search": {
+      const paths = stringsAt(args);
+      if (!paths.length && input.cwd) paths.push(input.cwd);
+      for (const p of paths) await c.add(p, { walk: true, hidden: false, ...glob(p) });
+      return;
+    }
+    case "shell": {
+      const command = shellCommandOf(args);
+      const env: Record<string, string | undefined> = { HOME: home, PWD: input.cwd };
+      if (command !== null) await collectShell(c, command, env, 0);
+      return;
+    }
+    case "write":
+    case "list":
+    case "web":
+      return;
+    default:
+      // MCP and unknown tools: any string that looks like a path and names a file
+      for (const s of inputStrings(args)) {
+        if (s.length <= 4096 && !/[\n\r\t]/.test(s) && /^(?:[~./]|file:\/\/|[\w.-]+\/)/.test(s)) {
+          await c.add(s);
+        }
+      }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the decision
+
 interface Hit {
-  where: string;
   file?: string;
   findings: Finding[];
   redacted: string;
@@ -243,141 +546,174 @@ function describeRules(findings: Finding[]): string {
   return names.join(", ");
 }
 
+function interceptionOf(
+  input: PreToolUseInput,
+  options: PreToolUseOptions,
+  fields: { action: GuardAction; rules: string[]; file?: string; sample?: string },
+): Interception {
+  const i: Interception = {
+    at: (options.now?.() ?? new Date()).toISOString(),
+    tool: input.tool_name,
+    rules: fields.rules,
+    action: fields.action,
+  };
+  if (input.session_id) i.session_id = input.session_id;
+  if (fields.file) i.file = fields.file;
+  if (fields.sample) i.sample = fields.sample;
+  return i;
+}
+
+function blocked(
+  input: PreToolUseInput,
+  options: PreToolUseOptions,
+  rule: string,
+  reason: string,
+  files: string[],
+  file?: string,
+): PreToolUseDecision {
+  return {
+    decision: "block",
+    action: "block",
+    reason,
+    rules: [rule],
+    files,
+    interception: interceptionOf(input, options, { action: "block", rules: [rule], file }),
+  };
+}
+
 /**
- * Decides a tool call. Read-like tools have the file they name scanned through `readFile`
- * (capped, binary files skipped); every tool has its input scanned too. `api_key`, `password`,
- * `token`, `db_conn` and custom redact rules block; `email`, `phone`, `private_ip` are flagged.
+ * Decides a tool call (see the module comment). Never throws for what the call holds: a call
+ * that cannot be checked in time, or at all, is blocked with a reason saying so.
  */
 export async function preToolUseCheck(
   input: PreToolUseInput,
-  readFile: ReadFile,
+  fs: GuardFs,
   options: PreToolUseOptions = {},
 ): Promise<PreToolUseDecision> {
-  const scanOptions = { rules: options.rules };
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const hits: Hit[] = [];
+  const budget = options.budgetMs ?? DEFAULT_BUDGET_MS;
+  const deadline = deadlineIn(budget);
+  const tool = input.tool_name;
   const files: string[] = [];
-  for (const path of filesToInspect(input)) {
-    let bytes: Uint8Array | null = null;
-    try {
-      bytes = await readFile(path, maxBytes);
-    } catch {
-      bytes = null;
+  try {
+    return await decide(input, fs, options, deadline, files);
+  } catch (e) {
+    if (isTimeout(e)) {
+      return blocked(
+        input,
+        options,
+        "guard_budget",
+        `Chronicle blocked ${tool}: checking it took longer than ${budget} ms, so it was blocked ` +
+          "to be safe. Try a narrower command.",
+        files,
+      );
     }
-    if (!bytes || isBinary(bytes)) continue;
-    files.push(path);
-    const text = new TextDecoder().decode(
-      bytes.length > maxBytes ? bytes.subarray(0, maxBytes) : bytes,
-    );
-    const r = scanText(text, scanOptions);
-    if (r.findings.length) hits.push({ where: path, file: path, ...r });
+    if (e instanceof Uncheckable) {
+      return blocked(
+        input,
+        options,
+        "guard_uncheckable",
+        `Chronicle blocked ${tool}: ${e.message}, so it was blocked to be safe.`,
+        files,
+      );
+    }
+    throw e;
+  }
+}
+
+async function decide(
+  input: PreToolUseInput,
+  fs: GuardFs,
+  options: PreToolUseOptions,
+  deadline: Deadline,
+  files: string[],
+): Promise<PreToolUseDecision> {
+  const tool = input.tool_name;
+  const rules = options.rules;
+  const c = new Collector(fs, input.cwd, options.home, deadline);
+  await collect(c, input, options.home);
+  const targets = [...c.targets, ...(c.folders.length ? await c.walkFolders() : [])];
+
+  // by name: a sensitive file blocks whatever it holds
+  for (const t of targets) {
+    const verdict = pathVerdict(t.path === t.real ? [t.path] : [t.path, t.real], rules);
+    if (verdict?.action === "block") {
+      const shown = t.path === t.real ? t.path : `${t.path} (${t.real})`;
+      return blocked(
+        input,
+        options,
+        "sensitive_path",
+        `Chronicle blocked ${tool}: it would read ${shown}, ${verdict.name}, which tools may ` +
+          "never read. If it holds no secret, add an allow path rule in Chronicle.",
+        files,
+        t.path,
+      );
+    }
+  }
+
+  // by content
+  const hits: Hit[] = [];
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  for (const t of targets) {
+    if (t.kind !== "file") continue; // FIFOs, devices, sockets: never opened
+    if (LOCKFILE_RE.test(t.path) && LOCKFILE_RE.test(t.real)) continue;
+    const bytes = await fs.readFile(t.real, { maxBytes, tailBytes: TAIL_BYTES, deadline });
+    if (!bytes) continue;
+    files.push(t.path);
+    const text = decodeForScan(bytes);
+    const auth = authConfigPattern(t.real) ?? authConfigPattern(t.path);
+    if (auth?.test(text)) {
+      return blocked(
+        input,
+        options,
+        "sensitive_path",
+        `Chronicle blocked ${tool}: ${t.path} holds registry credentials, which tools may never read.`,
+        files,
+        t.path,
+      );
+    }
+    const r = scanText(text, { rules, deadline });
+    if (r.findings.length) hits.push({ file: t.path, ...r });
   }
   for (const s of inputStrings(input.tool_input)) {
-    const r = scanText(s, scanOptions);
-    if (r.findings.length) hits.push({ where: "input", ...r });
+    const r = scanText(s, { rules, deadline });
+    if (r.findings.length) hits.push(r);
   }
 
   const all = hits.flatMap((h) => h.findings.map((f) => ({ hit: h, f })));
   const high = all.filter(({ f }) => f.severity === "high");
   const action: GuardAction = high.length ? "block" : all.length ? "flag" : "allow";
   const ordered = [...high, ...all.filter(({ f }) => f.severity !== "high")];
-  const rules = [...new Set(ordered.map(({ f }) => f.rule))];
+  const ruleNames = [...new Set(ordered.map(({ f }) => f.rule))];
   const first = ordered[0];
-  const tool = input.tool_name;
 
   let reason: string | undefined;
   if (first) {
     const relevant = ordered.filter(({ f }) => f.severity === first.f.severity);
-    const inFiles = [
-      ...new Set(relevant.filter(({ hit }) => hit.file).map(({ hit }) => hit.file!)),
-    ];
+    const inFiles = [...new Set(relevant.flatMap(({ hit }) => (hit.file ? [hit.file] : [])))];
     const inInput = relevant.some(({ hit }) => !hit.file);
     const where = [
-      ...inFiles.map((f) => `${f}`),
+      ...inFiles,
       ...(inInput ? [inFiles.length ? "its input" : "the tool input"] : []),
-    ].join(" and ");
+    ]
+      .join(" and ");
     const what = describeRules(relevant.map(({ f }) => f));
     reason = action === "block"
       ? `Chronicle blocked ${tool}: ${where} contains a secret (${what}). ` +
         "The value was not shown. If this is a false positive, add an allow rule in Chronicle."
       : `Chronicle flagged ${tool}: ${where} contains personal data (${what}).`;
   }
-
-  const interception: Interception = {
-    at: (options.now?.() ?? new Date()).toISOString(),
-    tool,
-    rules,
-    action,
-  };
-  if (input.session_id) interception.session_id = input.session_id;
-  const file = first?.hit.file ?? files[0];
-  if (file) interception.file = file;
-  if (first) interception.sample = maskedSample(first.hit.redacted, first.f);
-
   const decision: PreToolUseDecision = {
     decision: action === "block" ? "block" : "allow",
     action,
-    rules,
+    rules: ruleNames,
     files,
-    interception,
+    interception: interceptionOf(input, options, {
+      action,
+      rules: ruleNames,
+      file: first?.hit.file ?? files[0],
+      sample: first ? maskedSample(first.hit.redacted, first.f) : undefined,
+    }),
   };
   if (reason) decision.reason = reason;
   return decision;
-}
-
-/** What the server route answers the guard. */
-export interface PreToolUseResponse {
-  decision: "block" | "allow";
-  action: GuardAction;
-  reason?: string;
-  rules: string[];
-  file?: string;
-}
-
-export interface PreToolUseDeps {
-  readFile: ReadFile;
-  /** The custom rules in force (the store's list). */
-  rules?: () => readonly CustomRule[];
-  /** Persists the interception (the store's log). Errors are swallowed: logging never blocks. */
-  log?: (interception: Interception) => void;
-  now?: () => Date;
-  maxBytes?: number;
-}
-
-/**
- * The body of `POST /api/security/pretooluse`: validates `{tool_name, tool_input, cwd,
- * session_id}`, decides, logs the interception and returns the JSON the guard reads. Throws a
- * `ChronicleError` (`usage`) for a body without a tool name.
- */
-export async function handlePreToolUse(
-  body: unknown,
-  deps: PreToolUseDeps,
-): Promise<PreToolUseResponse> {
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw new ChronicleError(
-      "usage",
-      "Invalid pre-tool-use request: the body is not a JSON object",
-    );
-  }
-  const b = body as Record<string, unknown>;
-  if (typeof b.tool_name !== "string" || b.tool_name === "") {
-    throw new ChronicleError("usage", "Invalid pre-tool-use request: tool_name is missing");
-  }
-  const input: PreToolUseInput = { tool_name: b.tool_name, tool_input: b.tool_input ?? {} };
-  if (typeof b.cwd === "string") input.cwd = b.cwd;
-  if (typeof b.session_id === "string") input.session_id = b.session_id;
-  const options: PreToolUseOptions = {};
-  if (deps.rules) options.rules = deps.rules();
-  if (deps.now) options.now = deps.now;
-  if (deps.maxBytes) options.maxBytes = deps.maxBytes;
-  const d = await preToolUseCheck(input, deps.readFile, options);
-  try {
-    deps.log?.(d.interception);
-  } catch {
-    // logging must never change the decision
-  }
-  const response: PreToolUseResponse = { decision: d.decision, action: d.action, rules: d.rules };
-  if (d.reason) response.reason = d.reason;
-  if (d.interception.file) response.file = d.interception.file;
-  return response;
 }

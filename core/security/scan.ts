@@ -5,7 +5,9 @@
  * is never modified.
  */
 import type { CanonicalSession, OperationKind, PayloadRef } from "../model/types.ts";
-import { compileGlob, type CustomRule, forEachGlobMatch } from "./glob_rule.ts";
+import type { Deadline } from "./budget.ts";
+import type { CompiledGlob } from "./glob_match.ts";
+import { compileGlob, type CustomRule, forEachGlobMatch, isPathRule } from "./glob_rule.ts";
 import { BUILTIN_RULES, type BuiltinRuleName, detectBuiltins, type Severity } from "./rules/mod.ts";
 
 /** One redacted span. Offsets are UTF-16 indexes into the scanned text; lines are 1-based. */
@@ -39,6 +41,11 @@ export interface ScanOptions {
   rules?: readonly CustomRule[];
   /** The built-in rules to run. Default: all seven. */
   builtins?: readonly BuiltinRuleName[];
+  /**
+   * Checked while custom rules match and between rules; past it the scan throws
+   * `ChronicleError("timeout")`. Default: none (the built-ins are linear and fast).
+   */
+  deadline?: Deadline;
 }
 
 /** The replacement a custom redact rule leaves. */
@@ -46,7 +53,7 @@ export const CUSTOM_REPLACEMENT = "****";
 
 interface CompiledRule {
   rule: CustomRule;
-  re: RegExp;
+  glob: CompiledGlob;
 }
 
 interface CompiledRuleSet {
@@ -63,10 +70,10 @@ function compileRuleSet(rules: readonly CustomRule[] | undefined): CompiledRuleS
   if (!set) {
     set = { allow: [], redact: [] };
     for (const rule of rules) {
-      if (!rule.enabled) continue;
+      if (!rule.enabled || isPathRule(rule)) continue;
       (rule.action === "allow" ? set.allow : set.redact).push({
         rule,
-        re: compileGlob(rule.pattern),
+        glob: compileGlob(rule.pattern),
       });
     }
     compiledCache.set(rules, set);
@@ -155,7 +162,10 @@ type Draft = Omit<Finding, "line" | "column" | "end_line" | "end_column">;
 export function scanText(text: string, options: ScanOptions = {}): ScanResult {
   const set = compileRuleSet(options.rules);
   const allowed: [number, number][] = [];
-  for (const { re } of set.allow) forEachGlobMatch(re, text, (s, e) => void allowed.push([s, e]));
+  const deadline = options.deadline;
+  for (const { glob } of set.allow) {
+    forEachGlobMatch(glob, text, (s, e) => void allowed.push([s, e]), deadline);
+  }
   const allow = mergeSpans(allowed);
   let claimed: Spans = { starts: [], ends: [] };
   const drafts: Draft[] = [];
@@ -174,13 +184,14 @@ export function scanText(text: string, options: ScanOptions = {}): ScanResult {
     }
   };
 
-  for (const { rule, re } of set.redact) {
+  for (const { rule, glob } of set.redact) {
     const proposals: Proposal[] = [];
-    forEachGlobMatch(re, text, (start, end) => {
+    forEachGlobMatch(glob, text, (start, end) => {
       proposals.push({ start, end, replacement: CUSTOM_REPLACEMENT });
-    });
+    }, deadline);
     claim(proposals, { rule: rule.name, custom: true, rule_id: rule.id, severity: "high" });
   }
+  deadline?.check();
   const only = options.builtins ? new Set(options.builtins) : null;
   const candidates = detectBuiltins(text);
   for (const rule of BUILTIN_RULES) {

@@ -1,6 +1,7 @@
 /**
  * Security: custom rules (CRUD and toggle), the security check of a session or of all, the
- * interceptions log, the guard's pre-tool-use decision and the opt-in hook install.
+ * interceptions log (what the guard, deciding on its own, journaled) and the opt-in hook
+ * install.
  */
 import type { AppDeps, SecurityService } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
@@ -88,21 +89,6 @@ export function securityRoutes(deps: AppDeps): Route[] {
             offset: intParam(url, "offset", 0, 0, 100_000_000),
           }),
         ),
-    },
-    {
-      method: "POST",
-      path: "/api/security/pretooluse",
-      handler: async ({ req }) => {
-        const body = await readJson(req);
-        const decision = await engine(deps).preToolUse({
-          tool_name: bodyString(body, "tool_name", 500),
-          tool_input: body.tool_input ?? {},
-          cwd: typeof body.cwd === "string" ? body.cwd : undefined,
-          session_id: typeof body.session_id === "string" ? body.session_id : undefined,
-        });
-        deps.events?.publish("interception", decision);
-        return json(decision);
-      },
     },
     {
       method: "GET",

@@ -30,7 +30,6 @@ Deno.test({
       security: (store) =>
         createSecurityService({
           store,
-          readFile: () => Promise.resolve(null),
           guard: {
             status: () =>
               Promise.resolve({

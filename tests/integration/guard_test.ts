@@ -1,160 +1,216 @@
 /**
- * guard/main.ts as Claude Code runs it: a separate process with the compile task's permissions
- * (loopback network, the token file, three variables), talking to tiny local servers.
+ * The guard as Claude Code runs it: a new process per call, fed the hook payload on stdin,
+ * with the permissions the installed launcher gives it (read, write to the data folder, two
+ * variables; no network). No Chronicle server runs in any of these tests.
  */
 import { assert, assertEquals, assertStringIncludes } from "../_helpers/assert.ts";
+import { makeGuardProject } from "../unit/security/_guard_project.ts";
 
-const GUARD = new URL("../../guard/main.ts", import.meta.url).pathname;
-const HOOKS = new URL("../../fixtures/peers/claude-code-hooks/constructed/", import.meta.url)
-  .pathname;
-const TOKEN = "t".repeat(64);
+const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+const GUARD = `${ROOT}/guard/main.ts`;
 
-interface Seen {
-  token: string | null;
-  body: Record<string, unknown>;
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
 }
 
-/** A server on 127.0.0.1, port 0, answering with `respond`; records what it was sent. */
-function serve(respond: (req: Request) => Response | Promise<Response>) {
-  const seen: Seen[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-    seen.push({ token: req.headers.get("x-chronicle-token"), body: await req.json() });
-    return await respond(req);
+async function runCommand(
+  cmd: string,
+  args: string[],
+  stdin: string,
+  env: Record<string, string>,
+): Promise<Ran> {
+  const start = performance.now();
+  const child = new Deno.Command(cmd, {
+    args,
+    env: { NO_COLOR: "1", ...env },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(stdin));
+  await writer.close();
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+    ms: performance.now() - start,
+  };
+}
+
+/** guard/main.ts with the launcher's flags (and --deny-net: it must not need any). */
+function runGuard(stdin: string, data: string, home: string): Promise<Ran> {
+  return runCommand(
+    Deno.execPath(),
+    [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--deny-net",
+      "--allow-read",
+      `--allow-write=${data}`,
+      "--allow-env=HOME,CHRONICLE_HOME",
+      GUARD,
+    ],
+    stdin,
+    { CHRONICLE_HOME: data, HOME: home },
+  );
+}
+
+const payload = (tool: string, input: Record<string, unknown>, cwd: string) =>
+  JSON.stringify({
+    session_id: "s-1",
+    transcript_path: "/x.jsonl",
+    cwd,
+    hook_event_name: "PreToolUse",
+    tool_name: tool,
+    tool_input: input,
   });
-  return { url: `http://127.0.0.1:${server.addr.port}`, seen, close: () => server.shutdown() };
-}
 
-async function runGuard(url: string, stdin: string) {
-  const home = await Deno.makeTempDir({ prefix: "chronicle-guard-home-" });
-  const tokenFile = `${home}/token`;
-  await Deno.writeTextFile(tokenFile, TOKEN + "\n", { mode: 0o600 });
+const p = await makeGuardProject();
+const data = `${p.root}/data`;
+
+Deno.test("the guard blocks a .env read with no server running: exit 2, reason, journal", async () => {
+  const r = await runGuard(payload("Bash", { command: "grep TOKEN .env" }, p.proj), data, p.home);
+  assertEquals(r.code, 2, r.stderr);
+  assertEquals(r.stdout, "");
+  assertStringIncludes(r.stderr, `${p.proj}/.env`);
+  assert(!r.stderr.includes(p.token));
+  const journal = await Deno.readTextFile(`${data}/interceptions.jsonl`);
+  assertStringIncludes(journal, '"action":"block"');
+  assert(!journal.includes(p.token));
+  assertEquals((await Deno.stat(`${data}/interceptions.jsonl`)).mode! & 0o777, 0o600);
+});
+
+Deno.test("the guard allows ordinary work: exit 0, nothing printed", async () => {
+  for (
+    const [tool, input] of [["Bash", { command: "git diff && npm test" }], ["Read", {
+      file_path: `${p.proj}/src/app.ts`,
+    }]] as const
+  ) {
+    const r = await runGuard(payload(tool, input, p.proj), data, p.home);
+    assertEquals([r.code, r.stdout, r.stderr], [0, "", ""]);
+  }
+});
+
+Deno.test("an impostor on Chronicle's port learns nothing and changes nothing", async () => {
+  const seen: string[] = [];
+  const impostor = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    seen.push(`${req.method} ${new URL(req.url).pathname} ${await req.text()}`);
+    return Response.json({ decision: "allow", action: "allow" });
+  });
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
+    const url = `http://127.0.0.1:${impostor.addr.port}`;
+    const r = await runCommand(
+      Deno.execPath(),
+      [
         "run",
         "--quiet",
         "--no-prompt",
         "--allow-net=127.0.0.1",
-        `--allow-read=${tokenFile}`,
-        "--allow-env=HOME,CHRONICLE_HOME,CHRONICLE_URL",
+        "--allow-read",
+        `--allow-write=${data}`,
+        "--allow-env",
         GUARD,
       ],
-      env: { CHRONICLE_HOME: home, CHRONICLE_URL: url, NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-    const out = await child.output();
-    const dec = new TextDecoder();
-    return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+      payload("Read", { file_path: `${p.proj}/.env` }, p.proj),
+      {
+        CHRONICLE_HOME: data,
+        HOME: p.home,
+        CHRONICLE_URL: url,
+      },
+    );
+    assertEquals(r.code, 2, "the decision is the guard's own");
+    assertEquals(seen, [], "no token, no tool input, no request at all");
   } finally {
-    await Deno.remove(home, { recursive: true });
+    await impostor.shutdown();
   }
-}
-
-const READ_ENV = JSON.stringify({
-  ...JSON.parse(Deno.readTextFileSync(`${HOOKS}pretooluse_edit.stdin.json`)),
-  tool_name: "Read",
-  tool_input: { file_path: "/home/u/proj/.env" },
 });
-const REASON = "Chronicle blocked Read: /home/u/proj/.env contains a secret (api_key (openai)).";
 
-Deno.test("the guard blocks when the server says block: exit 2, reason on stderr", async () => {
-  const server = serve(() =>
-    Response.json({ decision: "block", reason: REASON, rules: ["api_key"] })
-  );
+Deno.test("the guard does not hang on a FIFO, named directly or through a shell word", async () => {
+  const fifo = `${p.proj}/pipe`;
+  const mk = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+  assertEquals(mk.code, 0);
   try {
-    const r = await runGuard(server.url, READ_ENV);
-    assertEquals(r, { code: 2, stdout: "", stderr: REASON + "\n" });
-    assertEquals(server.seen.length, 1);
-    assertEquals(server.seen[0].token, TOKEN);
-    assertEquals(server.seen[0].body, {
-      tool_name: "Read",
-      tool_input: { file_path: "/home/u/proj/.env" },
-      cwd: "/home/u/proj",
-      session_id: "4f0c2b3a-1111-4222-8333-944455556666",
+    for (
+      const [tool, input] of [["Read", { file_path: fifo }], ["Bash", {
+        command: "cat pipe",
+      }]] as const
+    ) {
+      const r = await runGuard(payload(tool, input, p.proj), data, p.home);
+      assertEquals(r.code, 0, r.stderr);
+    }
+  } finally {
+    await Deno.remove(fifo);
+  }
+});
+
+Deno.test("a payload the guard cannot read, and its usage errors, exit 1, never 2", async () => {
+  const r = await runGuard("not json", data, p.home);
+  assertEquals(r.code, 1);
+  assertStringIncludes(r.stderr, "NOT checked");
+  for (const args of [["guard"], ["guard", "hook", "--bogus"], ["guard", "nonsense"]]) {
+    const u = await runCommand(Deno.execPath(), ["run", "-A", `${ROOT}/main.ts`, ...args], "{}", {
+      CHRONICLE_HOME: data,
+      HOME: p.home,
     });
-  } finally {
-    await server.close();
+    assertEquals(u.code, 1, `${args.join(" ")}: ${u.stderr}`);
   }
 });
 
-Deno.test("the guard allows what the server allows: exit 0, nothing printed", async () => {
-  const server = serve(() =>
-    Response.json({ decision: "allow", action: "flag", rules: ["email"] })
+Deno.test("guard install writes a launcher that survives a moved checkout; status runs it", async () => {
+  const home = `${p.root}/home-install`;
+  const data2 = `${p.root}/data-install`;
+  await Deno.mkdir(`${home}/.claude`, { recursive: true });
+  await Deno.writeTextFile(`${home}/.claude/settings.json`, '{\n  // mine\n  "model": "opus"\n}\n');
+  const env = { HOME: home, CHRONICLE_HOME: data2, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
+  const chronicle = (...args: string[]) =>
+    runCommand(Deno.execPath(), ["run", "-A", `${ROOT}/main.ts`, ...args], "", env);
+  const install = await chronicle("guard", "install");
+  assertEquals(install.code, 0, install.stderr);
+  const launcher = `${data2}/guard/chronicle-guard`;
+  assertStringIncludes(install.stdout, launcher);
+  const text = await Deno.readTextFile(launcher);
+  assert(
+    !text.includes(ROOT + "/"),
+    "the launcher runs the bundle in the data folder, not the checkout",
   );
-  try {
-    const bash = await Deno.readTextFile(`${HOOKS}pretooluse_bash.stdin.json`);
-    assertEquals(await runGuard(server.url, bash), { code: 0, stdout: "", stderr: "" });
-  } finally {
-    await server.close();
-  }
-});
+  assertEquals((await Deno.stat(launcher)).mode! & 0o777, 0o700);
+  const settings = await Deno.readTextFile(`${home}/.claude/settings.json`);
+  assertStringIncludes(settings, "// mine");
 
-Deno.test("the guard fails open with no server at all", async () => {
-  const server = serve(() => new Response("unused"));
-  const url = server.url;
-  await server.close();
-  assertEquals(await runGuard(url, READ_ENV), { code: 0, stdout: "", stderr: "" });
-});
-
-Deno.test("the guard fails open on a server that hangs (after its 3 s timeout)", async () => {
-  let release!: () => void;
-  const hung = new Promise<void>((r) => (release = r));
-  const server = serve(async () => {
-    await hung;
-    return Response.json({ decision: "block", reason: "too late" });
-  });
-  try {
-    assertEquals(await runGuard(server.url, READ_ENV), { code: 0, stdout: "", stderr: "" });
-    assertEquals(server.seen.length, 1, "the request did reach the server");
-  } finally {
-    release();
-    await server.close();
-  }
-});
-
-Deno.test("the guard fails open on HTML, on an error status and on a bad payload", async () => {
-  const html = serve(() =>
-    new Response("<html><body>block</body></html>", { headers: { "content-type": "text/html" } })
+  // as Claude Code runs it: the command through a shell
+  const blocked = await runCommand(
+    "sh",
+    ["-c", launcher],
+    payload("Read", { file_path: `${p.proj}/.env` }, p.proj),
+    env,
   );
-  const error = serve(() => Response.json({ decision: "block", reason: "x" }, { status: 500 }));
-  try {
-    assertEquals(await runGuard(html.url, READ_ENV), { code: 0, stdout: "", stderr: "" });
-    assertEquals(await runGuard(error.url, READ_ENV), { code: 0, stdout: "", stderr: "" });
-    const garbage = await runGuard(html.url, "this is not json");
-    assertEquals(garbage, { code: 0, stdout: "", stderr: "" });
-    assertEquals(html.seen.length, 1, "a bad payload is never sent");
-  } finally {
-    await html.close();
-    await error.close();
-  }
+  assertEquals(blocked.code, 2, blocked.stderr);
+
+  const status = await chronicle("guard", "status");
+  assertEquals(status.code, 0, status.stdout + status.stderr);
+  assertStringIncludes(status.stdout, "installed and working");
+
+  // a broken install is reported as broken, not as installed
+  await Deno.remove(`${data2}/guard/guard.js`);
+  const broken = await chronicle("guard", "status");
+  assertEquals(broken.code, 1);
+  assertStringIncludes(broken.stdout, "BROKEN");
+
+  const uninstall = await chronicle("guard", "uninstall");
+  assertEquals(uninstall.code, 0, uninstall.stderr);
+  assertEquals(
+    await Deno.readTextFile(`${home}/.claude/settings.json`),
+    '{\n  // mine\n  "model": "opus"\n}\n',
+  );
 });
 
-Deno.test("the guard ignores other hook events, and a non-loopback URL ends in a silent exit 0", async () => {
-  const server = serve(() => Response.json({ decision: "block", reason: "no" }));
-  try {
-    const stop = await Deno.readTextFile(`${HOOKS}stop.stdin.json`);
-    assertEquals((await runGuard(server.url, stop)).code, 0);
-    assertEquals(server.seen.length, 0);
-    const r = await runGuard("http://192.0.2.1:4173", READ_ENV);
-    assertEquals(r, { code: 0, stdout: "", stderr: "" });
-  } finally {
-    await server.close();
-  }
-});
-
-Deno.test("the guard's reason comes from the server; a block without one gets a default", async () => {
-  const server = serve(() => Response.json({ decision: "block" }));
-  try {
-    const r = await runGuard(server.url, READ_ENV);
-    assertEquals(r.code, 2);
-    assertStringIncludes(r.stderr, "Chronicle blocked this tool call");
-    assert(r.stdout === "");
-  } finally {
-    await server.close();
-  }
+Deno.test("cleanup", async () => {
+  await p.cleanup();
 });

@@ -31,7 +31,6 @@ export function fakeSecurity(): SecurityService & { calls: string[] } {
     },
     check: (o) => ({ scope: o.session_id ?? "all", total: 0, sessions: [] }),
     interceptions: (o) => ({ total: 0, items: [], limit: o.limit } as never),
-    preToolUse: (input) => ({ action: "allow", tool: input.tool_name }),
     guardStatus: () =>
       Promise.resolve({ installed: false, settings_path: "/x", explanation: "adds a hook" }),
     installGuard: (o) => Promise.resolve({ changed: !o.dry_run, dry_run: o.dry_run }),

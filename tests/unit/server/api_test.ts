@@ -4,16 +4,7 @@ import assert from "node:assert/strict";
 import { isErrorResult } from "../../../core/analytics/mod.ts";
 import { SOURCE_IDS } from "../../../core/sources/registry.ts";
 import type { TimelineRow } from "../../../server/routes/sessions.ts";
-import { createEventHub } from "../../../server/sse.ts";
-import {
-  assertApiError,
-  call,
-  callJson,
-  fixtureStore,
-  realClients,
-  testApp,
-  TOKEN,
-} from "./_helpers.ts";
+import { assertApiError, call, callJson, fixtureStore, realClients, testApp } from "./_helpers.ts";
 import { fakeSecurity } from "./_fake_security.ts";
 
 const AGENT_SOURCE: Record<string, string> = {
@@ -270,7 +261,6 @@ Deno.test("security routes validate input and pass the engine's answers through"
       ["POST", "/api/security/rules", "{not json"],
       ["POST", "/api/security/rules", [1, 2]],
       ["PATCH", "/api/security/rules/r1", { enabled: "yes" }],
-      ["POST", "/api/security/pretooluse", { tool_input: {} }],
       ["POST", "/api/security/check", { session_id: 7 }],
     ];
     for (const [method, path, body] of cases) {
@@ -282,32 +272,11 @@ Deno.test("security routes validate input and pass the engine's answers through"
     await assertApiError(res, 404, "not_found");
   });
   await t.step("a body over 1 MiB is refused", async () => {
-    const res = await call(app, "POST", "/api/security/pretooluse", {
-      body: { tool_name: "x", tool_input: "y".repeat(1_100_000) },
+    const res = await call(app, "POST", "/api/security/rules", {
+      body: { pattern: "x", action: "redact", name: "y".repeat(1_100_000) },
     });
     await assertApiError(res, 413, "payload_too_large");
   });
-});
-
-Deno.test("the pre-tool-use decision is published to the event stream", async () => {
-  const events = createEventHub({ heartbeatMs: 60_000 });
-  const live = testApp(store, { security: fakeSecurity(), events });
-  const ctl = new AbortController();
-  const res = await call(live, "GET", "/api/events", { headers: {} });
-  assert.equal(res.headers.get("content-type"), "text/event-stream; charset=utf-8");
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  await reader.read(); // the "connected" comment
-  const decided = await call(live, "POST", "/api/security/pretooluse", {
-    body: { tool_name: "Read", tool_input: { file_path: "/x/.env" } },
-    headers: { "x-chronicle-token": TOKEN },
-  });
-  assert.equal(decided.status, 200);
-  await decided.body?.cancel();
-  const { value } = await reader.read();
-  assert.match(value!, /^event: interception\ndata: \{"action":"allow","tool":"Read"\}/);
-  ctl.abort();
-  await reader.cancel();
-  events.close();
 });
 
 Deno.test("analytics are recomputed after the store changes", async () => {

@@ -23,7 +23,6 @@ const ROUTES: { method: string; path: string; body?: unknown }[] = [
   { method: "PATCH", path: "/api/security/rules/r1", body: { enabled: false } },
   { method: "DELETE", path: "/api/security/rules/r1" },
   { method: "POST", path: "/api/security/check", body: {} },
-  { method: "POST", path: "/api/security/pretooluse", body: { tool_name: "Bash" } },
   { method: "POST", path: "/api/security/guard/install", body: { dry_run: true } },
   { method: "POST", path: "/api/security/guard/uninstall", body: { dry_run: true } },
   { method: "GET", path: "/" },

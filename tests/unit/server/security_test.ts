@@ -1,4 +1,5 @@
 /** The security routes over the real engine (core/security) and the store's rule table. */
+import type { Interception } from "../../../core/security/mod.ts";
 import assert from "node:assert/strict";
 import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
@@ -28,10 +29,15 @@ const secretFile = `${home}/.env`;
 await Deno.writeTextFile(secretFile, `OPENAI_API_KEY=${KEY}\n`);
 
 const hookCalls: string[] = [];
+const journal: Interception[] = [];
+const rulesWritten: string[][] = [];
 const app = testApp(store, {
   security: createSecurityService({
     store,
-    readFile: async (path, max) => (await Deno.readFile(path)).subarray(0, max),
+    guardFiles: {
+      takeJournal: () => journal.splice(0),
+      writeRules: (rules) => void rulesWritten.push(rules.map((r) => r.pattern)),
+    },
     guard: {
       status: () =>
         Promise.resolve({ installed: false, settings_path: "/home/x/.claude/settings.json" }),
@@ -102,21 +108,44 @@ Deno.test("an invalid glob is a 400 in the error shape", async () => {
   await assertApiError(res, 400, "bad_request");
 });
 
-Deno.test("the guard's pre-tool-use call blocks a Read of a file holding a key and logs it", async () => {
-  const d = await callJson<Json>(app, "POST", "/api/security/pretooluse", 200, {
-    body: { tool_name: "Read", tool_input: { file_path: secretFile }, session_id: "s1" },
-  });
-  assert.equal(d.decision, "block");
-  assert.ok(!JSON.stringify(d).includes(KEY));
-  const benign = await callJson<Json>(app, "POST", "/api/security/pretooluse", 200, {
-    body: { tool_name: "Bash", tool_input: { command: "ls -la" } },
-  });
-  assert.equal(benign.decision, "allow");
+Deno.test("what the guard journaled shows in the interception log, masked as it came", async () => {
+  journal.push(
+    {
+      at: "2026-01-01T00:00:00.000Z",
+      tool: "Read",
+      rules: ["sensitive_path"],
+      action: "block",
+      file: secretFile,
+      session_id: "s1",
+    },
+    {
+      at: "2026-01-01T00:00:01.000Z",
+      tool: "Bash",
+      rules: ["email"],
+      action: "flag",
+      sample: "mail ***@***.io",
+    },
+  );
   const log = await callJson<Json>(app, "GET", "/api/security/interceptions?limit=10");
   assert.ok(log.total >= 2);
-  assert.equal(log.items[1].action, "block");
+  assert.deepEqual(log.items.slice(0, 2).map((i: Json) => [i.tool, i.action]), [["Bash", "flag"], [
+    "Read",
+    "block",
+  ]]);
   assert.equal(log.items[1].file, secretFile);
-  assert.ok(!JSON.stringify(log).includes(KEY));
+  assert.equal(journal.length, 0, "the journal was consumed");
+});
+
+Deno.test("every rule change rewrites the rules file the guard reads", async () => {
+  const before = rulesWritten.length;
+  const made = await callJson<Json>(app, "POST", "/api/security/rules", 201, {
+    body: { pattern: "path:**/secrets/*", action: "redact" },
+  });
+  assert.equal(rulesWritten.length, before + 1);
+  assert.ok(rulesWritten.at(-1)!.includes("path:**/secrets/*"));
+  await callJson<Json>(app, "DELETE", `/api/security/rules/${made.rule.id}`);
+  assert.equal(rulesWritten.length, before + 2);
+  assert.ok(!rulesWritten.at(-1)!.includes("path:**/secrets/*"));
 });
 
 Deno.test("the guard hook is installed only when asked, through the injected installer", async () => {

@@ -48,6 +48,9 @@ interface Interception {
 }
 interface GuardStatus {
   installed: boolean;
+  /** When installed: the installed command blocked a known-bad call and allowed a good one. */
+  working?: boolean;
+  detail?: string;
   settings_path: string;
   explanation: string;
 }
@@ -352,24 +355,31 @@ function Guard(): VNode {
   return (
     <section class="card" aria-label="Guard">
       <h2>
-        Live guard {s && (
-          <span class={`badge ${s.installed ? "badge-ok" : ""}`}>
-            {s.installed ? "installed" : "not installed"}
+        Live guard{" "}
+        {s && (
+          <span class={`badge ${s.installed && s.working !== false ? "badge-ok" : ""}`}>
+            {!s.installed ? "not installed" : s.working === false ? "broken" : "installed, working"}
           </span>
         )}
       </h2>
       <p>
         {s?.explanation ??
-          "The guard is a Claude Code PreToolUse hook: before each tool call it asks this server whether the call would read or send a secret, and blocks it if so."}
+          "The guard is a Claude Code PreToolUse hook: before each tool call it decides on its own whether the call would read or send a secret, and blocks it if so."}
       </p>
+      {s?.detail && <p class={s.working === false ? "error-text" : "muted small"}>{s.detail}</p>}
       {s && (
         <p class="muted small">
           Settings file: <code>{s.settings_path}</code> (backed up before any change)
         </p>
       )}
       <div class="rule-form">
-        {s && !s.installed && (
-          <button type="button" onClick={() => void act("install")}>Install the guard hook</button>
+        {s && (!s.installed || s.working === false) && (
+          <button
+            type="button"
+            onClick={() => void act("install")}
+          >
+            {s.installed ? "Reinstall the guard hook" : "Install the guard hook"}
+          </button>
         )}
         {s && s.installed && (
           <button
