@@ -1,6 +1,7 @@
 /**
- * How a tool call maps onto canonical kinds and effects, and which operations replay may
- * attempt. One table for every agent, so all importers agree.
+ * What follows from an operation's kind, completeness and request: its effect on the world and
+ * whether replay may attempt it. Importers build drafts without either; `finishOperation` is
+ * the one place both are derived, so no importer can forget or contradict them.
  */
 import type {
   Completeness,
@@ -10,81 +11,6 @@ import type {
   ReplayAttributes,
   ReplayBlocker,
 } from "./types.ts";
-
-const TOOL_KINDS: Record<string, OperationKind> = {
-  // Claude Code
-  read: "read",
-  notebookread: "read",
-  write: "write",
-  edit: "edit",
-  multiedit: "edit",
-  notebookedit: "edit",
-  bash: "exec",
-  bashoutput: "exec",
-  killbash: "exec",
-  killshell: "exec",
-  taskoutput: "exec",
-  taskstop: "exec",
-  grep: "search",
-  glob: "search",
-  ls: "search",
-  toolsearch: "search",
-  webfetch: "web",
-  websearch: "web",
-  task: "task",
-  agent: "task",
-  todowrite: "plan",
-  exitplanmode: "plan",
-  enterplanmode: "plan",
-  // Codex CLI
-  shell: "exec",
-  shell_command: "exec",
-  local_shell: "exec",
-  local_shell_call: "exec",
-  exec_command: "exec",
-  write_stdin: "exec",
-  container_exec: "exec",
-  unified_exec: "exec",
-  apply_patch: "edit",
-  update_plan: "plan",
-  view_image: "read",
-  web_search: "web",
-  web_search_call: "web",
-  // OpenCode
-  view: "read",
-  patch: "edit",
-  list: "search",
-  webfetch_tool: "web",
-  todoread: "plan",
-  // Gemini CLI
-  read_file: "read",
-  read_many_files: "read",
-  write_file: "write",
-  replace: "edit",
-  run_shell_command: "exec",
-  search_file_content: "search",
-  grep_search: "search",
-  glob_search: "search",
-  list_directory: "search",
-  google_web_search: "web",
-  web_fetch: "web",
-  save_memory: "other",
-  write_todos: "plan",
-  // Cursor
-  read_file_v2: "read",
-  edit_file: "edit",
-  edit_file_v2: "edit",
-  search_replace: "edit",
-  delete_file: "edit",
-  run_terminal_cmd: "exec",
-  run_terminal_command_v2: "exec",
-  codebase_search: "search",
-  grep_search_v2: "search",
-  file_search: "search",
-  list_dir: "search",
-  glob_file_search: "search",
-  todo_write: "plan",
-};
 
 const KIND_EFFECTS: Record<OperationKind, Effect> = {
   prompt: "none",
@@ -103,13 +29,15 @@ const KIND_EFFECTS: Record<OperationKind, Effect> = {
   other: "none",
 };
 
-/** The canonical kind of a native tool name; MCP tools are recognised by their prefix. */
-export function classifyTool(name: string): OperationKind {
-  const n = name.toLowerCase();
-  if (n.startsWith("mcp__") || n.startsWith("mcp_")) return "mcp";
-  return TOOL_KINDS[n] ?? "other";
+/** Kinds that are messages or events, not tool calls. */
+const MESSAGE_KINDS: ReadonlySet<OperationKind> = new Set(["prompt", "reply", "thinking", "event"]);
+
+/** True for the kinds of tool calls (everything but prompts, replies, thinking and events). */
+export function isToolKind(kind: OperationKind): boolean {
+  return !MESSAGE_KINDS.has(kind);
 }
 
+/** The effect of an operation of this kind. */
 export function effectOf(kind: OperationKind): Effect {
   return KIND_EFFECTS[kind];
 }
@@ -153,38 +81,17 @@ export function replayAttributes(
   }
 }
 
-const SUMMARY_KEYS = [
-  "command",
-  "cmd",
-  "file_path",
-  "filePath",
-  "notebook_path",
-  "path",
-  "absolute_path",
-  "target_file",
-  "pattern",
-  "query",
-  "url",
-  "description",
-  "prompt",
-];
+/** An operation as an importer builds it: its effect and replay attributes are derived. */
+export type OperationDraft = Omit<Operation, "effect" | "replay">;
 
-/** A one-line description of a tool input: its command, path, pattern, query or URL. */
-export function summarizeToolInput(input: unknown, max = 200): string | undefined {
-  if (typeof input === "string") return oneLine(input, max);
-  if (typeof input !== "object" || input === null) return undefined;
-  const rec = input as Record<string, unknown>;
-  for (const k of SUMMARY_KEYS) {
-    const v = rec[k];
-    if (typeof v === "string" && v.trim()) return oneLine(v, max);
-    if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
-      return oneLine(v.join(" "), max);
-    }
-  }
-  return undefined;
-}
-
-function oneLine(s: string, max: number): string {
-  const t = s.replace(/\s+/g, " ").trim();
-  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+/**
+ * Completes a draft in place and returns it: the effect follows from the kind, replay from
+ * kind, completeness and request; fields left undefined are dropped.
+ */
+export function finishOperation(draft: OperationDraft | Operation): Operation {
+  const op = draft as Operation;
+  for (const k in op) if (op[k as keyof Operation] === undefined) delete op[k as keyof Operation];
+  op.effect = effectOf(op.kind);
+  op.replay = replayAttributes(op);
+  return op;
 }

@@ -5,42 +5,60 @@
 
 export const CANONICAL_SCHEMA_VERSION = 1;
 
-/** The agents Chronicle knows. Source ids are stable: they appear in session ids and URLs. */
-export type SourceId = "claude-code" | "codex" | "cursor" | "opencode" | "gemini";
+export type { SourceId } from "./agents.ts";
+import type { SourceId } from "./agents.ts";
 
-export type OperationKind =
-  | "prompt"
-  | "reply"
-  | "thinking"
-  | "read"
-  | "search"
-  | "write"
-  | "edit"
-  | "exec"
-  | "web"
-  | "task"
-  | "plan"
-  | "mcp"
-  | "other"
-  | "event";
+/** Canonical operation kinds: the values of `Operation.kind`. */
+export const OPERATION_KINDS = [
+  "prompt",
+  "reply",
+  "thinking",
+  "read",
+  "search",
+  "write",
+  "edit",
+  "exec",
+  "web",
+  "task",
+  "plan",
+  "mcp",
+  "other",
+  "event",
+] as const;
+export type OperationKind = typeof OPERATION_KINDS[number];
 
-export type Effect = "none" | "fs_read" | "fs_write" | "process" | "network" | "delegate";
+/** What an operation does to the world: the values of `Operation.effect`. */
+export const EFFECTS = ["none", "fs_read", "fs_write", "process", "network", "delegate"] as const;
+export type Effect = typeof EFFECTS[number];
 
-export type Completeness =
-  | "complete"
-  | "incomplete"
-  | "unmatched"
-  | "truncated"
-  | "malformed"
-  | "unsupported";
+/** How much of an operation (or connection) the log holds. */
+export const COMPLETENESS = [
+  "complete",
+  "incomplete",
+  "unmatched",
+  "truncated",
+  "malformed",
+  "unsupported",
+] as const;
+export type Completeness = typeof COMPLETENESS[number];
 
-export type ReplayBlocker =
-  | "incomplete"
-  | "continuation_only"
-  | "out_of_scope"
-  | "needs_confirmation"
-  | "missing_payload"
-  | "unsupported_tool";
+/** Why replay may not (or not directly) run an operation. */
+export const REPLAY_BLOCKERS = [
+  "incomplete",
+  "continuation_only",
+  "out_of_scope",
+  "needs_confirmation",
+  "missing_payload",
+  "unsupported_tool",
+] as const;
+export type ReplayBlocker = typeof REPLAY_BLOCKERS[number];
+
+/** Connection kinds: the main thread, or a sub-agent. */
+export const CONNECTION_KINDS = ["main", "subagent"] as const;
+export type ConnectionKind = typeof CONNECTION_KINDS[number];
+
+/** Issue severities. */
+export const ISSUE_SEVERITIES = ["info", "warning", "error"] as const;
 
 /**
  * A reference to payload bytes. Content is addressed by SHA-256 and stored once; small or
@@ -74,7 +92,7 @@ export interface ServerEndpoint {
 
 export interface Connection {
   id: string;
-  kind: "main" | "subagent";
+  kind: ConnectionKind;
   /** The operation (a `task` call) that spawned this sub-agent, when known. */
   parent_op?: string;
   /** The agent type for sub-agents (e.g. "general-purpose"). */
@@ -190,7 +208,7 @@ export interface Epoch {
   checkpoints: Checkpoint[];
 }
 
-export type IssueSeverity = "info" | "warning" | "error";
+export type IssueSeverity = typeof ISSUE_SEVERITIES[number];
 
 export interface SessionIssue {
   code: string;

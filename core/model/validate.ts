@@ -1,41 +1,20 @@
 /** Validation of canonical sessions read from outside (artifacts, API input). */
 import { ChronicleError } from "./errors.ts";
 import type { CanonicalSession } from "./types.ts";
-import { CANONICAL_SCHEMA_VERSION } from "./types.ts";
+import {
+  CANONICAL_SCHEMA_VERSION,
+  COMPLETENESS,
+  CONNECTION_KINDS,
+  EFFECTS,
+  OPERATION_KINDS,
+  REPLAY_BLOCKERS,
+} from "./types.ts";
 
-export const OPERATION_KINDS = new Set([
-  "prompt",
-  "reply",
-  "thinking",
-  "read",
-  "search",
-  "write",
-  "edit",
-  "exec",
-  "web",
-  "task",
-  "plan",
-  "mcp",
-  "other",
-  "event",
-]);
-export const EFFECTS = new Set(["none", "fs_read", "fs_write", "process", "network", "delegate"]);
-export const COMPLETENESS = new Set([
-  "complete",
-  "incomplete",
-  "unmatched",
-  "truncated",
-  "malformed",
-  "unsupported",
-]);
-export const BLOCKERS = new Set([
-  "incomplete",
-  "continuation_only",
-  "out_of_scope",
-  "needs_confirmation",
-  "missing_payload",
-  "unsupported_tool",
-]);
+const OPERATION_KIND_SET: ReadonlySet<string> = new Set(OPERATION_KINDS);
+const EFFECT_SET: ReadonlySet<string> = new Set(EFFECTS);
+const COMPLETENESS_SET: ReadonlySet<string> = new Set(COMPLETENESS);
+const BLOCKER_SET: ReadonlySet<string> = new Set(REPLAY_BLOCKERS);
+const CONNECTION_KIND_SET: ReadonlySet<string> = new Set(CONNECTION_KINDS);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -66,22 +45,22 @@ export function validationProblems(value: unknown): string[] {
   const connIds = new Set<string>();
   for (const [i, c] of (s.connections as Record<string, unknown>[]).entries()) {
     need(typeof c.id === "string", `connections[${i}].id: missing`);
-    need(c.kind === "main" || c.kind === "subagent", `connections[${i}].kind: invalid`);
+    need(CONNECTION_KIND_SET.has(c.kind as string), `connections[${i}].kind: invalid`);
     need(isObject(c.client) && isObject(c.server), `connections[${i}]: client/server missing`);
     connIds.add(String(c.id));
   }
   for (const [id, op] of Object.entries(ops)) {
-    need(OPERATION_KINDS.has(op.kind as string), `operations.${id}.kind: invalid "${op.kind}"`);
-    need(EFFECTS.has(op.effect as string), `operations.${id}.effect: invalid "${op.effect}"`);
+    need(OPERATION_KIND_SET.has(op.kind as string), `operations.${id}.kind: invalid "${op.kind}"`);
+    need(EFFECT_SET.has(op.effect as string), `operations.${id}.effect: invalid "${op.effect}"`);
     need(
-      COMPLETENESS.has(op.completeness as string),
+      COMPLETENESS_SET.has(op.completeness as string),
       `operations.${id}.completeness: invalid "${op.completeness}"`,
     );
     const replay = op.replay as Record<string, unknown> | undefined;
     need(
       isObject(replay) && typeof replay.replayable === "boolean" &&
         Array.isArray(replay.blockers) &&
-        (replay.blockers as string[]).every((b) => BLOCKERS.has(b)),
+        (replay.blockers as string[]).every((b) => BLOCKER_SET.has(b)),
       `operations.${id}.replay: invalid`,
     );
     if (isObject(replay) && replay.replayable === true) {

@@ -1,30 +1,106 @@
 /**
- * Helpers shared by the line-oriented importers (Codex CLI, Gemini CLI): one JSONL read pass
- * with loss windows, issues counted per type, timestamps, and operation construction with
- * effect and replay attributes derived from the one classification table.
+ * The importer kit: what every importer does alike, written once. JSON shape checks and path
+ * pieces; issues counted per (code, message); loss windows with adjacent lines merged; one
+ * JSONL read pass; the start of a pass (unchanged, vanished, or a plan with the importer's
+ * state, where a state of another version is dropped and the file read from zero); and the
+ * one seam where operation drafts become canonical operations (`finishDelta`), so effect and
+ * replay attributes always follow from kind, completeness and request.
+ *
+ * Private to core/sources.
  */
-import { effectOf, replayAttributes } from "../model/classify.ts";
-import type { OrderKey } from "../model/delta.ts";
-import type {
-  Completeness,
-  JsonlCheckpoint,
-  LossWindow,
-  Operation,
-  OperationKind,
-  SessionIssue,
-  SourceRange,
-} from "../model/types.ts";
-import { type JsonlLine, planJsonlResume, readJsonl, type ResumePlan } from "./jsonl.ts";
-import type { ImportContext, SourceFs } from "./types.ts";
+import { finishOperation, type OperationDraft } from "../model/classify.ts";
+import type { OperationRecord, OrderKey, SessionDelta } from "../model/delta.ts";
+import type { PayloadSink } from "../model/payload.ts";
+import type { JsonlCheckpoint, LossWindow, SessionIssue, SourceRange } from "../model/types.ts";
+import {
+  type JsonlLine,
+  makeJsonlCheckpoint,
+  planJsonlResume,
+  readJsonl,
+  type ResumePlan,
+} from "./jsonl.ts";
+import { unchangedResult, vanishedResult } from "./results.ts";
+import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
 
-import { isObj, type Json } from "./_util.ts";
+export type { OperationDraft };
 
-export { isObj, type Json };
+// ---- JSON shapes ----
 
-export const str = (v: unknown): string | undefined =>
+export type Json = Record<string, unknown>;
+
+export const isObj = (v: unknown): v is Json =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The value when it is a string (the empty string included). */
+export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** The value when it is a string with at least one character. */
+export const nonEmpty = (v: unknown): string | undefined =>
   typeof v === "string" && v !== "" ? v : undefined;
 
-export { num } from "./_util.ts";
+/** The value when it is a finite number. */
+export const num = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) ? v : undefined;
+
+/** The text of a content value: a string, or the text parts of an array of parts. */
+export function textOfParts(content: unknown, textKeys = ["text"]): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const out: string[] = [];
+  for (const part of content) {
+    if (typeof part === "string") out.push(part);
+    else if (isObj(part)) {
+      for (const k of textKeys) {
+        if (typeof part[k] === "string") {
+          out.push(part[k] as string);
+          break;
+        }
+      }
+    }
+  }
+  return out.join("\n");
+}
+
+/** Parses JSON text; `ok: false` for text that is not JSON (or no text). */
+export function parseJsonText(text: string | null | undefined): { ok: true; value: unknown } | {
+  ok: false;
+} {
+  if (text === null || text === undefined) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+// ---- paths (importers see POSIX-style paths from SourceFs) ----
+
+export function basename(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
+}
+
+export function dirname(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+/** The last path segment without its `.jsonl` or `.json` extension. */
+export function stemOf(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  return base.replace(/\.(jsonl|json)$/, "");
+}
+
+/** Joins path segments with "/". */
+export function joinPath(...parts: string[]): string {
+  return parts.filter((p) => p !== "").join("/").replace(/\/{2,}/g, "/");
+}
+
+/** Whether `dir` holds a file `name`, from a listing (discovery costs no stat per file). */
+export async function hasFile(fs: SourceFs, dir: string, name: string): Promise<boolean> {
+  return (await fs.readDir(dir)).some((e) => e.isFile && e.name === name);
+}
+
+// ---- time ----
 
 /**
  * Milliseconds since the epoch from an ISO string or a number (seconds below 1e11, else ms).
@@ -40,26 +116,43 @@ export function parseTimeMs(v: unknown): number | null {
 export const isoOf = (ms: number | null | undefined): string | undefined =>
   ms === null || ms === undefined ? undefined : new Date(ms).toISOString();
 
-/** Issues counted per (code, message): one entry per unknown type, with how often it occurred. */
+// ---- issues and loss windows ----
+
+/** Issues counted per (code, message): one entry per kind of problem, with how often it occurred. */
 export class IssueTally {
   #by = new Map<string, SessionIssue>();
+
+  /** `file` is named on every issue that does not name its own. */
+  constructor(readonly file?: string) {}
 
   add(
     code: string,
     message: string,
-    options: { severity?: SessionIssue["severity"]; file?: string; line?: number } = {},
+    options: {
+      severity?: SessionIssue["severity"];
+      file?: string;
+      line?: number;
+      /** How many occurrences this one stands for. Default 1. */
+      count?: number;
+    } = {},
   ): void {
     const key = `${code}\u0000${message}`;
     const known = this.#by.get(key);
+    const n = options.count ?? 1;
     if (known) {
-      known.count = (known.count ?? 1) + 1;
+      known.count = (known.count ?? 1) + n;
       return;
     }
     const issue: SessionIssue = { code, message, severity: options.severity ?? "warning" };
-    if (options.file !== undefined) issue.file = options.file;
+    const file = options.file ?? this.file;
+    if (file !== undefined) issue.file = file;
     if (options.line !== undefined) issue.line = options.line;
-    issue.count = 1;
+    issue.count = n;
     this.#by.set(key, issue);
+  }
+
+  get size(): number {
+    return this.#by.size;
   }
 
   list(): SessionIssue[] {
@@ -67,33 +160,8 @@ export class IssueTally {
   }
 }
 
-/** Fields an importer sets on a new operation; effect and replay attributes are derived. */
-export type OpInit = Omit<Operation, "effect" | "replay"> & { kind: OperationKind };
-
-/** Builds an operation: the effect follows from the kind, replay from kind and completeness. */
-export function makeOp(init: OpInit): Operation {
-  const op = { ...init, effect: effectOf(init.kind) } as Operation;
-  for (const k of Object.keys(op) as (keyof Operation)[]) if (op[k] === undefined) delete op[k];
-  op.replay = replayAttributes(op);
-  return op;
-}
-
-/** Sets completeness (and so the replay attributes) after a result arrived or did not. */
-export function setCompleteness(op: Operation, completeness: Completeness): void {
-  op.completeness = completeness;
-  op.replay = replayAttributes(op);
-}
-
-export function rangeOf(file: string, line: JsonlLine): SourceRange {
-  return { file, lines: [line.line, line.line], bytes: [line.start, line.end] };
-}
-
-export function orderKey(ts: number | null, rank: number, line: number, block = 0): OrderKey {
-  return { ts_ms: ts, rank, line, block };
-}
-
 /** Collects loss windows, merging adjacent lines lost for the same reason. */
-export class LossCollector {
+class LossCollector {
   readonly windows: LossWindow[] = [];
   constructor(readonly file: string, readonly epoch: number) {}
 
@@ -114,11 +182,57 @@ export class LossCollector {
   }
 }
 
+// ---- reading a JSONL unit ----
+
+export function rangeOf(file: string, line: JsonlLine): SourceRange {
+  return { file, lines: [line.line, line.line], bytes: [line.start, line.end] };
+}
+
+export function orderKey(ts: number | null, rank: number, line: number, block = 0): OrderKey {
+  return { ts_ms: ts, rank, line, block };
+}
+
+/** Importer state saved with a checkpoint: a version, so a state of another shape is dropped. */
+export interface VersionedState {
+  v: number;
+}
+
+/** How a JSONL pass begins: nothing to do (`done`), or where to read from with which state. */
+export type JsonlStart<S> = { done: UnitResult } | { plan: ResumePlan; state: S };
+
+/**
+ * Starts a pass over a JSONL unit: an unchanged file costs one stat; a vanished one is a
+ * `file_missing` issue; an appended one resumes from its checkpoint with a copy of the saved
+ * state, unless that state is missing or of another version, in which case the state is
+ * dropped and the file read from zero (a state of another shape is never resumed).
+ */
+export async function beginJsonlPass<S extends VersionedState>(
+  unit: SourceUnit,
+  ctx: ImportContext,
+  options: { version: number; fresh: () => S },
+): Promise<JsonlStart<S>> {
+  const cp = ctx.resume?.checkpoint;
+  const plan = await planJsonlResume(
+    ctx.fs,
+    unit.path,
+    cp && cp.kind === "jsonl" ? cp as JsonlCheckpoint : undefined,
+  );
+  if (!plan) return { done: vanishedResult(unit, ctx.resume) };
+  if (plan.mode === "unchanged") return { done: unchangedResult(ctx.resume) };
+  const prior = ctx.resume?.state;
+  if (plan.mode === "append" && isObj(prior) && prior.v === options.version) {
+    return { plan, state: structuredClone(prior) as unknown as S };
+  }
+  return { plan: { ...plan, mode: "full", offset: 0, line: 1 }, state: options.fresh() };
+}
+
 export interface PassOutcome {
   offset: number;
   line: number;
   bytesRead: number;
   loss: LossWindow[];
+  /** Where the next pass resumes: after the last complete line read. */
+  checkpoint: JsonlCheckpoint;
 }
 
 /**
@@ -131,7 +245,7 @@ export interface PassOutcome {
 export async function readPass(
   fs: SourceFs,
   path: string,
-  plan: { offset: number; line: number; size: number },
+  plan: Pick<ResumePlan, "offset" | "line" | "stat">,
   ctx: Pick<ImportContext, "epoch" | "closed">,
   onLine: (line: JsonlLine, value: Json) => void,
 ): Promise<PassOutcome> {
@@ -156,47 +270,95 @@ export async function readPass(
       loss.add(state.line, state.offset, end, "unterminated last line that is not valid JSON");
     }
   }
-  return { offset: state.offset, line: state.line, bytesRead: state.bytesRead, loss: loss.windows };
+  return {
+    offset: state.offset,
+    line: state.line,
+    bytesRead: state.bytesRead,
+    loss: loss.windows,
+    checkpoint: await makeJsonlCheckpoint(fs, path, plan.stat, state.offset, state.line),
+  };
 }
 
-/** Resume planning for a JSONL unit whose previous checkpoint may be of another kind. */
-export function planResume(
-  fs: SourceFs,
-  path: string,
-  ctx: ImportContext,
-): Promise<ResumePlan | null> {
-  const cp = ctx.resume?.checkpoint;
-  return planJsonlResume(fs, path, cp && cp.kind === "jsonl" ? cp as JsonlCheckpoint : undefined);
+// ---- drafts, deltas and results ----
+
+/** An operation record as an importer builds it (see `OperationDraft`). */
+export interface DraftRecord {
+  id: string;
+  connection: string;
+  order: OrderKey;
+  op: OperationDraft;
 }
 
-/** The text of a content value: a string, or the text parts of an array of parts. */
-export function textOfParts(content: unknown, textKeys = ["text"]): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const out: string[] = [];
-  for (const part of content) {
-    if (typeof part === "string") out.push(part);
-    else if (isObj(part)) {
-      for (const k of textKeys) {
-        if (typeof part[k] === "string") {
-          out.push(part[k] as string);
-          break;
-        }
-      }
-    }
+/** A delta as an importer builds it: operation drafts, and empty lists that may be left out. */
+export type DeltaDraft =
+  & Omit<SessionDelta, "operations" | "usage" | "loss_windows" | "issues" | "connections">
+  & {
+    operations?: Iterable<DraftRecord>;
+    usage?: SessionDelta["usage"];
+    loss_windows?: LossWindow[];
+    issues?: SessionIssue[];
+    connections?: SessionDelta["connections"];
+  };
+
+/**
+ * The one seam between importers and the canonical model: every operation's effect and replay
+ * attributes are derived here from its kind, completeness and request.
+ */
+function finishDelta(d: DeltaDraft): SessionDelta {
+  const operations: OperationRecord[] = [];
+  for (const r of d.operations ?? []) {
+    finishOperation(r.op);
+    operations.push(r as OperationRecord);
   }
-  return out.join("\n");
+  const out: SessionDelta = {
+    session_id: d.session_id,
+    file: d.file,
+    info: d.info,
+    primary: d.primary,
+    connections: d.connections ?? [],
+    operations,
+    usage: d.usage ?? [],
+    loss_windows: d.loss_windows ?? [],
+    issues: d.issues ?? [],
+  };
+  if (d.extensions !== undefined) out.extensions = d.extensions;
+  return out;
 }
 
-/** The last path segment without its extension. */
-export function stemOf(path: string): string {
-  const base = path.split(/[\\/]/).pop() ?? path;
-  return base.replace(/\.(jsonl|json)$/, "");
+/** The result of a pass that read the unit: its deltas finished, payloads from the sink. */
+export function passResult(r: {
+  mode: UnitResult["mode"];
+  deltas: DeltaDraft[];
+  checkpoint: UnitResult["checkpoint"];
+  state: unknown;
+  sink: PayloadSink;
+  bytesRead: number;
+  issues?: SessionIssue[];
+}): UnitResult {
+  return {
+    mode: r.mode,
+    deltas: r.deltas.map(finishDelta),
+    checkpoint: r.checkpoint,
+    state: r.state,
+    issues: r.issues ?? [],
+    payloads: r.sink.payloads,
+    bytesRead: r.bytesRead,
+  };
 }
 
-/** Joins path segments with "/" (importers see POSIX-style paths from SourceFs). */
-export function joinPath(...parts: string[]): string {
-  return parts.filter((p) => p !== "").join("/").replace(/\/{2,}/g, "/");
+/** Merges agent-specific fields (those not undefined) into `op.extensions[source]`. */
+export function addExtensions(op: OperationDraft, source: string, ext: Json): void {
+  const clean = Object.fromEntries(Object.entries(ext).filter(([, v]) => v !== undefined));
+  if (!Object.keys(clean).length) return;
+  op.extensions = {
+    ...op.extensions,
+    [source]: { ...(op.extensions?.[source] as Json), ...clean },
+  };
+}
+
+/** A delta that only says what a session is (title, times, project): no operations. */
+export function metadataDelta(info: SessionDelta["info"], file: string): DeltaDraft {
+  return { session_id: info.id, file, info, primary: false };
 }
 
 /** Keeps a list (used as a FIFO in importer state) at most `max` long. */

@@ -8,10 +8,12 @@
  * Private to core/sources.
  */
 import { DatabaseSync } from "node:sqlite";
+import { PayloadSink } from "../model/payload.ts";
 import type { SessionIssue, SqliteCheckpoint } from "../model/types.ts";
-import type { SourceFs } from "./types.ts";
-
+import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
+import { type DeltaDraft, passResult } from "./_import_kit.ts";
 import { sameSqliteCheckpoint, sqliteCheckpoint } from "./sqlite_checkpoint.ts";
+import { FILE_MISSING, unchangedResult, vanishedResult } from "./results.ts";
 
 export { sameSqliteCheckpoint, sqliteCheckpoint };
 
@@ -52,7 +54,7 @@ export async function readSqliteCopy<T>(
     dir = await fs.makeTempDir();
     const copied = await stableCopy(fs, path, dir);
     if (!copied) {
-      issue("db_missing", "warning", `Cannot read "${path}": the database is gone`);
+      issue(FILE_MISSING, "warning", `Cannot read "${path}": the database is gone`);
       return { issues, checkpoint: null, bytesCopied: 0 };
     }
     if (!copied.stable) {
@@ -179,7 +181,7 @@ function messageOf(e: unknown): string {
 }
 
 /** Turns an SQLite error into an issue with a stable code. */
-export function dbIssue(path: string, e: unknown): SessionIssue {
+function dbIssue(path: string, e: unknown): SessionIssue {
   const message = messageOf(e);
   const errcode = (e as { errcode?: number })?.errcode;
   const primary = typeof errcode === "number" ? errcode & 0xff : undefined;
@@ -208,4 +210,50 @@ export function cellText(v: unknown): string | null {
   if (typeof v === "string") return v;
   if (v instanceof Uint8Array) return new TextDecoder().decode(v);
   return null;
+}
+
+/** What reading one database produced: deltas, problems with the database, row counts. */
+export interface SqliteRead {
+  deltas: DeltaDraft[];
+  issues: SessionIssue[];
+  counts: Record<string, number>;
+}
+
+/**
+ * One pass over a database unit: an unchanged database (same db and wal stats) costs two
+ * stats; a vanished one is a `file_missing` issue; otherwise a private copy is read whole by
+ * `read`. A database that cannot be read as it is now keeps what was imported before, and any
+ * change to it makes the next pass try again.
+ */
+export async function importSqliteUnit(
+  unit: SourceUnit,
+  ctx: ImportContext,
+  read: (
+    db: DatabaseSync,
+    tables: Set<string>,
+    sink: PayloadSink,
+  ) => SqliteRead | Promise<SqliteRead>,
+): Promise<UnitResult> {
+  const current = await sqliteCheckpoint(ctx.fs, unit.path);
+  if (!current) return vanishedResult(unit, ctx.resume);
+  if (sameSqliteCheckpoint(ctx.resume?.checkpoint, current)) return unchangedResult(ctx.resume);
+  const sink = new PayloadSink();
+  const copy = await readSqliteCopy(ctx.fs, unit.path, (db, tables) => read(db, tables, sink));
+  const issues = [...copy.issues, ...(copy.value?.issues ?? [])];
+  if (!copy.value) {
+    return {
+      ...unchangedResult(ctx.resume, issues),
+      checkpoint: copy.checkpoint ?? current,
+      bytesRead: copy.bytesCopied,
+    };
+  }
+  return passResult({
+    mode: "full",
+    deltas: copy.value.deltas,
+    checkpoint: { ...(copy.checkpoint ?? current), row_counts: copy.value.counts },
+    state: null,
+    sink,
+    bytesRead: copy.bytesCopied,
+    issues,
+  });
 }

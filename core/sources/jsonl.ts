@@ -171,7 +171,7 @@ export function statMatches(stat: FileStat, checkpoint: JsonlCheckpoint): boolea
 }
 
 /** SHA-256 of the up to 4 KiB before `offset`. */
-export async function tailHash(fs: SourceFs, path: string, offset: number): Promise<string> {
+async function tailHash(fs: SourceFs, path: string, offset: number): Promise<string> {
   const from = Math.max(0, offset - 4096);
   return sha256Hex(await fs.readRange(path, from, offset - from));
 }

@@ -1,22 +1,28 @@
-/** Every importer Chronicle knows, in display order. Adding an agent = one file + one line here. */
-import type { SourceId } from "../model/types.ts";
+/**
+ * Every importer Chronicle knows, one per agent of `core/model/agents.ts`, in that list's order.
+ * Adding an agent: its entry in `AGENTS`, its importer folder, and its line here (the type makes
+ * a missing line a compile error).
+ */
+import { AGENTS, SOURCE_IDS, type SourceId } from "../model/agents.ts";
 import type { Importer } from "./types.ts";
-import { claudeCode } from "./claude_code.ts";
-import { codex } from "./codex.ts";
-import { gemini } from "./gemini.ts";
-import { cursor } from "./cursor.ts";
-import { opencode } from "./opencode.ts";
+import { claudeCode } from "./claude_code/mod.ts";
+import { codex } from "./codex/mod.ts";
+import { cursor } from "./cursor/mod.ts";
+import { gemini } from "./gemini/mod.ts";
+import { opencode } from "./opencode/mod.ts";
 
-export const IMPORTERS: readonly Importer[] = [
-  claudeCode,
+const BY_SOURCE: { readonly [K in SourceId]: Importer<K> } = {
+  "claude-code": claudeCode,
   codex,
   cursor,
   opencode,
   gemini,
-];
+};
+
+export const IMPORTERS: readonly Importer[] = AGENTS.map((a) => BY_SOURCE[a.id]);
 
 export function importerFor(id: string): Importer | undefined {
-  return IMPORTERS.find((i) => i.id === id);
+  return (BY_SOURCE as Record<string, Importer | undefined>)[id];
 }
 
-export const SOURCE_IDS: readonly SourceId[] = IMPORTERS.map((i) => i.id);
+export { SOURCE_IDS };

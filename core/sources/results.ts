@@ -1,6 +1,6 @@
-/** Results every importer returns alike. */
+/** Results every importer returns alike when it reads nothing. */
 import type { SessionIssue } from "../model/mod.ts";
-import type { ImportContext, UnitResult } from "./types.ts";
+import type { ImportContext, SourceUnit, UnitResult } from "./types.ts";
 
 /** Nothing read: the previous checkpoint and state stay, with any unit-level issues. */
 export function unchangedResult(
@@ -16,4 +16,17 @@ export function unchangedResult(
     payloads: new Map(),
     bytesRead: 0,
   };
+}
+
+/** The issue code of a unit whose file is gone (or is no longer a regular file). */
+export const FILE_MISSING = "file_missing";
+
+/** The unit's file is gone: nothing read, what was imported from it stays, one issue says so. */
+export function vanishedResult(unit: SourceUnit, resume: ImportContext["resume"]): UnitResult {
+  return unchangedResult(resume, [{
+    code: FILE_MISSING,
+    message: `Cannot import "${unit.path}": it is gone or not a regular file`,
+    severity: "warning",
+    file: unit.path,
+  }]);
 }

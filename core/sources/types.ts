@@ -74,8 +74,9 @@ export interface UnitResult {
   bytesRead: number;
 }
 
-export interface Importer {
-  id: SourceId;
+/** One agent's importer: a plain object. `S` is its source id. */
+export interface Importer<S extends SourceId = SourceId> {
+  id: S;
   displayName: string;
   /** Finds the units under the agent's log roots; a missing root is simply no units. */
   discover(env: DiscoverEnv, fs: SourceFs): Promise<SourceUnit[]>;

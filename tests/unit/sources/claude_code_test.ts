@@ -5,7 +5,7 @@ import {
   classifyTool,
   validationProblems,
 } from "../../../core/model/mod.ts";
-import { claudeCode } from "../../../core/sources/claude_code.ts";
+import { claudeCode } from "../../../core/sources/claude_code/mod.ts";
 import type { SourceFs, SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";

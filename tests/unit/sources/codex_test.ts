@@ -4,13 +4,7 @@ import {
   classifyTool,
   validationProblems,
 } from "../../../core/model/mod.ts";
-import {
-  codex,
-  exitCodeOfText,
-  isInjectedText,
-  parseApplyPatch,
-  patchFromCommand,
-} from "../../../core/sources/codex.ts";
+import { codex, parseApplyPatch, patchFromCommand } from "../../../core/sources/codex/mod.ts";
 import type { SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
@@ -547,15 +541,6 @@ Deno.test("patchFromCommand() finds argv and heredoc patches, and nothing else",
   );
   assertEquals(patchFromCommand("ls -la"), undefined);
   assertEquals(patchFromCommand(["echo", "apply_patch"]), undefined);
-});
-
-Deno.test("exitCodeOfText() and isInjectedText() read what Codex writes", () => {
-  assertEquals(exitCodeOfText("Exit code: 0\nOutput:\n"), 0);
-  assertEquals(exitCodeOfText("Chunk ID: 1\nProcess exited with code 127\n"), 127);
-  assertEquals(exitCodeOfText("the Exit code: 3 in prose"), undefined);
-  assertEquals(isInjectedText("<user_instructions>x</user_instructions>"), true);
-  assertEquals(isInjectedText("<b>bold</b> is html"), false);
-  assertEquals(isInjectedText("please fix"), false);
 });
 
 // ------------------------------------------------------------------ incremental passes

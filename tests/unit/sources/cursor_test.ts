@@ -1,7 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { validationProblems } from "../../../core/model/mod.ts";
-import { cursor, cursorUserDirs, uriToPath } from "../../../core/sources/cursor.ts";
+import { cursor, cursorUserDirs, uriToPath } from "../../../core/sources/cursor/mod.ts";
 import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { assemble, importUnits, ops, payloadText, resume, SHARED } from "./_run_importer.ts";

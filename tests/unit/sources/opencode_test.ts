@@ -6,7 +6,7 @@ import {
   type SqliteCheckpoint,
   validationProblems,
 } from "../../../core/model/mod.ts";
-import { opencode, opencodeDataDirs } from "../../../core/sources/opencode.ts";
+import { opencode, opencodeDataDirs } from "../../../core/sources/opencode/mod.ts";
 import { readSqliteCopy } from "../../../core/sources/_sqlite_copy.ts";
 import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";

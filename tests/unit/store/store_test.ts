@@ -182,10 +182,11 @@ Deno.test("importAll() survives hostile input and records every loss", async (t)
     const r = await s.run();
     assertEquals(r.errors, []);
     const session = s.store.loadSession(S1_ID)!;
-    assertEquals(session.provenance.loss_windows.map((l) => l.reason), [
-      "invalid JSON",
-      "invalid JSON",
-    ]);
+    // The two adjacent bad lines are one loss window.
+    assertEquals(
+      session.provenance.loss_windows.map((l) => [l.reason, l.lines]),
+      [["invalid JSON", [2, 3]]],
+    );
   });
   await t.step("a 20 MB single line imports", async () => {
     const big = JSON.parse(good[2]);

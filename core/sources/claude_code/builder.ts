@@ -1,43 +1,41 @@
 /**
- * Claude Code importer: `~/.claude/projects/<encoded cwd>/<session>.jsonl`, with sub-agents
- * inline (sidechains), in `agent-*.jsonl` beside the session, or in `<session>/subagents/`.
- *
- * One file is one unit. Records form a tree (uuid/parentUuid); one API message spans several
- * lines (one content block each) that share `message.id`; resumed sessions repeat records,
- * deduplicated by uuid. Tool calls stay pending in the importer state until their result
- * arrives, possibly in a later pass.
+ * Builds the operations of one Claude Code transcript, pass by pass: records deduplicated by
+ * uuid, one API message's blocks (one line each) as operations, tool calls pending in the
+ * state until their result arrives, sidechains as sub-agent connections.
  */
 import {
   classifyTool,
   type Connection,
-  effectOf,
-  type LossWindow,
-  type Operation,
+  isInjectedText,
   type OperationKind,
-  type OperationRecord,
   type PayloadRef,
   PayloadSink,
-  replayAttributes,
   type SessionDelta,
-  type SessionIssue,
   stableId,
   summarizeToolInput,
+  targetOf,
   type UsageEntry,
-} from "../model/mod.ts";
-import type { JsonlCheckpoint } from "../model/types.ts";
-import { makeJsonlCheckpoint, planJsonlResume, readJsonl } from "./jsonl.ts";
-import type {
-  DiscoverEnv,
-  ImportContext,
-  Importer,
-  SourceFs,
-  SourceUnit,
-  UnitResult,
-} from "./types.ts";
-import { unchangedResult } from "./results.ts";
-import { basename, dirname, isObj, type Json, str, targetOf } from "./_util.ts";
+} from "../../model/mod.ts";
+import type { JsonlLine } from "../jsonl.ts";
+import type { SourceUnit } from "../types.ts";
+import {
+  basename,
+  type DeltaDraft,
+  type DraftRecord,
+  isObj,
+  IssueTally,
+  type Json,
+  type OperationDraft,
+  str,
+} from "../_import_kit.ts";
+import type { LossWindow } from "../../model/types.ts";
+import type { FileRole } from "./layout.ts";
+import { INLINE_TUR_CHARS, trimToolUseResult } from "./tool_result.ts";
 
-const SOURCE = "claude-code" as const;
+export const SOURCE = "claude-code" as const;
+
+/** Version of `ClaudeState`: a saved state of another version is dropped, the file read again. */
+export const STATE_VERSION = 1;
 
 /** Record types that carry nothing for the timeline; counted, not reported as issues. */
 const SKIPPED_TYPES = new Set([
@@ -69,12 +67,13 @@ interface ConnState {
 }
 
 /** Everything needed to resume a file where the last pass stopped. Plain JSON. */
-interface ClaudeState {
+export interface ClaudeState {
+  v: number;
   session?: string;
   /** Record uuids (hex, no dashes) already imported: dedupe of resumed records. */
   seen: string[];
   /** Tool calls waiting for their result, by tool_use id. */
-  pending: Record<string, OperationRecord>;
+  pending: Record<string, DraftRecord>;
   /** Connection of sidechain records by uuid (inline sub-agents). */
   sidechain: Record<string, string>;
   /** Open Task/Agent calls in source order, for linking inline sidechains. */
@@ -85,8 +84,9 @@ interface ClaudeState {
   extensions: Json;
 }
 
-function initialState(): ClaudeState {
+export function freshState(): ClaudeState {
   return {
+    v: STATE_VERSION,
     seen: [],
     pending: {},
     sidechain: {},
@@ -98,139 +98,22 @@ function initialState(): ClaudeState {
   };
 }
 
-/** Where Claude Code keeps projects: CLAUDE_CONFIG_DIR (comma-separated), ~/.claude, ~/.config/claude. */
-export function claudeRoots(env: DiscoverEnv): string[] {
-  const roots: string[] = [];
-  const configured = env.env.CLAUDE_CONFIG_DIR;
-  if (configured) {
-    for (const r of configured.split(",")) if (r.trim()) roots.push(`${r.trim()}/projects`);
-  }
-  const xdg = env.env.XDG_CONFIG_HOME || `${env.home}/.config`;
-  roots.push(`${env.home}/.claude/projects`, `${xdg}/claude/projects`);
-  return [...new Set(roots.map((r) => r.replace(/\/+$/, "")))];
-}
-
-async function discover(env: DiscoverEnv, fs: SourceFs): Promise<SourceUnit[]> {
-  const units: SourceUnit[] = [];
-  const seen = new Set<string>();
-  async function walk(dir: string, depth: number): Promise<void> {
-    if (depth > 6) return;
-    for (const e of await fs.readDir(dir)) {
-      const path = `${dir}/${e.name}`;
-      if (e.isDirectory && !e.isSymlink) {
-        if (e.name === "tool-results") continue;
-        await walk(path, depth + 1);
-      } else if (e.isFile && e.name.endsWith(".jsonl") && !seen.has(path)) {
-        seen.add(path);
-        units.push({ source: SOURCE, path, kind: "jsonl", rank: isSubagentFile(path) ? 1 : 0 });
-      }
-    }
-  }
-  for (const root of claudeRoots(env)) await walk(root, 0);
-  return units;
-}
-
-function isSubagentFile(path: string): boolean {
-  return basename(path).startsWith("agent-") || basename(dirname(path)) === "subagents";
-}
-
-function detect(path: string): boolean {
-  return path.endsWith(".jsonl") && /\/projects\//.test(path);
-}
-
-/** The layout a file belongs to decides its session and connection. */
-interface FileRole {
-  subagent: boolean;
-  /** Session native id known from the layout (the `<session>/subagents/` folder). */
-  sessionFromLayout?: string;
-  /** The sub-agent id from the file name (`agent-<id>.jsonl`). */
-  agentId?: string;
-}
-
-function roleOf(path: string): FileRole {
-  const name = basename(path);
-  const agentId = name.startsWith("agent-") ? name.slice(6, -".jsonl".length) : undefined;
-  if (basename(dirname(path)) === "subagents") {
-    return { subagent: true, sessionFromLayout: basename(dirname(dirname(path))), agentId };
-  }
-  return { subagent: agentId !== undefined, agentId };
-}
-
-async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
-  const { fs } = ctx;
-  const prevCheckpoint = ctx.resume?.checkpoint as JsonlCheckpoint | undefined;
-  const plan = await planJsonlResume(fs, unit.path, prevCheckpoint);
-  const empty = (): UnitResult => unchangedResult(ctx.resume);
-  if (!plan) {
-    const r = empty();
-    r.issues.push({
-      code: "not_a_file",
-      message: `Cannot import "${unit.path}": it is gone or not a regular file`,
-      severity: "warning",
-      file: unit.path,
-    });
-    return r;
-  }
-  if (plan.mode === "unchanged") return empty();
-  const state: ClaudeState = plan.mode === "append" && isObj(ctx.resume?.state)
-    ? structuredClone(ctx.resume!.state as unknown as ClaudeState)
-    : initialState();
-  const role = roleOf(unit.path);
-  const builder = new ClaudeFileBuilder(unit, ctx.epoch, state, role);
-  if (role.subagent) {
-    builder.agentType = await readAgentType(fs, unit.path);
-  }
-  const pos = { offset: plan.offset, line: plan.line, bytesRead: 0 };
-  for await (const line of readJsonl(fs, unit.path, pos, { closed: true })) {
-    if (line.error) {
-      builder.loss(line.line, line.start, line.end, line.error);
-    } else if (line.value !== undefined) {
-      builder.record(line.value, line.line, line.start, line.end);
-    }
-  }
-  const checkpoint = await makeJsonlCheckpoint(fs, unit.path, plan.stat, pos.offset, pos.line);
-  return {
-    mode: plan.mode,
-    deltas: builder.finish(),
-    checkpoint,
-    state,
-    issues: [],
-    payloads: builder.sink.payloads,
-    bytesRead: pos.bytesRead,
-  };
-}
-
-async function readAgentType(fs: SourceFs, path: string): Promise<string | undefined> {
-  const meta = path.replace(/\.jsonl$/, ".meta.json");
-  if (!(await fs.stat(meta))?.isFile) return undefined;
-  try {
-    const v = JSON.parse(await fs.readTextFile(meta));
-    return isObj(v) ? str(v.agentType) : undefined;
-  } catch {
-    return undefined;
-  }
+interface At {
+  line: number;
+  start: number;
+  end: number;
+  block: number;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
-const INJECTED_PREFIXES = [
-  "<system-reminder>",
-  "<local-command-stdout>",
-  "<local-command-stderr>",
-  "<local-command-caveat>",
-  // Claude Code 2.1.3xx: a background sub-agent's report comes back as a user record.
-  "<task-notification>",
-  "Caveat: The messages below were generated by the user while running local commands",
-];
-
 /** Builds the operations of one file, pass by pass. */
-class ClaudeFileBuilder {
+export class ClaudeFileBuilder {
   readonly sink = new PayloadSink();
   agentType?: string;
   private readonly seen: Set<string>;
-  private readonly ops = new Map<string, OperationRecord>();
-  private readonly losses: LossWindow[] = [];
-  private readonly issueCounts = new Map<string, SessionIssue>();
+  private readonly ops = new Map<string, DraftRecord>();
+  private readonly issues: IssueTally;
   private readonly usage = new Map<string, UsageEntry>();
   private readonly info: {
     project: NonNullable<SessionDelta["info"]["project"]>;
@@ -248,38 +131,15 @@ class ClaudeFileBuilder {
     private readonly role: FileRole,
   ) {
     this.seen = new Set(state.seen);
-  }
-
-  loss(line: number, start: number, end: number, reason: string): void {
-    this.losses.push({
-      epoch: this.epoch,
-      file: this.unit.path,
-      lines: [line, line],
-      bytes: [start, end],
-      reason,
-    });
+    this.issues = new IssueTally(unit.path);
   }
 
   private issue(code: string, message: string, line?: number): void {
-    const prev = this.issueCounts.get(code + message);
-    if (prev) prev.count = (prev.count ?? 1) + 1;
-    else {
-      this.issueCounts.set(code + message, {
-        code,
-        message,
-        severity: "warning",
-        file: this.unit.path,
-        line,
-        count: 1,
-      });
-    }
+    this.issues.add(code, message, { line });
   }
 
-  record(v: unknown, line: number, start: number, end: number): void {
-    if (!isObj(v)) {
-      this.loss(line, start, end, "not a JSON object");
-      return;
-    }
+  record(v: Json, l: JsonlLine): void {
+    const { line, start, end } = l;
     const uuid = str(v.uuid);
     // Only real uuids deduplicate; synthetic placeholders would collapse distinct records.
     if (uuid && UUID_RE.test(uuid)) {
@@ -411,11 +271,11 @@ class ClaudeFileBuilder {
     return this.role.subagent && id.startsWith("agent-") ? this.agentType : undefined;
   }
 
-  private findPending(opId: string): OperationRecord | undefined {
+  private findPending(opId: string): DraftRecord | undefined {
     return Object.values(this.state.pending).find((r) => r.id === opId);
   }
 
-  private order(at: At): OperationRecord["order"] {
+  private order(at: At): DraftRecord["order"] {
     return { ts_ms: this.state.lastTs, rank: this.unit.rank, line: at.line, block: at.block };
   }
 
@@ -431,22 +291,20 @@ class ClaudeFileBuilder {
     v: Json,
     at: At,
     kind: OperationKind,
-    fields: Partial<Operation>,
-  ): OperationRecord {
+    fields: Partial<OperationDraft>,
+  ): DraftRecord {
     const conn = this.connId(v);
     const id = stableId("op_", conn, str(v.uuid) ?? `L${at.line}`, at.block);
-    const op: Operation = {
+    const op: OperationDraft = {
       kind,
-      effect: effectOf(kind),
       completeness: "complete",
       provenance: { epoch: this.epoch, source_range: this.range(at) },
-      replay: { replayable: false, blockers: [] },
       ...fields,
     };
     if (this.state.lastTs !== null) op.ts_ms = this.state.lastTs;
     const uuid = str(v.uuid);
     if (uuid) op.provenance.record_ids = [uuid];
-    const rec: OperationRecord = { id, connection: conn, order: this.order(at), op };
+    const rec: DraftRecord = { id, connection: conn, order: this.order(at), op };
     this.ops.set(id, rec);
     return rec;
   }
@@ -496,7 +354,7 @@ class ClaudeFileBuilder {
       this.push(v, at, "event", { event: "interrupt", text, request });
       return;
     }
-    const injected = v.isMeta === true || INJECTED_PREFIXES.some((p) => text.startsWith(p));
+    const injected = v.isMeta === true || isInjectedText(text);
     const rec = this.push(v, at, "prompt", { text, request });
     if (injected) rec.op.injected = true;
     if (blocks) {
@@ -585,7 +443,7 @@ class ClaudeFileBuilder {
     for (const [i, block] of content.entries()) {
       if (!isObj(block)) continue;
       const bat = { ...at, block: i };
-      const common: Partial<Operation> = realModel ? { model: realModel } : {};
+      const common: Partial<OperationDraft> = realModel ? { model: realModel } : {};
       switch (block.type) {
         case "text": {
           const text = str(block.text) ?? "";
@@ -720,11 +578,11 @@ class ClaudeFileBuilder {
     }
   }
 
-  /** Finalises this pass: connection endpoints, replay attributes, one delta. */
-  finish(): SessionDelta[] {
+  /** Finalises this pass: connection endpoints and one delta (none when the file held nothing). */
+  finish(loss: LossWindow[]): DeltaDraft[] {
     const nativeId = this.state.session ??= this.role.sessionFromLayout ?? this.sessionHint ??
       basename(this.unit.path).replace(/\.jsonl$/, "");
-    const issues = [...this.issueCounts.values()];
+    const issues = this.issues.list();
     for (const c of Object.values(this.state.conns)) {
       const { conn } = c;
       if (c.versions.length === 1) conn.client.version = c.versions[0];
@@ -763,8 +621,6 @@ class ClaudeFileBuilder {
         file: this.unit.path,
       });
     }
-    for (const rec of this.ops.values()) rec.op.replay = replayAttributes(rec.op);
-    for (const rec of Object.values(this.state.pending)) rec.op.replay = replayAttributes(rec.op);
     this.state.seen = [...this.seen];
     const info: SessionDelta["info"] = {
       id: `${SOURCE}:${nativeId}`,
@@ -777,7 +633,7 @@ class ClaudeFileBuilder {
     if (this.minTs !== null) info.started_at = new Date(this.minTs).toISOString();
     if (this.maxTs !== null) info.ended_at = new Date(this.maxTs).toISOString();
     if (
-      !this.ops.size && !this.losses.length && !issues.length &&
+      !this.ops.size && !loss.length && !issues.length &&
       !Object.keys(this.state.conns).length && !info.title
     ) {
       return [];
@@ -790,7 +646,7 @@ class ClaudeFileBuilder {
       connections: Object.values(this.state.conns).map((c) => c.conn),
       operations: [...this.ops.values()],
       usage: [...this.usage.values()],
-      loss_windows: this.losses,
+      loss_windows: loss,
       issues,
       extensions: Object.keys(this.state.extensions).length
         ? { [SOURCE]: this.state.extensions }
@@ -798,57 +654,3 @@ class ClaudeFileBuilder {
     }];
   }
 }
-
-interface At {
-  line: number;
-  start: number;
-  end: number;
-  block: number;
-}
-
-/** Extras of a tool result this small stay inline in the operation's extensions. */
-const INLINE_TUR_CHARS = 2048;
-
-/**
- * Fields of Claude Code's `toolUseResult` that repeat what the operation already holds (the
- * tool input or result) or whole file copies. They are left out of the stored extras, named in
- * `tool_use_result_dropped`, and remain readable in the source file at the operation's
- * provenance range.
- */
-const TUR_BULK_FIELDS = [
-  "stdout",
-  "stderr",
-  "content",
-  "originalFile",
-  "originalFileContents",
-  "oldString",
-  "newString",
-  "structuredPatch",
-  "edits",
-];
-
-export function trimToolUseResult(tur: unknown): { kept: unknown; dropped: string[] } {
-  if (!isObj(tur)) return { kept: tur, dropped: [] };
-  const kept: Json = {};
-  const dropped: string[] = [];
-  for (const [k, v] of Object.entries(tur)) {
-    if (
-      TUR_BULK_FIELDS.includes(k) && (typeof v === "string" ? v.length > 256 : Array.isArray(v))
-    ) {
-      dropped.push(k);
-    } else if (k === "file" && isObj(v) && typeof v.content === "string") {
-      const { content: _content, ...rest } = v;
-      kept[k] = rest;
-      dropped.push("file.content");
-    } else kept[k] = v;
-  }
-  return { kept, dropped };
-}
-
-export const claudeCode: Importer = {
-  id: SOURCE,
-  displayName: "Claude Code",
-  discover,
-  detect,
-  import: importFile,
-};

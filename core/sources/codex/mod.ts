@@ -1,0 +1,159 @@
+/**
+ * Codex CLI importer: `${CODEX_HOME:-~/.codex}/sessions/YYYY/MM/DD/rollout-*.jsonl` and
+ * `archived_sessions/`. Reads the `{timestamp,type,payload}` envelope and the older bare
+ * header-line layout. Response items are the source of truth; event messages mirror them and
+ * are used only where no response item says the same thing (so nothing is counted twice).
+ */
+import { agentName } from "../../model/agents.ts";
+import type { SessionDelta } from "../../model/delta.ts";
+import type { Connection, SessionIssue } from "../../model/types.ts";
+import type {
+  DiscoverEnv,
+  ImportContext,
+  Importer,
+  SourceFs,
+  SourceUnit,
+  UnitResult,
+} from "../types.ts";
+import {
+  beginJsonlPass,
+  isoOf,
+  joinPath,
+  type Json,
+  passResult,
+  readPass,
+  stemOf,
+} from "../_import_kit.ts";
+import { CodexPass } from "./pass.ts";
+import { readLine } from "./records.ts";
+import { type CodexState, freshState, MAIN, STATE_VERSION } from "./state.ts";
+
+export { outputFacts, parseApplyPatch, patchFromCommand } from "./output.ts";
+export type { PatchFile } from "./output.ts";
+
+/** `rollout-<time>-<uuid>.jsonl` -> the uuid; else the file's stem. */
+function codexIdFromPath(path: string): string {
+  const stem = stemOf(path);
+  const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(stem);
+  return m ? m[1] : stem;
+}
+
+function connectionOf(state: CodexState): Connection {
+  const m = state.meta;
+  const client: Connection["client"] = { agent: "codex", evidence: [] };
+  if (m.version) {
+    client.version = m.version;
+    if (m.evidence.version) client.evidence.push(m.evidence.version);
+  }
+  if (m.originator) client.entrypoint = m.originator;
+  const server: Connection["server"] = { evidence: [] };
+  if (m.provider) {
+    server.provider = m.provider;
+    if (m.evidence.provider) server.evidence.push(m.evidence.provider);
+  }
+  if (state.models.length === 1) {
+    server.model = state.models[0];
+    server.evidence.push(...state.modelEvidence.slice(0, 1));
+  }
+  return { id: MAIN, kind: "main", client, server };
+}
+
+async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
+  const { fs } = ctx;
+  const start = await beginJsonlPass(unit, ctx, { version: STATE_VERSION, fresh: freshState });
+  if ("done" in start) return start.done;
+  const { plan, state } = start;
+  const pass = new CodexPass(unit, ctx.epoch, state, codexIdFromPath(unit.path));
+  pass.sawFirstLine = plan.offset > 0;
+  const outcome = await readPass(fs, unit.path, plan, ctx, (l, v) => readLine(pass, l, v));
+  const sid = pass.sid();
+  const info: SessionDelta["info"] = { id: `codex:${sid}`, native_id: sid, source: "codex" };
+  const started = state.meta.started ?? isoOf(pass.firstTs);
+  if (started) info.started_at = started;
+  const ended = isoOf(pass.lastTs);
+  if (ended) info.ended_at = ended;
+  if (state.meta.cwd || state.meta.git) {
+    info.project = {};
+    if (state.meta.cwd) info.project.path = state.meta.cwd;
+    if (state.meta.git) info.project.git = state.meta.git;
+  }
+  if (pass.title) info.title = pass.title;
+  if (pass.lastPrompt) info.last_prompt = pass.lastPrompt.slice(0, 2000);
+  const ext: Json = {};
+  if (state.meta.metaIds.length > 1) ext.session_ids = state.meta.metaIds;
+  if (state.meta.forkedFrom) ext.forked_from = state.meta.forkedFrom;
+  return passResult({
+    mode: plan.mode,
+    deltas: [{
+      session_id: `codex:${sid}`,
+      file: unit.path,
+      info,
+      primary: true,
+      connections: [connectionOf(state)],
+      operations: pass.records.values(),
+      usage: pass.usage,
+      loss_windows: outcome.loss,
+      issues: [...pass.issues.list(), ...(plan.mode === "full" ? endpointIssues(state, unit) : [])],
+      ...(Object.keys(ext).length ? { extensions: { codex: ext } } : {}),
+    }],
+    checkpoint: outcome.checkpoint,
+    state,
+    sink: pass.sink,
+    bytesRead: outcome.bytesRead,
+  });
+}
+
+/** Endpoint evidence the file lacks: recorded once per full read, never filled with guesses. */
+function endpointIssues(state: CodexState, unit: SourceUnit): SessionIssue[] {
+  const out: SessionIssue[] = [];
+  if (!state.meta.version) {
+    out.push({
+      code: "missing_client_version",
+      message: "no session_meta names the Codex CLI version; client version left absent",
+      severity: "info",
+      file: unit.path,
+    });
+  }
+  if (!state.models.length) {
+    out.push({
+      code: "missing_model",
+      message: "no turn_context names the model; server model left absent",
+      severity: "info",
+      file: unit.path,
+    });
+  }
+  return out;
+}
+
+async function walkRollouts(fs: SourceFs, dir: string, depth: number, out: string[]) {
+  for (const e of await fs.readDir(dir)) {
+    const path = joinPath(dir, e.name);
+    if (e.isDirectory && depth > 0) await walkRollouts(fs, path, depth - 1, out);
+    else if (e.isFile && /^rollout-.*\.jsonl$/.test(e.name)) out.push(path);
+  }
+}
+
+/** `$CODEX_HOME` or `~/.codex`. */
+function codexHome(env: DiscoverEnv): string {
+  return env.env.CODEX_HOME || joinPath(env.home, ".codex");
+}
+
+export const codex: Importer<"codex"> = {
+  id: "codex",
+  displayName: agentName("codex"),
+  async discover(env: DiscoverEnv, fs: SourceFs): Promise<SourceUnit[]> {
+    const home = codexHome(env);
+    const live: string[] = [];
+    const archived: string[] = [];
+    await walkRollouts(fs, joinPath(home, "sessions"), 4, live);
+    await walkRollouts(fs, joinPath(home, "archived_sessions"), 4, archived);
+    // A session both live and archived is read once, from sessions/.
+    const names = new Set(live.map((p) => p.split("/").pop()));
+    const units = [...live, ...archived.filter((p) => !names.has(p.split("/").pop()))];
+    return units.map((path) => ({ source: "codex", path, kind: "jsonl", rank: 0 }));
+  },
+  detect(path: string): boolean {
+    return /(^|[\\/])rollout-[^\\/]*\.jsonl$/.test(path);
+  },
+  import: importRollout,
+};

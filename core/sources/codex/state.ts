@@ -1,0 +1,106 @@
+/**
+ * What a Codex CLI import pass keeps for the next one (plain JSON, versioned), and the token
+ * arithmetic of its usage records.
+ */
+import type { Evidence, SessionInfo, Usage } from "../../model/types.ts";
+import type { DraftRecord, Json } from "../_import_kit.ts";
+import { num } from "../_import_kit.ts";
+import type { Signal } from "./output.ts";
+
+export const MAIN = "main";
+/** Version of `CodexState`: a saved state of another version is dropped, the file read again. */
+export const STATE_VERSION = 1;
+/** How many recent call ids and mirror texts the state remembers across passes. */
+export const MAX_CALLS = 512;
+export const MAX_MIRRORS = 64;
+
+export interface Mirror {
+  key: string;
+  op: string;
+  order: DraftRecord["order"];
+  sources: string[];
+}
+
+export interface CodexState {
+  v: number;
+  sid: string | null;
+  meta: {
+    cwd?: string;
+    version?: string;
+    originator?: string;
+    provider?: string;
+    git?: SessionInfo["project"]["git"];
+    started?: string;
+    evidence: { version?: Evidence; provider?: Evidence };
+    metaIds: string[];
+    forkedFrom?: string;
+  };
+  models: string[];
+  modelEvidence: Evidence[];
+  model: string | null;
+  lastTs: number | null;
+  /** Open (incomplete) operations by op id, re-emitted when their result arrives. */
+  open: Record<string, DraftRecord>;
+  /** Recent call ids -> op ids (an apply_patch call has one op per file). */
+  calls: Record<string, string[]>;
+  callOrder: string[];
+  signals: Record<string, Signal>;
+  mirrors: Mirror[];
+  tokens: Record<string, number> | null;
+  tokenSig: string | null;
+}
+
+export function freshState(): CodexState {
+  return {
+    v: STATE_VERSION,
+    sid: null,
+    meta: { evidence: {}, metaIds: [] },
+    models: [],
+    modelEvidence: [],
+    model: null,
+    lastTs: null,
+    open: {},
+    calls: {},
+    callOrder: [],
+    signals: {},
+    mirrors: [],
+    tokens: null,
+    tokenSig: null,
+  };
+}
+
+export const USAGE_KEYS = [
+  "input_tokens",
+  "cached_input_tokens",
+  "cache_write_input_tokens",
+  "output_tokens",
+  "reasoning_output_tokens",
+  "total_tokens",
+];
+
+/** Canonical usage from an OpenAI-style usage object (input excludes cached reads). */
+export function usageOf(u: Json): Usage {
+  const input = num(u.input_tokens) ?? num(u.prompt) ?? 0;
+  const cached = num(u.cached_input_tokens) ?? 0;
+  return {
+    input: Math.max(0, input - cached),
+    output: num(u.output_tokens) ?? num(u.completion) ?? 0,
+    cache_read: cached,
+    cache_write: num(u.cache_write_input_tokens) ?? 0,
+  };
+}
+
+export const isZero = (u: Usage) => u.input + u.output + u.cache_read + u.cache_write === 0;
+
+/** A short key for a mirrored text (state keeps keys, not whole prompts): 53-bit hash + length. */
+export function mirrorKey(text: string): string {
+  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}:${text.length}`;
+}

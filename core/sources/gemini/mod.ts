@@ -1,0 +1,261 @@
+/**
+ * Gemini CLI importer: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (records re-appended on
+ * change: the last record with an id wins; `$set` patches; `$rewindTo` drops a message and all
+ * after it), sub-agent chats in `chats/<parentSessionId>/`, and the older `session-*.json`
+ * documents rewritten in place. Operation ids derive from message and tool-call ids, so a
+ * re-appended message replaces its operations instead of adding new ones.
+ */
+import { agentName } from "../../model/agents.ts";
+import type { SessionDelta } from "../../model/delta.ts";
+import type { LossWindow, SourceRange } from "../../model/types.ts";
+import { makeJsonlCheckpoint, type ResumePlan } from "../jsonl.ts";
+import type {
+  DiscoverEnv,
+  ImportContext,
+  Importer,
+  SourceFs,
+  SourceUnit,
+  UnitResult,
+} from "../types.ts";
+import {
+  beginJsonlPass,
+  type DeltaDraft,
+  isObj,
+  isoOf,
+  joinPath,
+  passResult,
+  rangeOf,
+  readPass,
+  stemOf,
+} from "../_import_kit.ts";
+import {
+  CHAT_FILE,
+  connectionFor,
+  geminiHome,
+  geminiLayout,
+  projectFromRegistry,
+} from "./layout.ts";
+import { connectionOf, GeminiPass } from "./pass.ts";
+import { freshState, type GeminiState, NeedsFullPass, STATE_VERSION } from "./state.ts";
+
+export { geminiHome, geminiLayout } from "./layout.ts";
+export { workspaceFromContext } from "./pass.ts";
+
+async function deltaOf(
+  pass: GeminiPass,
+  ctx: ImportContext,
+  loss: LossWindow[],
+  full: boolean,
+): Promise<DeltaDraft> {
+  const s = pass.state;
+  const sid = pass.sid();
+  const info: SessionDelta["info"] = { id: `gemini:${sid}`, native_id: sid, source: "gemini" };
+  const started = s.meta.started ?? isoOf(pass.firstTs);
+  if (started) info.started_at = started;
+  const ended = [s.meta.updated, isoOf(pass.lastTs)].filter(Boolean).sort().at(-1);
+  if (ended) info.ended_at = ended;
+  if (pass.connection.kind === "main") {
+    s.meta.project ??= await projectFromRegistry(ctx.fs, pass.unit.path, s.meta.projectHash) ??
+      pass.contextProject;
+    if (s.meta.project) info.project = { path: s.meta.project };
+    if (s.meta.summary) info.title = s.meta.summary;
+    if (pass.lastPrompt) info.last_prompt = pass.lastPrompt.slice(0, 2000);
+  }
+  const issues = pass.issues.list();
+  if (full && pass.connection.kind === "main") {
+    issues.push({
+      code: "missing_client_version",
+      message: "Gemini CLI logs do not record the CLI version; client version left absent",
+      severity: "info",
+      file: pass.unit.path,
+    });
+  }
+  if (full && !s.models.length && pass.records.size) {
+    issues.push({
+      code: "missing_model",
+      message: "no message names the model; server model left absent",
+      severity: "info",
+      file: pass.unit.path,
+    });
+  }
+  return {
+    session_id: `gemini:${sid}`,
+    file: pass.unit.path,
+    info,
+    primary: pass.connection.kind === "main",
+    connections: [connectionOf(s, pass.connection)],
+    operations: pass.records.values(),
+    usage: pass.usage,
+    loss_windows: loss,
+    issues,
+  };
+}
+
+async function importJsonl(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
+  const { fs } = ctx;
+  const start = await beginJsonlPass(unit, ctx, { version: STATE_VERSION, fresh: freshState });
+  if ("done" in start) return start.done;
+  const run = async (plan: ResumePlan, state: GeminiState) => {
+    const pass = new GeminiPass(unit, ctx.epoch, state, stemOf(unit.path), connectionFor(unit));
+    const outcome = await readPass(
+      fs,
+      unit.path,
+      plan,
+      ctx,
+      (l, v) => pass.record(v, rangeOf(unit.path, l)),
+    );
+    pass.finish();
+    return { pass, outcome };
+  };
+  let plan = start.plan;
+  let done;
+  try {
+    done = await run(plan, start.state);
+  } catch (e) {
+    // A record removed what an earlier pass emitted: read the file again from zero.
+    if (!(e instanceof NeedsFullPass)) throw e;
+    plan = { ...plan, mode: "full", offset: 0, line: 1 };
+    done = await run(plan, freshState());
+  }
+  const { pass, outcome } = done;
+  return passResult({
+    mode: plan.mode,
+    deltas: [await deltaOf(pass, ctx, outcome.loss, plan.mode === "full")],
+    checkpoint: outcome.checkpoint,
+    state: pass.state,
+    sink: pass.sink,
+    bytesRead: outcome.bytesRead,
+  });
+}
+
+/** A legacy `.json` chat is one document rewritten in place: any change means a full read. */
+async function importJson(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
+  const { fs } = ctx;
+  const start = await beginJsonlPass(unit, ctx, { version: STATE_VERSION, fresh: freshState });
+  if ("done" in start) return start.done;
+  const { plan } = start;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const c of fs.readFrom(unit.path, 0)) {
+    chunks.push(c);
+    size += c.byteLength;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  const state = freshState();
+  const pass = new GeminiPass(unit, ctx.epoch, state, stemOf(unit.path), connectionFor(unit));
+  const whole = (n: number): SourceRange => ({
+    file: unit.path,
+    lines: [n, n],
+    bytes: [0, size],
+  });
+  const loss: LossWindow[] = [];
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    loss.push({
+      epoch: ctx.epoch,
+      file: unit.path,
+      lines: [1, 1],
+      bytes: [0, size],
+      reason: "the JSON document does not parse (half-written or corrupt)",
+    });
+  }
+  if (isObj(doc)) {
+    pass.metadata({ ...doc, sessionId: doc.sessionId ?? undefined });
+    let messages = Array.isArray(doc.messages) ? doc.messages : undefined;
+    if (!messages && Array.isArray(doc.history)) {
+      // An older shape: `history` of `{role, parts, ts}` entries.
+      pass.issues.add(
+        "unknown_layout",
+        'A chat document with "history" instead of "messages"; read as role/parts entries',
+        { file: unit.path },
+      );
+      messages = doc.history.map((h) =>
+        isObj(h) ? { ...h, type: h.role, content: h.parts, timestamp: h.timestamp ?? h.ts } : h
+      );
+    }
+    if (!messages) {
+      pass.issues.add(
+        "unknown_layout",
+        `A chat document without "messages" (keys ${JSON.stringify(Object.keys(doc).slice(0, 6))})`,
+        { file: unit.path },
+      );
+    }
+    for (const [i, m] of (messages ?? []).entries()) {
+      const id = isObj(m) && (typeof m.id === "string" || typeof m.id === "number")
+        ? String(m.id)
+        : `#${i + 1}`;
+      if (isObj(m)) pass.upsert(id, m, whole(i + 1));
+      else pass.record(m, whole(i + 1));
+    }
+  } else if (doc !== undefined) {
+    pass.issues.add("unknown_layout", "The chat document is not a JSON object", {
+      file: unit.path,
+    });
+  }
+  pass.finish();
+  const checkpoint = await makeJsonlCheckpoint(fs, unit.path, plan.stat, size, 1);
+  return passResult({
+    mode: "full",
+    deltas: [await deltaOf(pass, ctx, loss, true)],
+    checkpoint,
+    state: null,
+    sink: pass.sink,
+    bytesRead: size,
+  });
+}
+
+export const gemini: Importer<"gemini"> = {
+  id: "gemini",
+  displayName: agentName("gemini"),
+  async discover(env: DiscoverEnv, fs: SourceFs): Promise<SourceUnit[]> {
+    const tmp = joinPath(geminiHome(env), "tmp");
+    const units: SourceUnit[] = [];
+    for (const project of await fs.readDir(tmp)) {
+      if (!project.isDirectory) continue;
+      const chats = joinPath(tmp, project.name, "chats");
+      const entries = await fs.readDir(chats);
+      const jsonl = new Set(
+        entries.filter((e) => e.name.endsWith(".jsonl")).map((e) => stemOf(e.name)),
+      );
+      for (const e of entries) {
+        const path = joinPath(chats, e.name);
+        if (e.isFile && CHAT_FILE.test(e.name)) {
+          // A resumed legacy chat is migrated to .jsonl: read that one only.
+          if (e.name.endsWith(".json") && jsonl.has(stemOf(e.name))) continue;
+          units.push({
+            source: "gemini",
+            path,
+            kind: e.name.endsWith(".json") ? "json" : "jsonl",
+            rank: 0,
+          });
+        } else if (e.isDirectory) {
+          for (const sub of await fs.readDir(path)) {
+            if (sub.isFile && sub.name.endsWith(".jsonl")) {
+              units.push({
+                source: "gemini",
+                path: joinPath(path, sub.name),
+                kind: "jsonl",
+                rank: 1,
+              });
+            }
+          }
+        }
+      }
+    }
+    return units;
+  },
+  detect(path: string): boolean {
+    const { projectDir } = geminiLayout(path);
+    return projectDir !== undefined && /\.(jsonl|json)$/.test(path);
+  },
+  import(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
+    return unit.path.endsWith(".json") ? importJson(unit, ctx) : importJsonl(unit, ctx);
+  },
+};

@@ -1,0 +1,186 @@
+/** OpenCode's SQLite database: sessions, messages and parts, from a private copy. */
+import type { DatabaseSync } from "node:sqlite";
+import type { SessionIssue } from "../../model/types.ts";
+import type { ImportContext, SourceUnit, UnitResult } from "../types.ts";
+import { isObj, type Json, num, str } from "../_import_kit.ts";
+import { cellText, importSqliteUnit } from "../_sqlite_copy.ts";
+import { buildAll } from "./build.ts";
+import { type MessageRow, parseJson, rowIssue, type SessionRow, withId } from "./rows.ts";
+
+/** One pass over `opencode.db`: every session, with its messages and parts. */
+export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
+  return importSqliteUnit(unit, ctx, async (db, tables, sink) => {
+    const unitIssues: SessionIssue[] = [];
+    const counts: Record<string, number> = {};
+    if (!tables.has("session")) {
+      unitIssues.push({
+        code: "db_missing_table",
+        severity: "error",
+        message:
+          `Cannot import "${unit.path}": it has no session table (not an OpenCode database?)`,
+        file: unit.path,
+      });
+      return { deltas: [], issues: unitIssues, counts };
+    }
+    for (const t of ["message", "part"]) {
+      if (!tables.has(t)) {
+        unitIssues.push({
+          code: "db_missing_table",
+          severity: "error",
+          message: `"${unit.path}" has no ${t} table; sessions imported without their ${t}s`,
+          file: unit.path,
+        });
+      }
+    }
+    const reader = new DbReader(db, unit.path, tables);
+    reader.unreadTables(unitIssues);
+    const sessions = reader.sessions(unitIssues);
+    const deltas = await buildAll(
+      sessions,
+      (id) => reader.messages(id),
+      unit,
+      ctx.epoch,
+      sink,
+      unitIssues,
+    );
+    counts.session = sessions.length;
+    counts.message = reader.messageCount;
+    counts.part = reader.partCount;
+    return { deltas, issues: unitIssues, counts };
+  });
+}
+
+/** Reads sessions, messages and parts from an open copy of opencode.db. */
+class DbReader {
+  messageCount = 0;
+  partCount = 0;
+  private readonly partBySession: boolean;
+
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly file: string,
+    private readonly tables: Set<string>,
+  ) {
+    this.partBySession = this.columns("part").has("session_id");
+    this.messageTime = this.columns("message").has("time_created") ? "time_created" : "NULL";
+    this.partTime = this.columns("part").has("time_created") ? "p.time_created" : "NULL";
+  }
+
+  private readonly messageTime: string;
+  private readonly partTime: string;
+
+  /** The columns of a table (empty when it does not exist): schemas drift between versions. */
+  private columns(table: string): Set<string> {
+    if (!this.tables.has(table)) return new Set();
+    return new Set(
+      (this.db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) =>
+        c.name
+      ),
+    );
+  }
+
+  /** Rows of tables this importer does not read that may hold conversation in newer versions. */
+  unreadTables(issues: SessionIssue[]): void {
+    if (!this.tables.has("session_message")) return;
+    const n = Number(
+      (this.db.prepare("SELECT count(*) AS n FROM session_message").get() as Json).n ?? 0,
+    );
+    if (n > 0) {
+      issues.push({
+        code: "unsupported_format",
+        severity: "warning",
+        message: `"${this.file}" holds ${n} session_message row(s), a table whose format ` +
+          "is not known here; they are not imported",
+        file: this.file,
+        count: n,
+      });
+    }
+  }
+
+  sessions(issues: SessionIssue[]): SessionRow[] {
+    const worktrees = new Map<string, string>();
+    if (this.tables.has("project")) {
+      try {
+        for (const r of this.db.prepare("SELECT id, worktree FROM project").all() as Json[]) {
+          const id = str(r.id), wt = str(r.worktree);
+          if (id && wt) worktrees.set(id, wt);
+        }
+      } catch (e) {
+        issues.push(rowIssue(this.file, `project rows unreadable: ${(e as Error).message}`));
+      }
+    }
+    const order = this.columns("session").has("time_created") ? "time_created, id" : "rowid";
+    const rows = this.db.prepare(`SELECT * FROM session ORDER BY ${order}`).all() as Json[];
+    const out: SessionRow[] = [];
+    for (const r of rows) {
+      const id = str(r.id);
+      if (!id) {
+        issues.push(rowIssue(this.file, "a session row without an id was skipped"));
+        continue;
+      }
+      const ext: Json = {};
+      for (const k of ["slug", "agent", "share_url", "cost", "path"]) {
+        if (r[k] !== null && r[k] !== undefined && r[k] !== "") ext[k] = r[k];
+      }
+      for (const k of ["summary_additions", "summary_deletions", "summary_files"]) {
+        if (typeof r[k] === "number") ext[k] = r[k];
+      }
+      const model = parseJson(r.model);
+      if (isObj(model)) ext.model = model;
+      const projectId = str(r.project_id);
+      if (projectId) ext.project_id = projectId;
+      const directory = str(r.directory) || (projectId ? worktrees.get(projectId) : undefined);
+      out.push({
+        id,
+        parentId: str(r.parent_id) || undefined,
+        title: str(r.title) || undefined,
+        directory: directory || undefined,
+        version: str(r.version) || undefined,
+        created: num(r.time_created),
+        updated: num(r.time_updated),
+        file: this.file,
+        extensions: ext,
+      });
+    }
+    return out;
+  }
+
+  messages(sessionId: string): MessageRow[] {
+    if (!this.tables.has("message")) return [];
+    const msgs = (this.db.prepare(
+      `SELECT id, ${this.messageTime} AS time_created, data FROM message WHERE session_id = ? ` +
+        `ORDER BY ${this.messageTime}, id`,
+    ).all(sessionId) as Json[]).map((r): MessageRow => ({
+      id: String(r.id),
+      data: withId(parseJson(cellText(r.data)), r.id),
+      created: num(r.time_created),
+      file: this.file,
+      parts: [],
+    }));
+    this.messageCount += msgs.length;
+    if (!this.tables.has("part") || !msgs.length) return msgs;
+    const byId = new Map(msgs.map((m) => [m.id, m]));
+    const parts = this.partBySession
+      ? this.db.prepare(
+        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data FROM part p ` +
+          "WHERE p.session_id = ? ORDER BY p.message_id, p.id",
+      ).all(sessionId) as Json[]
+      : this.db.prepare(
+        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data FROM part p ` +
+          "JOIN message m ON m.id = p.message_id WHERE m.session_id = ? ORDER BY p.message_id, p.id",
+      ).all(sessionId) as Json[];
+    for (const r of parts) {
+      this.partCount++;
+      const msg = byId.get(String(r.message_id));
+      if (!msg) continue;
+      const text = cellText(r.data);
+      msg.parts.push({
+        id: String(r.id),
+        data: text === null ? null : withId(parseJson(text), r.id),
+        created: num(r.time_created),
+        file: this.file,
+      });
+    }
+    return msgs;
+  }
+}
