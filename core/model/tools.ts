@@ -6,6 +6,13 @@
  */
 import type { OperationKind } from "./types.ts";
 
+/**
+ * What a call does to files, for the guard: `read` and `edit` read the files their input
+ * names, `search` reads the files under the folders it names, `shell` runs a command, `list`,
+ * `write` and `web` read no file content.
+ */
+export type ToolRole = "read" | "edit" | "search" | "shell" | "write" | "list" | "web";
+
 /** What a native tool does, as far as Chronicle needs to know. */
 export interface ToolFacts {
   kind: OperationKind;
@@ -13,6 +20,8 @@ export interface ToolFacts {
   readsFiles?: true;
   /** Runs a shell command its input holds. */
   runsShell?: true;
+  /** Its role where the kind does not decide it (see `toolRole`). */
+  role?: ToolRole;
 }
 
 const READS = { readsFiles: true } as const;
@@ -53,14 +62,14 @@ const TOOLS: Record<string, ToolFacts> = {
   write_stdin: { kind: "exec" },
   container_exec: { kind: "exec", ...SHELL },
   unified_exec: { kind: "exec", ...SHELL },
-  apply_patch: { kind: "edit" },
+  apply_patch: { kind: "edit", role: "write" },
   update_plan: { kind: "plan" },
   view_image: { kind: "read", ...READS },
   web_search: { kind: "web" },
   web_search_call: { kind: "web" },
   // OpenCode (read, write, edit, bash, grep, glob, task, webfetch, todowrite as above)
   view: { kind: "read", ...READS },
-  patch: { kind: "edit" },
+  patch: { kind: "edit", role: "write" },
   list: { kind: "search" },
   webfetch_tool: { kind: "web" },
   todoread: { kind: "plan" },
@@ -83,18 +92,31 @@ const TOOLS: Record<string, ToolFacts> = {
   edit_file: { kind: "edit" },
   edit_file_v2: { kind: "edit" },
   search_replace: { kind: "edit" },
-  delete_file: { kind: "edit" },
+  delete_file: { kind: "edit", role: "write" },
   run_terminal_cmd: { kind: "exec", ...SHELL },
   run_terminal_command_v2: { kind: "exec", ...SHELL },
-  codebase_search: { kind: "search" },
+  codebase_search: { kind: "search", ...READS },
   grep_search_v2: { kind: "search", ...READS },
   file_search: { kind: "search" },
   list_dir: { kind: "search" },
   glob_file_search: { kind: "search" },
   todo_write: { kind: "plan" },
-  // Generic names some agents and MCP bridges use
+  // Generic names other agents and MCP bridges use
   open_file: { kind: "read", ...READS },
+  view_file: { kind: "read", ...READS },
   cat: { kind: "read", ...READS },
+  str_replace_editor: { kind: "edit" },
+  str_replace_based_edit_tool: { kind: "edit" },
+  create_file: { kind: "write" },
+  notebookwrite: { kind: "write" },
+  ripgrep: { kind: "search", ...READS },
+  rg: { kind: "search", ...READS },
+  search_files: { kind: "search", ...READS },
+  grep_files: { kind: "search", ...READS },
+  find_files: { kind: "search" },
+  execute_command: { kind: "exec", ...SHELL },
+  terminal: { kind: "exec", ...SHELL },
+  fetch: { kind: "web" },
 };
 
 /** True for an MCP tool name (`mcp__server__tool`, `mcp_server_tool`). */
@@ -112,6 +134,30 @@ export function toolFacts(name: string): ToolFacts | undefined {
 export function classifyTool(name: string): OperationKind {
   if (isMcpTool(name)) return "mcp";
   return TOOLS[name.toLowerCase()]?.kind ?? "other";
+}
+
+/**
+ * The role of a tool by name, across agents: from its kind (a search that reads files is
+ * `search`, one that only lists is `list`; only a shell-running exec is `shell`), or as the
+ * table says. MCP and unknown tools have none.
+ */
+export function toolRole(name: string): ToolRole | undefined {
+  const f = toolFacts(name);
+  if (!f) return undefined;
+  if (f.role) return f.role;
+  switch (f.kind) {
+    case "read":
+    case "edit":
+    case "write":
+    case "web":
+      return f.kind;
+    case "search":
+      return f.readsFiles ? "search" : "list";
+    case "exec":
+      return f.runsShell ? "shell" : undefined;
+    default:
+      return undefined;
+  }
 }
 
 const namesWhere = (test: (f: ToolFacts) => boolean): ReadonlySet<string> =>
@@ -145,10 +191,16 @@ export const FOLDER_KEYS: readonly string[] = ["dir_path", "directory", "target_
 export const PATH_KEYS: readonly string[] = [...FILE_KEYS, ...FOLDER_KEYS];
 
 /** Input keys that hold a list of files. */
-export const PATH_LIST_KEYS: readonly string[] = ["paths", "file_paths", "files"];
+export const PATH_LIST_KEYS: readonly string[] = [
+  "paths",
+  "file_paths",
+  "files",
+  "absolute_paths",
+  "target_directories",
+];
 
 /** Input keys that hold a shell command (a string or an argument vector). */
-export const COMMAND_KEYS: readonly string[] = ["command", "cmd"];
+export const COMMAND_KEYS: readonly string[] = ["command", "cmd", "script"];
 
 /** Input keys that hold a search pattern or query. */
 export const QUERY_KEYS: readonly string[] = ["pattern", "query"];

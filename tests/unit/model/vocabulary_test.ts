@@ -17,6 +17,7 @@ import {
   summarizeToolInput,
   targetOf,
   toolFacts,
+  toolRole,
 } from "../../../core/model/mod.ts";
 import { IMPORTERS } from "../../../core/sources/registry.ts";
 
@@ -60,6 +61,27 @@ Deno.test("the tool vocabulary says which tools read files and which run shells"
     assertEquals(classifyTool("SomethingNew"), "other");
     assertEquals(toolFacts("SomethingNew"), undefined);
   });
+});
+
+Deno.test("toolRole() tells the guard what a call does to files", async (t) => {
+  const table: [string, string | undefined][] = [
+    ["Read", "read"],
+    ["Edit", "edit"],
+    ["Write", "write"],
+    ["apply_patch", "write"],
+    ["Grep", "search"],
+    ["codebase_search", "search"],
+    ["Glob", "list"],
+    ["list_directory", "list"],
+    ["Bash", "shell"],
+    ["BashOutput", undefined],
+    ["WebFetch", "web"],
+    ["Task", undefined],
+    ["mcp__fs__read", undefined],
+  ];
+  for (const [name, role] of table) {
+    await t.step(`${name} -> ${role}`, () => assertEquals(toolRole(name), role));
+  }
 });
 
 Deno.test("input keys name the path, the paths, the command and the one-line summary", () => {
