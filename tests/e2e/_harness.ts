@@ -5,6 +5,7 @@
  */
 import { type Browser, loadPlaywright, type Page } from "../_helpers/test_deps.ts";
 import { type RunningServer, startServer } from "../../cli/serve.ts";
+import type { ReplayService } from "../../server/replay_service.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
 import type { SecurityService } from "../../server/deps.ts";
@@ -35,6 +36,8 @@ export async function serveFixtures(
     homes?: string[];
     /** Builds the security engine over the fixture store. */
     security?: (store: ChronicleStore) => SecurityService;
+    /** Builds replay mode over the fixture store. */
+    replay?: (store: ChronicleStore) => ReplayService;
   },
 ): Promise<Fixture> {
   await ensureUi();
@@ -53,6 +56,7 @@ export async function serveFixtures(
     token,
     port: 0,
     security: options.security?.(store),
+    replay: options.replay?.(store),
   });
   return {
     store,

@@ -3,13 +3,14 @@
  * top (duration, counts per kind, errors, tokens, files touched), and the inspector on the
  * right for the selected step.
  */
-import { useSignalEffect } from "@preact/signals";
+import { useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import { agentName, basename, count, dateTime, duration, sessionTitle } from "../format.ts";
 import { createSessionState, type SessionState } from "../session_state.ts";
 import { Inspector } from "./inspector.tsx";
 import { OpRow } from "./op_row.tsx";
+import { replayMarkClass, ReplayPanel } from "./replay_panel.tsx";
 import { VirtualList } from "./virtual_list.tsx";
 
 function Overview({ state }: { state: SessionState }): VNode {
@@ -101,6 +102,7 @@ function Overview({ state }: { state: SessionState }): VNode {
 export function SessionView({ id, op }: { id: string; op: string | null }): VNode {
   const state = useMemo(() => createSessionState(id), [id]);
   const main = state.main.value;
+  const replaying = useSignal(false);
 
   // A deep link (or a search hit) names a step: open its threads and scroll to it.
   useEffect(() => {
@@ -162,7 +164,11 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
               renderRow={(i) => {
                 const row = main.row(i);
                 return row
-                  ? <OpRow row={row} state={state} />
+                  ? (
+                    <div class={replayMarkClass(row.seq)}>
+                      <OpRow row={row} state={state} />
+                    </div>
+                  )
                   : <div class="op op-placeholder muted">Loading step {i + 1}…</div>;
               }}
             />
@@ -174,7 +180,14 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
             </div>
           )}
       </section>
-      <Inspector state={state} />
+      {replaying.value
+        ? <ReplayPanel sessionId={id} onClose={() => (replaying.value = false)} />
+        : <Inspector state={state} />}
+      {!replaying.value && (
+        <button type="button" class="replay-open" onClick={() => (replaying.value = true)}>
+          Replay
+        </button>
+      )}
     </div>
   );
 }
