@@ -40,6 +40,8 @@ export interface ChangeFact {
   failed: boolean;
   /** New whole contents a shell command wrote, when its words hold them (`cat > f <<EOF`). */
   contents?: Map<string, string>;
+  /** Files a shell command filled from another file (`mv a b`, `cp a b`): target -> source. */
+  copies?: Map<string, string>;
 }
 
 export interface OpFacts {
@@ -89,7 +91,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);
 
-function parseInput(text: string | null): unknown {
+/** A request payload's text as JSON when it is JSON, else the text itself. */
+export function parseInput(text: string | null): unknown {
   if (text === null) return undefined;
   const t = text.trimStart();
   if (!t.startsWith("{") && !t.startsWith("[")) return text;
@@ -127,7 +130,8 @@ export function resultText(raw: string | null): string {
   return at >= 0 && /^(Chunk ID|Exit code|Wall time)/.test(head) ? raw.slice(at + 9) : raw;
 }
 
-function commandOf(input: unknown): string | undefined {
+/** The command line of a shell step's input (a string, or an argument vector). */
+export function commandOf(input: unknown): string | undefined {
   if (typeof input === "string") return input;
   if (!isRecord(input)) return undefined;
   for (const k of COMMAND_KEYS) {
@@ -408,11 +412,14 @@ export function opFacts(
   if (changes.length) {
     const actions = new Map<string, "write" | "edit" | "delete">();
     const contents = new Map<string, string>();
+    const copies = new Map<string, string>();
     for (const e of changes) {
       for (const p of e.paths) {
         actions.set(p, e.change ?? "edit");
+        contents.delete(p);
+        copies.delete(p);
         if (e.content !== undefined && e.paths.length === 1) contents.set(p, e.content);
-        else contents.delete(p);
+        if (e.from !== undefined && e.paths.length === 1) copies.set(p, e.from);
       }
     }
     base.change = {
@@ -421,6 +428,7 @@ export function opFacts(
       actions,
       failed,
       ...(contents.size ? { contents } : {}),
+      ...(copies.size ? { copies } : {}),
     };
   }
   return base;

@@ -19,6 +19,8 @@ export interface ShellEffect {
   change?: "write" | "edit" | "delete";
   /** For a write whose whole new content the command line holds (`cat > f <<'EOF'`). */
   content?: string;
+  /** For a write by `mv` or `cp` of one file: the file whose text it takes. */
+  from?: string;
   /** The program that did it (`grep`, `sed`, ...). */
   program: string;
 }
@@ -536,7 +538,13 @@ function transfer(program: string, paths: string[], copy: boolean): ShellEffect[
     copy
       ? { role: "read", paths: from, program }
       : { role: "change", change: "delete", paths: from, program },
-    { role: "change", change: "write", paths: paths.slice(-1), program },
+    {
+      role: "change",
+      change: "write",
+      paths: paths.slice(-1),
+      program,
+      ...(from.length === 1 ? { from: from[0] } : {}),
+    },
   ];
 }
 

@@ -18,6 +18,8 @@ export interface Step {
   connection?: string;
   is_error?: boolean;
   extensions?: Record<string, unknown>;
+  /** Default: a second after the previous step. */
+  ts_ms?: number;
 }
 
 export const PROJECT = "/work/app";
@@ -43,14 +45,15 @@ export function sessionOf(
         source_range: { file: "x.jsonl", lines: [i + 1, i + 1], bytes: [0, 1] },
       },
       replay: { replayable: false, blockers: [] },
-      ts_ms: start + i * 1000,
+      ts_ms: s.ts_ms ?? start + i * 1000,
     };
     if (s.result !== undefined) op.response = { inline: s.result };
     if (s.target) op.target = s.target;
     if (s.is_error !== undefined) op.is_error = s.is_error;
     if (s.extensions) op.extensions = s.extensions;
     operations[`op-${i}`] = op;
-    return { seq: i, op: `op-${i}`, connection: s.connection ?? "main", offset_ns: i * 1e9 };
+    const offset_ns = ((s.ts_ms ?? start + i * 1000) - start) * 1e6;
+    return { seq: i, op: `op-${i}`, connection: s.connection ?? "main", offset_ns };
   });
   const connections = [...new Set(timeline.map((t) => t.connection))];
   return {
@@ -67,7 +70,7 @@ export function sessionOf(
       source: "claude-code",
       project: project ? { path: project } : {},
       started_at: new Date(start).toISOString(),
-      ended_at: new Date(start + steps.length * 1000).toISOString(),
+      ended_at: new Date(steps.at(-1)?.ts_ms ?? start + steps.length * 1000).toISOString(),
     },
     connections: connections.map((id) => ({
       id,
