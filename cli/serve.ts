@@ -2,9 +2,11 @@
  * `chronicle serve`: import what changed, serve the UI and API on 127.0.0.1, and keep
  * importing changed logs in the background. `chronicle` with no command does the same.
  */
+import { createGitEngine, type GitEngine, gitEnv } from "../core/git/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import { VERSION } from "../core/version.ts";
 import { readOrCreateToken } from "../runtime/data_dir.ts";
+import { denoProcessRunner } from "../runtime/process_runner.ts";
 import { createApp, type SecurityService } from "../server/app.ts";
 import { createSecurityService } from "../server/security_service.ts";
 import { createReplayService, type ReplayService } from "../server/replay_service.ts";
@@ -47,6 +49,7 @@ export interface ServeOptions {
   port: number;
   security?: SecurityService;
   replay?: ReplayService;
+  git?: GitEngine;
   events?: EventHub;
   /** Called once the socket is bound. */
   onListen?: (url: string) => void;
@@ -72,6 +75,7 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
     port: () => boundPort,
     security: options.security,
     replay: options.replay,
+    git: options.git,
     events,
     version: VERSION,
   });
@@ -171,6 +175,7 @@ export const serveCommand: Command = async (args, io) => {
       security,
       replay,
       events,
+      git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),
       signal: stop.signal,
     });
     // what the guard journals shows up live (it decides without the server)

@@ -9,6 +9,7 @@ import { checkRequest } from "./auth.ts";
 import type { AppDeps } from "./deps.ts";
 import { errorResponse, json, toErrorResponse } from "./errors.ts";
 import { analyticsRoutes } from "./routes/analytics.ts";
+import { causalityRoutes } from "./routes/causality.ts";
 import type { Route } from "./routes/_http.ts";
 import { replayRoutes } from "./routes/replay.ts";
 import { searchRoutes } from "./routes/search.ts";
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps): Handler {
     ...analyticsRoutes(full),
     ...securityRoutes(full),
     ...replayRoutes(full),
+    ...causalityRoutes(full),
   ];
   const compiled: CompiledRoute[] = routes.map((r) => ({
     ...r,

@@ -2,6 +2,7 @@
  * What the server is built from. `createApp(deps)` takes these; the CLI builds the real ones
  * and tests pass in-memory stores and fakes.
  */
+import type { GitEngine } from "../core/git/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import type { ReplayService } from "./replay_service.ts";
 import type { EventHub } from "./sse.ts";
@@ -65,6 +66,8 @@ export interface AppDeps {
   security?: SecurityService;
   /** Replay mode; without it the replay routes answer 503. */
   replay?: ReplayService;
+  /** The git engine for "code at this moment"; without it projects show recorded changes only. */
+  git?: GitEngine;
   /** Live events; a private hub is made when absent. */
   events?: EventHub;
   /** Serves the UI; defaults to ui/dist beside the server. */

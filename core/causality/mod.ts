@@ -9,7 +9,7 @@
  */
 import type { CanonicalSession } from "../model/mod.ts";
 import { type ChainEdge, chainEdges, filesTouched, type FileTouch } from "./chains.ts";
-import { type FactsOptions, type PayloadReader, sessionFacts } from "./facts.ts";
+import { type FactsOptions, type OpFacts, type PayloadReader, sessionFacts } from "./facts.ts";
 import { type ChangeLinks, linkChanges, type LinkOptions } from "./score.ts";
 
 export * from "./paths.ts";
@@ -28,7 +28,10 @@ export interface CausalityReport {
 }
 
 /** Options of {@link analyseSession}. */
-export type AnalyseOptions = FactsOptions & Omit<LinkOptions, "project">;
+export type AnalyseOptions = FactsOptions & Omit<LinkOptions, "project"> & {
+  /** The session's facts when already read (see {@link sessionFacts}). */
+  facts?: OpFacts[];
+};
 
 /** The whole causality report of one session. */
 export function analyseSession(
@@ -37,7 +40,7 @@ export function analyseSession(
   options: AnalyseOptions = {},
 ): CausalityReport {
   const project = session.session.project.path;
-  const facts = sessionFacts(session, read, options);
+  const facts = options.facts ?? sessionFacts(session, read, options);
   const changes = linkChanges(facts, { ...options, project });
   return {
     session_id: session.session.id,

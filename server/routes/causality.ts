@@ -1,0 +1,204 @@
+/**
+ * Causality and time travel over the API: a session's changes with their sources (compact for
+ * the timeline's badges, whole for one change), the files-touched map, and the code at any
+ * step (tree, a file, a change's diff, the session's net changes). Every answer is computed
+ * from the stored session and the project's git history through the git engine; a path in a
+ * request is only ever a lookup key, never a file Chronicle opens.
+ */
+import {
+  analyseSession,
+  type CausalityReport,
+  chainTo,
+  type OpFacts,
+  sessionFacts,
+  TIER_LABELS,
+  TIER_SCORES,
+} from "../../core/causality/mod.ts";
+import type { CanonicalSession } from "../../core/model/mod.ts";
+import type { ChronicleStore } from "../../core/store/mod.ts";
+import { prepareSessionCode, type SessionCode } from "../../core/timetravel/mod.ts";
+import type { AppDeps } from "../deps.ts";
+import { HttpError, json } from "../errors.ts";
+import type { Route } from "./_http.ts";
+
+/** Sessions whose analysis is kept (each holds its report and its prepared code). */
+const CACHED_SESSIONS = 8;
+/** Events per file in the files-touched map sent with the summary. */
+const FILE_EVENTS = 200;
+
+interface Entry {
+  key: string;
+  session: CanonicalSession;
+  facts: OpFacts[];
+  report: CausalityReport;
+  code?: Promise<SessionCode>;
+}
+
+/** Per-session analyses, recomputed when the session changes (a live session grows). */
+function createCache(deps: AppDeps) {
+  const entries = new Map<string, Entry>();
+  const store: ChronicleStore = deps.store;
+  const read = (ref: Parameters<ChronicleStore["payloadText"]>[0], max?: number) =>
+    store.payloadText(ref, max);
+  return {
+    get(id: string): Entry {
+      const summary = store.getSession(id);
+      if (!summary) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
+      const key = `${summary.op_count}|${summary.ended_at}|${summary.error_count}`;
+      const had = entries.get(id);
+      if (had && had.key === key) {
+        entries.delete(id);
+        entries.set(id, had);
+        return had;
+      }
+      const session = store.loadSession(id);
+      if (!session) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
+      const facts = sessionFacts(session, read);
+      const entry: Entry = {
+        key,
+        session,
+        facts,
+        report: analyseSession(session, read, { facts }),
+      };
+      entries.set(id, entry);
+      while (entries.size > CACHED_SESSIONS) entries.delete(entries.keys().next().value!);
+      return entry;
+    },
+    code(id: string): Promise<SessionCode> {
+      const e = this.get(id);
+      e.code ??= prepareSessionCode(e.session, { git: deps.git, read }, { facts: e.facts });
+      return e.code;
+    },
+  };
+}
+
+/** The step a request names: `op=<operation id>` or `at=<timeline position>`; default the end. */
+function stepOf(url: URL, session: CanonicalSession): number {
+  const op = url.searchParams.get("op");
+  if (op) {
+    const entry = session.timeline.find((t) => t.op === op);
+    if (!entry) throw new HttpError(404, "not_found", `No operation "${op.slice(0, 200)}" here`);
+    return entry.seq;
+  }
+  const at = url.searchParams.get("at");
+  if (at === null || at === "") return session.timeline.length - 1;
+  if (!/^-?\d{1,9}$/.test(at) || Number(at) < -1 || Number(at) >= session.timeline.length) {
+    throw new HttpError(
+      400,
+      "bad_request",
+      `Query parameter "at" must be a step -1..${session.timeline.length - 1}`,
+    );
+  }
+  return Number(at);
+}
+
+function pathParam(url: URL, required: boolean): string | undefined {
+  const p = url.searchParams.get("path");
+  if (!p) {
+    if (required) throw new HttpError(400, "bad_request", 'Query parameter "path" is required');
+    return undefined;
+  }
+  if (p.length > 4096 || p.includes("\0")) {
+    throw new HttpError(400, "bad_request", 'Query parameter "path" is not a path');
+  }
+  return p;
+}
+
+export function causalityRoutes(deps: AppDeps): Route[] {
+  const cache = createCache(deps);
+  const tiers = Object.entries(TIER_SCORES).map(([tier, score]) => ({
+    tier,
+    score,
+    label: TIER_LABELS[tier as keyof typeof TIER_LABELS],
+  }));
+  return [
+    {
+      method: "GET",
+      path: "/api/sessions/:id/causality",
+      handler: ({ params }) => {
+        const { report } = cache.get(params.id);
+        return json({
+          session_id: report.session_id,
+          project: report.project ?? null,
+          tiers,
+          changes: report.changes.map((c) => ({
+            op: c.op,
+            seq: c.seq,
+            connection: c.connection,
+            kind: c.kind,
+            files: c.files,
+            failed: c.failed,
+            sources: c.sources.length,
+            best: c.sources[0]?.score ?? null,
+          })),
+          files: report.files.map((f) => ({
+            ...f,
+            events: f.events.slice(0, FILE_EVENTS),
+            events_omitted: Math.max(0, f.events.length - FILE_EVENTS),
+          })),
+        });
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/sessions/:id/causality/:op",
+      handler: ({ params }) => {
+        const { report } = cache.get(params.id);
+        const change = report.changes.find((c) => c.op === params.op);
+        if (!change) {
+          throw new HttpError(
+            404,
+            "not_found",
+            `Operation "${params.op.slice(0, 200)}" is no change`,
+          );
+        }
+        return json({
+          ...change,
+          tiers,
+          chain: chainTo(report.edges, change.op),
+          led_to: report.edges.filter((e) => e.from === change.op),
+        });
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/sessions/:id/code",
+      handler: async ({ params, url }) => {
+        const entry = cache.get(params.id);
+        const code = await cache.code(params.id);
+        const tree = await code.treeAt(stepOf(url, entry.session));
+        return json({ ...tree, start: code.start, commits: code.commits, steps: code.steps });
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/sessions/:id/code/file",
+      handler: async ({ params, url }) => {
+        const entry = cache.get(params.id);
+        const path = pathParam(url, true)!;
+        const code = await cache.code(params.id);
+        return json(await code.fileAt(path, stepOf(url, entry.session)));
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/sessions/:id/code/diff",
+      handler: async ({ params, url }) => {
+        const entry = cache.get(params.id);
+        const code = await cache.code(params.id);
+        return json(
+          await code.changeAt(stepOf(url, entry.session), { path: pathParam(url, false) }),
+        );
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/sessions/:id/changes",
+      handler: async ({ params, url }) => {
+        cache.get(params.id);
+        const code = await cache.code(params.id);
+        return json(await code.whatChanged({ path: pathParam(url, false) }));
+      },
+    },
+  ];
+}
