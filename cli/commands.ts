@@ -1,5 +1,7 @@
 /** The command table: one line per command. */
+import { diffCommand } from "./diff.ts";
 import { exportCommand, verifyCommand } from "./export.ts";
+import { filesCommand } from "./files.ts";
 import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
 import type { Command } from "./io.ts";
@@ -25,6 +27,14 @@ export const COMMANDS: Record<string, CommandEntry> = {
   search: {
     run: searchCommand,
     summary: "search every session's prompts, replies, inputs and outputs",
+  },
+  files: {
+    run: filesCommand,
+    summary: "the project's files as they were after a step of a session",
+  },
+  diff: {
+    run: diffCommand,
+    summary: "what a session (or one of its steps) changed, as unified diffs",
   },
   export: { run: exportCommand, summary: "write a session as canonical session files" },
   verify: { run: verifyCommand, summary: "check exported canonical session files" },

@@ -1,4 +1,5 @@
 /** Opens the user's store from the environment: the data folder, 0700/0600, migrated. */
+import type { CanonicalSession } from "../core/model/mod.ts";
 import { ChronicleStore } from "../core/store/mod.ts";
 import { dataDir, ensureDataDir, lockDownFiles, storePath } from "../runtime/data_dir.ts";
 import { createPackFiles, packDir } from "../runtime/pack_files.ts";
@@ -10,4 +11,15 @@ export async function openUserStore(io: CliIo): Promise<{ store: ChronicleStore;
   const store = ChronicleStore.open(path, { packs: createPackFiles(packDir(dir)) });
   await lockDownFiles([path, `${path}-wal`, `${path}-shm`]);
   return { store, dir };
+}
+
+/** The session a user named (id, native id or unique prefix); null after saying there is none. */
+export function loadNamedSession(
+  store: ChronicleStore,
+  id: string,
+  io: CliIo,
+): CanonicalSession | null {
+  const session = store.loadSession(store.resolveSessionId(id) ?? id);
+  if (!session) io.stderr(`chronicle: no session "${id}" (see \`chronicle sessions\`)\n`);
+  return session;
 }

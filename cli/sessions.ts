@@ -2,7 +2,7 @@
 import type { Operation } from "../core/model/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
-import { openUserStore } from "./context.ts";
+import { loadNamedSession, openUserStore } from "./context.ts";
 import type { Command } from "./io.ts";
 
 export const SESSIONS_HELP =
@@ -80,12 +80,8 @@ export const showCommand: Command = async (args, io) => {
   if (!id || p.positionals.length > 1) throw new UsageError("show takes exactly one session id");
   const { store } = await openUserStore(io);
   try {
-    const sid = store.resolveSessionId(id) ?? id;
-    const session = store.loadSession(sid);
-    if (!session) {
-      io.stderr(`chronicle: no session "${id}" (see \`chronicle sessions\`)\n`);
-      return 1;
-    }
+    const session = loadNamedSession(store, id, io);
+    if (!session) return 1;
     if (p.values.json) {
       io.stdout(JSON.stringify(session, null, 2) + "\n");
       return 0;

@@ -6,26 +6,7 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
 import { projectRepo } from "./_projects.ts";
-
-const ROOT = new URL("../../../", import.meta.url).pathname;
-const FLAGS = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
-  .replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
-const DENO_DIR = Deno.env.get("DENO_DIR") ??
-  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
-
-async function chronicle(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...FLAGS, `${ROOT}main.ts`, ...args],
-    env: { PATH: Deno.env.get("PATH") ?? "", DENO_DIR, ...env },
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
+import { chronicle } from "../../_helpers/chronicle_cli.ts";
 
 interface ReplayJson {
   sandbox: string;
