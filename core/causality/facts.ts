@@ -5,7 +5,15 @@
  * against the operation's working folder or the session's project, so one file has one key.
  */
 import { isErrorResult } from "../analytics/error_heuristic.ts";
-import type { CanonicalSession, Operation, PayloadRef } from "../model/mod.ts";
+import {
+  type CanonicalSession,
+  COMMAND_KEYS,
+  FOLDER_KEYS,
+  type Operation,
+  PATH_LIST_KEYS,
+  type PayloadRef,
+  QUERY_KEYS,
+} from "../model/mod.ts";
 import { basename, normalizePath } from "./paths.ts";
 import { shellEffects } from "./shell.ts";
 
@@ -61,20 +69,11 @@ export interface FactsOptions {
   resultChars?: number;
 }
 
-// Input keys, across agents, that name a search scope, a pattern and a command. The file an
-// operation reads or changes is its canonical `target`, which every importer sets.
-const SCOPE_KEYS = [
-  "path",
-  "dir_path",
-  "directory",
-  "dir",
-  "target_directory",
-  "targetDirectory",
-  "cwd",
-  "include",
-];
-const PATTERN_KEYS = ["pattern", "query", "regex", "glob_pattern", "globPattern", "name"];
-const COMMAND_KEYS = ["command", "cmd", "commandLine", "script"];
+// The input keys naming files, folders, queries and commands are the importers' vocabulary
+// (core/model/tools.ts). The file an operation reads or changes is its canonical `target`.
+/** A search's scope: the folder keys, then a plain `path`. */
+const SCOPE_KEYS = [...FOLDER_KEYS, "path"];
+/** Keys naming the folder a shell step ran in. */
 const CWD_KEYS = ["workdir", "cwd", "working_directory", "directory"];
 const LIST_TOOLS = new Set([
   "ls",
@@ -130,8 +129,8 @@ export function resultText(raw: string | null): string {
   return at >= 0 && /^(Chunk ID|Exit code|Wall time)/.test(head) ? raw.slice(at + 9) : raw;
 }
 
-/** The command line of a shell step's input (a string, or an argument vector). */
-export function commandOf(input: unknown): string | undefined {
+/** The command line of a shell step's input: a string, or an argument vector quoted back into one (`["bash", "-lc", s]` is `s`). */
+export function commandLine(input: unknown): string | undefined {
   if (typeof input === "string") return input;
   if (!isRecord(input)) return undefined;
   for (const k of COMMAND_KEYS) {
@@ -244,7 +243,7 @@ function resolveNamed(
 function fileInputs(input: unknown, target: string | undefined): string[] {
   const out: string[] = target ? [target] : [];
   if (isRecord(input)) {
-    for (const k of ["paths", "file_paths", "files"]) {
+    for (const k of PATH_LIST_KEYS) {
       const v = input[k];
       if (Array.isArray(v)) { for (const x of v) if (typeof x === "string" && x) out.push(x); }
     }
@@ -266,7 +265,7 @@ function scopeInputs(input: unknown, target: string | undefined): string[] {
 
 function patternInput(input: unknown): string | undefined {
   if (!isRecord(input)) return undefined;
-  for (const k of PATTERN_KEYS) {
+  for (const k of QUERY_KEYS) {
     const v = str(input[k]);
     if (v) return v;
   }
@@ -371,7 +370,7 @@ export function opFacts(
   }
 
   // exec: what the command line's words show.
-  const command = commandOf(input);
+  const command = commandLine(input);
   const effects = command ? shellEffects(command, cwd ?? ".") : [];
   const reads = effects.filter((e) => e.role === "read");
   const searches = effects.filter((e) => e.role === "search" || e.role === "list");

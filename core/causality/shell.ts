@@ -4,6 +4,7 @@
  * `mv`, `cp`, `touch`, `sed -i`, `tee` and `>` redirections change files. A command whose
  * effect the words do not show (a script, a build) claims nothing: never a guess.
  */
+import { parseShell, type ShellWord } from "../security/mod.ts";
 import { normalizePath } from "./paths.ts";
 
 export type ShellRole = "read" | "search" | "list" | "change";
@@ -35,181 +36,44 @@ interface SimpleCommand {
   redirects: Redirect[];
   /** The body of a here-document fed to this command, and whether it is taken literally. */
   heredoc?: { body: string; literal: boolean };
-  /** The operator that joined this command to the previous one. */
-  joiner: "" | "&&" | "||" | ";" | "|" | "&";
 }
 
 /** Longest command line read; the rest of a longer one is ignored. */
 const MAX_COMMAND = 64 * 1024;
 
-/** Splits a command line into simple commands (quotes, escapes, operators, here-documents). */
+/** A word whose text the line does not fix (`$1`, `$(...)`): never a file name. */
+const UNKNOWN = "\u0000";
+
+const REDIRECTS: Record<string, Redirect["op"]> = {
+  "<": "<",
+  ">": ">",
+  ">|": ">",
+  "&>": ">",
+  ">>": ">>",
+  "&>>": ">>",
+};
+
+/**
+ * The simple commands of a command line, in order, from the shell lexer the guard uses
+ * (core/security/shell_words.ts): substitutions and subshells flattened, quotes removed,
+ * variables unknown.
+ */
 export function splitCommands(line: string): SimpleCommand[] {
-  const src = line.length > MAX_COMMAND ? line.slice(0, MAX_COMMAND) : line;
-  const out: SimpleCommand[] = [];
-  let cur: SimpleCommand = { argv: [], redirects: [], joiner: "" };
-  let word: string | null = null;
-  let pendingRedirect: Redirect["op"] | null = null;
-  let pendingHeredoc: { delim: string; literal: boolean; strip: boolean } | null = null;
-  const heredocs: { cmd: SimpleCommand; delim: string; literal: boolean; strip: boolean }[] = [];
-
-  const endWord = () => {
-    if (word === null) return;
-    if (pendingHeredoc) {
-      heredocs.push({ cmd: cur, ...pendingHeredoc, delim: word });
-      pendingHeredoc = null;
-    } else if (pendingRedirect) {
-      cur.redirects.push({ op: pendingRedirect, target: word });
-      pendingRedirect = null;
-    } else cur.argv.push(word);
-    word = null;
-  };
-  const endCommand = (joiner: SimpleCommand["joiner"]) => {
-    endWord();
-    if (cur.argv.length || cur.redirects.length) out.push(cur);
-    cur = { argv: [], redirects: [], joiner };
-  };
-
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i];
-    if (c === "\n") {
-      endCommand(";");
-      // Here-document bodies follow the line that opened them.
-      for (const h of heredocs.splice(0)) {
-        const body: string[] = [];
-        let j = i + 1;
-        while (j <= src.length) {
-          const nl = src.indexOf("\n", j);
-          const raw = src.slice(j, nl < 0 ? src.length : nl);
-          const l = h.strip ? raw.replace(/^\t+/, "") : raw;
-          j = nl < 0 ? src.length + 1 : nl + 1;
-          if (l === h.delim) break;
-          body.push(l);
-        }
-        h.cmd.heredoc = { body: body.length ? body.join("\n") + "\n" : "", literal: h.literal };
-        i = j - 1;
+  return parseShell(line.length > MAX_COMMAND ? line.slice(0, MAX_COMMAND) : line).commands.map(
+    (c) => {
+      const word = (w: ShellWord) => (w.unresolved ? UNKNOWN : w.text);
+      const redirects: Redirect[] = [];
+      for (const r of c.redirects) {
+        const op = REDIRECTS[r.op];
+        if (op) redirects.push({ op, target: word(r.target) });
       }
-      i++;
-      continue;
-    }
-    if (c === " " || c === "\t") {
-      endWord();
-      i++;
-      continue;
-    }
-    if (c === "#" && word === null) {
-      while (i < src.length && src[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "'") {
-      const end = src.indexOf("'", i + 1);
-      const stop = end < 0 ? src.length : end;
-      word = (word ?? "") + src.slice(i + 1, stop);
-      if (pendingHeredoc) pendingHeredoc.literal = true;
-      i = stop + 1;
-      continue;
-    }
-    if (c === '"') {
-      let j = i + 1;
-      let s = "";
-      while (j < src.length && src[j] !== '"') {
-        if (src[j] === "\\" && j + 1 < src.length && '"\\$`\n'.includes(src[j + 1])) {
-          s += src[j + 1];
-          j += 2;
-        } else s += src[j++];
-      }
-      word = (word ?? "") + s;
-      if (pendingHeredoc) pendingHeredoc.literal = true;
-      i = j + 1;
-      continue;
-    }
-    if (c === "\\") {
-      if (src[i + 1] === "\n") i += 2;
-      else {
-        word = (word ?? "") + (src[i + 1] ?? "");
-        i += 2;
-      }
-      continue;
-    }
-    if (c === "$" && src[i + 1] === "(") {
-      // A command substitution stays one opaque word.
-      let depth = 0;
-      let j = i + 1;
-      for (; j < src.length; j++) {
-        if (src[j] === "(") depth++;
-        else if (src[j] === ")" && --depth === 0) break;
-      }
-      word = (word ?? "") + src.slice(i, j + 1);
-      i = j + 1;
-      continue;
-    }
-    if (c === "`") {
-      const end = src.indexOf("`", i + 1);
-      const stop = end < 0 ? src.length : end;
-      word = (word ?? "") + src.slice(i, stop + 1);
-      i = stop + 1;
-      continue;
-    }
-    const two = src.slice(i, i + 2);
-    if (two === "&&" || two === "||") {
-      endCommand(two);
-      i += 2;
-      continue;
-    }
-    if (c === ";" || c === "|" || c === "(" || c === ")" || (c === "&" && src[i + 1] !== ">")) {
-      endCommand(c === "|" ? "|" : c === "&" ? "&" : ";");
-      i++;
-      continue;
-    }
-    if (c === "<" && src[i + 1] === "<") {
-      endWord();
-      if (src[i + 2] === "<") { // a here-string: its word is data, not a file
-        i += 3;
-        pendingRedirect = null;
-        word = null;
-        while (src[i] === " ") i++;
-        const m = /^('[^']*'|"[^"]*"|\S+)/.exec(src.slice(i));
-        i += m ? m[0].length : 0;
-        continue;
-      }
-      const strip = src[i + 2] === "-";
-      i += strip ? 3 : 2;
-      while (src[i] === " ") i++;
-      pendingHeredoc = { delim: "", literal: false, strip };
-      continue;
-    }
-    if (c === ">" || c === "<" || (/[0-9]/.test(c) && (src[i + 1] === ">")) || two === "&>") {
-      // A word made only of digits right before ">" is a file descriptor.
-      if (c !== ">" && c !== "<" && c !== "&") {
-        if (word !== null) {
-          word += c;
-          i++;
-          continue;
-        }
-        i++;
-      }
-      if (src[i] === "&") i++;
-      endWord();
-      let op: Redirect["op"] = src[i] === "<" ? "<" : ">";
-      i++;
-      if (op === ">" && src[i] === ">") {
-        op = ">>";
-        i++;
-      }
-      if (src[i] === "|") i++;
-      if (src[i] === "&") { // >&2, 2>&1: a descriptor, not a file
-        i++;
-        while (/[0-9-]/.test(src[i] ?? "")) i++;
-        continue;
-      }
-      pendingRedirect = op;
-      continue;
-    }
-    word = (word ?? "") + c;
-    i++;
-  }
-  endCommand(";");
-  return out;
+      return {
+        argv: c.words.map(word),
+        redirects,
+        ...(c.heredoc ? { heredoc: { body: c.heredoc.body, literal: !c.heredoc.expand } } : {}),
+      };
+    },
+  );
 }
 
 /** Programs that run the rest of their words as a command. */
@@ -318,8 +182,8 @@ function operands(program: string, args: string[]): { positional: string[]; opti
 }
 
 function isFileWord(w: string): boolean {
-  return w !== "" && w !== "-" && !w.startsWith("$(") && !w.startsWith("`") &&
-    !/^\/dev\//.test(w) && !/^[a-z]+:\/\//i.test(w);
+  return w !== "" && w !== "-" && !w.includes(UNKNOWN) && !/^\/dev\//.test(w) &&
+    !/^[a-z]+:\/\//i.test(w);
 }
 
 /** The value of `-e PAT` / `--regexp=PAT` / `--name PAT` style options. */
@@ -601,7 +465,7 @@ export function shellEffects(line: string, cwd: string, options: ShellOptions = 
   for (const cmd of splitCommands(line)) {
     if (cmd.argv[0] === "cd" || cmd.argv[0] === "pushd") {
       const to = cmd.argv[1];
-      if (to && to !== "-" && !to.startsWith("$")) dir = normalizePath(to, dir);
+      if (to && to !== "-" && !to.includes(UNKNOWN)) dir = normalizePath(to, dir);
       continue;
     }
     out.push(...effectsOf(cmd, dir, options.depth ?? 0));

@@ -203,7 +203,7 @@ export const PATH_LIST_KEYS: readonly string[] = [
 export const COMMAND_KEYS: readonly string[] = ["command", "cmd", "script"];
 
 /** Input keys that hold a search pattern or query. */
-export const QUERY_KEYS: readonly string[] = ["pattern", "query"];
+export const QUERY_KEYS: readonly string[] = ["pattern", "query", "glob_pattern"];
 
 /** Input keys that hold a URL. */
 export const URL_KEYS: readonly string[] = ["url"];

@@ -29,6 +29,8 @@ export interface ShellRedirect {
 export interface SimpleCommand {
   words: ShellWord[];
   redirects: ShellRedirect[];
+  /** The body of a here-document fed to it, and whether the shell expands it (unquoted delimiter). */
+  heredoc?: { body: string; expand: boolean };
 }
 
 export interface ShellParse {
@@ -59,7 +61,7 @@ class Lexer {
   private unresolved = false;
   private started = false;
   private redirect: string | null = null;
-  private heredocs: { delim: string; expand: boolean; strip: boolean }[] = [];
+  private heredocs: { delim: string; expand: boolean; strip: boolean; cmd: SimpleCommand }[] = [];
   pos = 0;
 
   constructor(
@@ -90,7 +92,12 @@ class Lexer {
       const op = this.redirect;
       this.redirect = null;
       if (op === "<<" || op === "<<-") {
-        this.heredocs.push({ delim: word.text, expand: !this.quotedDelim, strip: op === "<<-" });
+        this.heredocs.push({
+          delim: word.text,
+          expand: !this.quotedDelim,
+          strip: op === "<<-",
+          cmd: this.cmd,
+        });
       } else this.cmd.redirects.push({ op, target: word });
     } else this.cmd.words.push(word);
     this.text = this.glob = "";
@@ -232,14 +239,18 @@ class Lexer {
   private heredocBodies(i: number): number {
     const s = this.src;
     for (const doc of this.heredocs) {
+      const body: string[] = [];
       for (;;) {
         if (i >= s.length) break;
         const nl = s.indexOf("\n", i);
         const line = s.slice(i, nl < 0 ? s.length : nl);
         i = nl < 0 ? s.length : nl + 1;
-        if ((doc.strip ? line.replace(/^\t+/, "") : line) === doc.delim) break;
+        const text = doc.strip ? line.replace(/^\t+/, "") : line;
+        if (text === doc.delim) break;
+        body.push(text);
         if (doc.expand) this.bodyLine(line);
       }
+      doc.cmd.heredoc = { body: body.length ? body.join("\n") + "\n" : "", expand: doc.expand };
     }
     this.heredocs = [];
     return i;

@@ -5,7 +5,7 @@
  * time. Uses the git engine; never runs git itself.
  */
 import {
-  commandOf,
+  commandLine,
   normalizePath,
   parseInput,
   type PayloadReader,
@@ -36,7 +36,7 @@ export function gitSteps(session: CanonicalSession, read: PayloadReader): GitSte
   for (const t of session.timeline) {
     const op = session.operations[t.op];
     if (op.kind !== "exec") continue;
-    const command = commandOf(parseInput(read(op.request, 64 * 1024)));
+    const command = commandLine(parseInput(read(op.request, 64 * 1024)));
     if (!command || !COMMITTING.test(command)) continue;
     const text = resultText(read(op.response, 64 * 1024));
     out.push({

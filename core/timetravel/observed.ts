@@ -5,7 +5,13 @@
  * is left out. These observations let time travel rebuild files without a repository, and
  * check the rebuilt text where it has one.
  */
-import { commandOf, type OpFacts, parseInput, resultText, shellEffects } from "../causality/mod.ts";
+import {
+  commandLine,
+  type OpFacts,
+  parseInput,
+  resultText,
+  shellEffects,
+} from "../causality/mod.ts";
 import type { Operation } from "../model/mod.ts";
 
 export interface Observation {
@@ -91,7 +97,7 @@ export function observe(
   }
   if (op.kind === "exec") {
     // One command that prints one whole file: `cat f`, or `sed -n '1,Np' f` that printed fewer.
-    const command = commandOf(input);
+    const command = commandLine(input);
     if (!command) return null;
     const effects = shellEffects(command, facts.cwd ?? ".");
     if (effects.length !== 1 || effects[0].role !== "read" || effects[0].paths.length !== 1) {

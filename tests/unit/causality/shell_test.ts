@@ -173,7 +173,11 @@ Deno.test("shellEffects() reads what each command's words show", async (t) => {
       line: "grep 'a;b' f",
       expected: [["search", ["/p/f"], "a;b"]],
     },
-    { name: "a command substitution is one word", line: "cat $(ls *.md)", expected: [] },
+    {
+      name: "a command substitution runs as its own command; its output is no file name",
+      line: "cat $(ls *.md)",
+      expected: [["list", ["/p/*.md"]]],
+    },
     {
       name: "a here-string is data, not a file",
       line: "grep x <<< 'f.txt'",
