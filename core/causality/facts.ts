@@ -75,6 +75,7 @@ export interface FactsOptions {
 const SCOPE_KEYS = [...FOLDER_KEYS, "path"];
 /** Keys naming the folder a shell step ran in. */
 const CWD_KEYS = ["workdir", "cwd", "working_directory", "directory"];
+/** Tools whose result lists bare entry names of the one folder they were given. */
 const LIST_TOOLS = new Set([
   "ls",
   "list",
