@@ -4,6 +4,7 @@
  * whether it applied where the recording says it did (or failed where it failed).
  */
 import { exitCodeOf } from "../analytics/error_heuristic.ts";
+import { exitCodeInText } from "../model/mod.ts";
 
 /** What the recording says a shell step did. */
 export interface RecordedRun {
@@ -37,13 +38,14 @@ export function plainResult(text: string): string {
   return text;
 }
 
-const EXTRA_EXIT = [/\bExit Code: (-?\d+)/, /"exitCode(?:V2)?"\s*:\s*(-?\d+)/];
+/** Cursor's shell results carry their exit code as a JSON field. */
+const EXTRA_EXIT = [/"exitCode(?:V2)?"\s*:\s*(-?\d+)/];
 const TRUNCATED =
   /truncated|Output too large|Preview \(first|Full output saved to|original token count/i;
 
 export function recordedRun(isError: boolean | null, text: string | null): RecordedRun {
   const plain = text === null ? "" : plainResult(text);
-  let code = exitCodeOf(plain);
+  let code = exitCodeOf(plain) ?? (text === null ? null : exitCodeInText(text) ?? null);
   if (code === null && text !== null) {
     for (const re of EXTRA_EXIT) {
       const m = re.exec(text.slice(0, 100_000)) ?? re.exec(plain.slice(-2000));

@@ -5,7 +5,15 @@
  * target, completeness, replay attributes, and the request payload's fields.
  */
 import { normalizePath, relativeInside } from "../git/mod.ts";
-import type { CanonicalSession, Operation, PayloadRef, ReplayBlocker } from "../model/mod.ts";
+import {
+  type CanonicalSession,
+  COMMAND_KEYS,
+  FILE_KEYS,
+  FOLDER_KEYS,
+  type Operation,
+  type PayloadRef,
+  type ReplayBlocker,
+} from "../model/mod.ts";
 import { parsePatch, type PatchSection, type Replacement } from "./edits.ts";
 
 export type StepKind = "write" | "edit" | "delete" | "exec";
@@ -96,14 +104,6 @@ function str(o: Json, ...keys: string[]): string | undefined {
   return undefined;
 }
 
-const PATH_KEYS = [
-  "file_path",
-  "filePath",
-  "path",
-  "absolute_path",
-  "target_file",
-  "notebook_path",
-];
 const CONTENT_KEYS = ["content", "contents", "file_text", "text"];
 const DELETE_TOOLS = new Set(["delete_file", "delete", "deletefile", "remove_file"]);
 
@@ -189,7 +189,7 @@ function fileStep(
 ): Pick<PlanStep, "kind" | "target" | "path" | "action"> & { problem?: string; outside?: string } {
   const o = input && typeof input === "object" && !Array.isArray(input) ? input as Json : {};
   const patch = patchText(input);
-  let target = op.target ?? str(o, ...PATH_KEYS) ?? null;
+  let target = op.target ?? str(o, ...FILE_KEYS) ?? null;
   let action: FileAction | undefined;
   let kind: StepKind = op.kind === "write" ? "write" : "edit";
   let problem: string | undefined;
@@ -227,8 +227,8 @@ function commandOf(input: unknown): { command?: string | string[]; workdir?: str
   if (typeof input === "string") return { command: input };
   if (!input || typeof input !== "object") return {};
   const o = input as Json;
-  const c = o.command ?? o.cmd;
-  const workdir = str(o, "workdir", "cwd", "dir_path", "directory");
+  const c = COMMAND_KEYS.map((k) => o[k]).find((v) => v !== undefined);
+  const workdir = str(o, "workdir", "cwd", ...FOLDER_KEYS);
   if (typeof c === "string") return { command: c, workdir };
   if (Array.isArray(c) && c.length && c.every((x) => typeof x === "string")) {
     return { command: c as string[], workdir };

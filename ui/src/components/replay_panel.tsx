@@ -7,6 +7,7 @@
 import { computed, signal, useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
+import type { Preview } from "../../../core/replay/replay.ts";
 import { api } from "../api.ts";
 
 interface StepView {
@@ -34,17 +35,6 @@ interface ReplayView {
   shell: { ok: boolean; detail: string };
   steps: StepView[];
   divergences: number;
-}
-
-interface Preview {
-  applies?: boolean;
-  reason?: string;
-  lines?: number[];
-  diff?: string;
-  command?: string;
-  workdir?: string;
-  isolation?: string;
-  blocked?: string;
 }
 
 interface FinalView {
