@@ -23,6 +23,7 @@ import {
   type PreparedUnit,
 } from "./prepare.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
+import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
 import type { SourceRow } from "./types.ts";
 
 /** The import pipeline that wrote a recording: Chronicle's own version. */
@@ -349,6 +350,7 @@ function refreshAggregates(sql: Sql, sessionId: string): void {
          ORDER BY ${OP_ORDER} LIMIT 1)
      WHERE id = ?1`,
   ).run(sessionId);
+  refreshSessionStats(sql, sessionId);
   const gone = sql.stmt(
     "SELECT count(*) AS n FROM operations WHERE session_id = ?",
   ).get(sessionId) as { n: number };
@@ -359,6 +361,7 @@ function refreshAggregates(sql: Sql, sessionId: string): void {
 }
 
 function deleteSession(sql: Sql, id: string): void {
+  dropSessionStats(sql, id);
   for (
     const t of ["operations", "connections", "usage", "session_issues", "loss_windows", "epochs"]
   ) sql.stmt(`DELETE FROM ${t} WHERE session_id = ?`).run(id);

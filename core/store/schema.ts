@@ -3,12 +3,16 @@
  * is recorded in `migrations`. Never edit a shipped migration: add the next one.
  */
 
+import { STATS_MIGRATION } from "./stats_rollup.ts";
+
 export interface Migration {
   version: number;
   name: string;
   sql: string;
   /** After the SQL: index every stored operation for search again. */
   reindex?: boolean;
+  /** After the SQL: recompute every session's statistics (see stats_rollup.ts). */
+  restat?: boolean;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -232,5 +236,13 @@ CREATE VIRTUAL TABLE operations_fts USING fts5(
 INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
 `,
     reindex: true,
+  },
+  {
+    version: 7,
+    name: "statistics kept up to date at import",
+    // Per-session counts and their sums per agent and project (stats_rollup.ts), so the
+    // analytics page reads a few thousand rows instead of every operation.
+    sql: STATS_MIGRATION,
+    restat: true,
   },
 ];

@@ -49,7 +49,7 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
     sql.db.prepare(query).all(...params) as SqlRow[];
 
   const kinds = all(
-    `SELECT o.kind AS kind, count(*) AS count ${from} ${w.sql} GROUP BY o.kind ORDER BY count DESC`,
+    `SELECT o.kind AS kind, count(*) AS count ${from} ${w.sql} GROUP BY o.kind ORDER BY count DESC, o.kind`,
   ).map((r) => ({ kind: String(r.kind), count: num(r.count) }));
 
   const [totals] = all(
@@ -84,7 +84,7 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
     `SELECT u.model AS model, sum(u.input) AS input, sum(u.output) AS output,
        sum(u.cache_read) AS cache_read, sum(u.cache_write) AS cache_write
      FROM usage u JOIN sessions s ON s.id = u.session_id ${sw.sql}
-     GROUP BY u.model ORDER BY output + input DESC`,
+     GROUP BY u.model ORDER BY sum(u.output) + sum(u.input) DESC, u.model`,
     sw.params,
   ).map((r) => ({
     model: String(r.model),

@@ -31,6 +31,7 @@ import { RuleTable } from "./rule_table.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { Search } from "./search.ts";
 import { computeStats } from "./stats.ts";
+import { refreshSessionStats, rollupAnswers, rollupStats } from "./stats_rollup.ts";
 import type {
   LocatedOp,
   ProjectSummary,
@@ -139,6 +140,10 @@ export class ChronicleStore {
       this.transaction(() => {
         this.db.exec(m.sql);
         if (m.reindex) this.reindexSearch();
+        if (m.restat) {
+          const ids = this.db.prepare("SELECT id FROM sessions").all() as { id: string }[];
+          for (const { id } of ids) refreshSessionStats(this.sql, id);
+        }
         this.db.prepare("INSERT INTO migrations VALUES (?, ?, ?)").run(
           m.version,
           m.name,
@@ -350,9 +355,16 @@ export class ChronicleStore {
     return this.searcher.search(q, f);
   }
 
-  /** Tools, kinds, activity, errors, tokens and files of the operations `filter` selects. */
-  stats(filter: StatsFilter = {}): Stats {
-    return computeStats(this.sql, filter);
+  /**
+   * Tools, kinds, activity, errors, tokens and files of the operations `filter` selects: from
+   * the statistics kept at import for all sessions or an agent's or project's, from the
+   * operations themselves for a date range or one session. `fromOperations` always reads the
+   * operations (a check of the kept statistics, as a doctor would run).
+   */
+  stats(filter: StatsFilter = {}, options: { fromOperations?: boolean } = {}): Stats {
+    return rollupAnswers(filter) && !options.fromOperations
+      ? rollupStats(this.sql, filter)
+      : computeStats(this.sql, filter);
   }
 
   projects(): ProjectSummary[] {

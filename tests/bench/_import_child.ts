@@ -9,11 +9,22 @@ import { createWorkerRunner } from "../../runtime/worker_runner.ts";
 import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
 import { runImport } from "../../cli/import.ts";
 import type { CliIo } from "../../cli/io.ts";
+import { dbOf } from "../_helpers/store_db.ts";
 
 function peakRssMb(): number {
   const status = Deno.readTextFileSync("/proc/self/status");
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+/** Bytes of every file under `dir` (the store: database, WAL, packs). */
+function bytesUnder(dir: string): number {
+  let n = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    const p = `${dir}/${e.name}`;
+    n += e.isDirectory ? bytesUnder(p) : Deno.statSync(p).size;
+  }
+  return n;
 }
 
 async function files(dir: string): Promise<string[]> {
@@ -61,8 +72,30 @@ if (mode === "bare") {
   const t0 = performance.now();
   const summary = await runImport(store, io, { tempRoot: `${b}/tmp`, sources: [source] });
   const seconds = (performance.now() - t0) / 1000;
+  const peak = peakRssMb();
   store.close();
-  console.log(JSON.stringify({ seconds, summary, peak_rss_mb: peakRssMb() }));
+  // The analytics page's first view, on the store as the server would open it.
+  const again = ChronicleStore.open(`${b}/chronicle.db`, { packs: createPackFiles(packDir(b)) });
+  const t1 = performance.now();
+  again.stats();
+  const analyticsMs = performance.now() - t1;
+  const t2 = performance.now();
+  const search = again.search("error");
+  const searchMs = performance.now() - t2;
+  const indexBytes = (dbOf(again).prepare(
+    "SELECT sum(pgsize) AS n FROM dbstat WHERE name LIKE 'operations_fts%'",
+  ).get() as { n: number }).n;
+  again.close();
+  console.log(JSON.stringify({
+    seconds,
+    summary,
+    peak_rss_mb: peak,
+    store_bytes: bytesUnder(b),
+    index_bytes: indexBytes,
+    analytics_first_ms: analyticsMs,
+    search_ms: searchMs,
+    search_total: search.total,
+  }));
 } else if (mode === "incremental") {
   // What the server's background importer does: one live worker, a re-import with nothing
   // changed, then one appended line. Args: HOME DATA FILE-TO-APPEND-TO.

@@ -22,6 +22,10 @@ interface ImportRun {
   seconds: number;
   peak_rss_mb: number;
   summary: { sessions: number; operations: number };
+  store_bytes: number;
+  index_bytes: number;
+  analytics_first_ms: number;
+  search_ms: number;
 }
 
 function medianBy<T>(xs: T[], key: (x: T) => number): T {
@@ -130,6 +134,21 @@ try {
       "peak RSS, cold import",
       `${cold.peak_rss_mb} MB, highest of the rounds (target < 300 MB; bare loop ${bare.peak_rss_mb} MB)`,
     ],
+    ["seconds per GB", `${(cold.seconds / (bare.bytes / 2 ** 30)).toFixed(1)} s (cold import)`],
+    ["fully indexed", `${cold.seconds.toFixed(2)} s (the index is built during the import)`],
+    [
+      "store size / log size",
+      `${(cold.store_bytes / bare.bytes).toFixed(2)}x (${
+        (cold.store_bytes / 2 ** 20).toFixed(0)
+      } MB; ` +
+      `search index ${(cold.index_bytes / 2 ** 20).toFixed(0)} MB; target <= 0.4x)`,
+    ],
+    [
+      "analytics first view",
+      `${cold.analytics_first_ms.toFixed(1)} ms (target < 100 ms); one search ${
+        cold.search_ms.toFixed(1)
+      } ms`,
+    ],
   ];
   for (const [k, v] of rows) console.log(`${k.padEnd(26)} ${v}`);
 
@@ -162,6 +181,12 @@ try {
       `${codexCold.seconds.toFixed(2)} s (${(codexMb / codexCold.seconds).toFixed(0)} MB/s), ${
         (codexCold.seconds / codexBare.seconds).toFixed(2)
       }x bare, peak RSS ${codexCold.peak_rss_mb} MB`,
+    ],
+    [
+      "codex store / log size",
+      `${(codexCold.store_bytes / codexBare.bytes).toFixed(2)}x; analytics first view ${
+        codexCold.analytics_first_ms.toFixed(1)
+      } ms`,
     ],
   ];
   for (const [k, v] of codexRows) console.log(`${k.padEnd(26)} ${v}`);

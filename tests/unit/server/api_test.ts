@@ -1,7 +1,7 @@
 /** The JSON API on real-client fixtures: lists, filters, paging, search, analytics, payloads. */
-import { dbOf } from "../../_helpers/store_db.ts";
 import assert from "node:assert/strict";
 import { isErrorResult } from "../../../core/analytics/mod.ts";
+import { prepareUnit } from "../../../core/store/mod.ts";
 import { SOURCE_IDS } from "../../../core/sources/registry.ts";
 import type { TimelineRow } from "../../../server/routes/sessions.ts";
 import { assertApiError, call, callJson, fixtureStore, realClients, testApp } from "./_helpers.ts";
@@ -215,7 +215,7 @@ Deno.test("GET /api/analytics counts per project and overall", async () => {
   assert.ok(one.errors <= all.errors);
 });
 
-Deno.test("GET /api/search ranks hits with highlighted snippets and honours filters", async () => {
+Deno.test("GET /api/search returns hits with highlighted snippets and honours filters", async () => {
   const body = await callJson<Json>(app, "GET", "/api/search?q=summary");
   assert.ok(body.total >= 1);
   const hit = body.hits[0];
@@ -283,12 +283,42 @@ Deno.test("analytics are recomputed after the store changes", async () => {
   const before = await callJson<Json>(app, "GET", "/api/analytics");
   const again = await callJson<Json>(app, "GET", "/api/analytics");
   assert.deepEqual(again, before);
-  dbOf(store).exec("UPDATE sessions SET source = source"); // a write the cache must notice
-  dbOf(store).exec(
-    `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write)
-     VALUES ('${subagentId}', 'bench-extra', 'f', 'test-model', 5, 7, 0, 0)`,
-  );
+  // A pass over one more file of a session, with one model response, then that file gone.
+  const unit = {
+    source: "claude-code" as const,
+    path: "/extra.jsonl",
+    kind: "jsonl" as const,
+    rank: 1,
+  };
+  const pass = (usage: boolean) =>
+    prepareUnit({
+      mode: "full",
+      deltas: usage
+        ? [{
+          session_id: subagentId,
+          file: unit.path,
+          primary: false,
+          info: { id: subagentId, native_id: subagentId.split(":")[1], source: "claude-code" },
+          connections: [],
+          operations: [],
+          usage: [{
+            key: "bench-extra",
+            model: "test-model",
+            usage: { input: 5, output: 7, cache_read: 0, cache_write: 0 },
+          }],
+          loss_windows: [],
+          issues: [],
+        }]
+        : [],
+      checkpoint: null,
+      state: null,
+      issues: [],
+      payloads: new Map(),
+      bytesRead: 0,
+    });
+  store.applyUnit(unit, pass(true), 0);
   const after = await callJson<Json>(app, "GET", "/api/analytics");
   assert.ok(after.tokens.some((t: Json) => t.model === "test-model" && t.output === 7));
-  dbOf(store).exec("DELETE FROM usage WHERE key = 'bench-extra'");
+  store.applyUnit(unit, pass(false), 1);
+  assert.deepEqual(await callJson<Json>(app, "GET", "/api/analytics"), before);
 });

@@ -1,0 +1,180 @@
+/**
+ * Statistics kept up to date at import (migration 7), so the analytics page answers from a few
+ * thousand rows whatever the history's size:
+ * - `session_stats`: each session's counts by dimension (`kind`, `tool`, `day`, `file`,
+ *   `model`, and one `span` row with its operation count and first and last time), recomputed
+ *   for the sessions a unit touched, from their own rows only;
+ * - `stats_rollup`: the same counts summed per agent and project: a session's old rows are
+ *   taken out (under the project they were added with) and its new ones added.
+ * Date-bounded and one-session statistics are computed from the operations directly (stats.ts).
+ */
+import type { Stats, StatsFilter } from "../analytics/stats.ts";
+import type { Sql, SqlRow } from "./_sql.ts";
+
+/** A session's rows, as computed from its operations and usage. */
+const SESSION_ROWS = `
+SELECT 'span' AS dim, '' AS key, NULL AS kind, count(*) AS n, 0 AS errors, 0 AS reads,
+    0 AS writes, 0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, min(ts_ms) AS min_ts,
+    max(ts_ms) AS max_ts
+  FROM operations WHERE session_id = ?1
+UNION ALL SELECT 'kind', kind, NULL, count(*), 0, 0, 0, 0, 0, 0, 0, NULL, NULL
+  FROM operations WHERE session_id = ?1 GROUP BY kind
+UNION ALL SELECT 'tool', tool, max(kind), count(*), coalesce(sum(is_error = 1), 0), 0, 0, 0, 0, 0, 0, NULL, NULL
+  FROM operations WHERE session_id = ?1 AND tool IS NOT NULL GROUP BY tool
+UNION ALL SELECT 'day', date(ts_ms / 1000, 'unixepoch'), NULL, count(*),
+    coalesce(sum(is_error = 1 AND tool IS NOT NULL), 0), 0, 0, 0, 0, 0, 0, NULL, NULL
+  FROM operations WHERE session_id = ?1 AND ts_ms IS NOT NULL GROUP BY 2
+UNION ALL SELECT 'file', target, NULL, count(*), 0, sum(effect = 'fs_read'),
+    sum(effect = 'fs_write'), 0, 0, 0, 0, NULL, NULL
+  FROM operations WHERE session_id = ?1 AND target IS NOT NULL
+    AND effect IN ('fs_read', 'fs_write') GROUP BY target
+UNION ALL SELECT 'model', model, NULL, count(*), 0, 0, 0, coalesce(sum(input), 0),
+    coalesce(sum(output), 0), coalesce(sum(cache_read), 0), coalesce(sum(cache_write), 0),
+    NULL, NULL
+  FROM usage WHERE session_id = ?1 GROUP BY model`;
+
+const COLS = "dim, key, kind, n, errors, reads, writes, input, output, cache_read, cache_write";
+
+/** Adds (`sign` 1) or takes out (-1) a session's stored rows to or from the rollup. */
+const ROLL = (sign: 1 | -1) =>
+  `INSERT INTO stats_rollup (source, project, ${COLS}, sessions)
+   SELECT source, coalesce(project, ''), dim, key, kind, ${sign} * n, ${sign} * errors,
+     ${sign} * reads, ${sign} * writes, ${sign} * input, ${sign} * output,
+     ${sign} * cache_read, ${sign} * cache_write, ${sign}
+   FROM session_stats WHERE session_id = ? AND dim <> 'span'
+   ON CONFLICT (source, project, dim, key) DO UPDATE SET
+     kind = coalesce(excluded.kind, kind), n = n + excluded.n, errors = errors + excluded.errors,
+     reads = reads + excluded.reads, writes = writes + excluded.writes,
+     input = input + excluded.input, output = output + excluded.output,
+     cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
+     sessions = sessions + excluded.sessions`;
+
+/** Recomputes a session's statistics and moves its share of the rollup to match. */
+export function refreshSessionStats(sql: Sql, sessionId: string): void {
+  sql.stmt(ROLL(-1)).run(sessionId);
+  sql.stmt("DELETE FROM session_stats WHERE session_id = ?").run(sessionId);
+  sql.stmt(
+    `INSERT INTO session_stats (session_id, source, project, ${COLS}, min_ts, max_ts)
+     SELECT s.id, s.source, s.project_path, r.* FROM sessions s, (${SESSION_ROWS}) r
+     WHERE s.id = ?1 AND r.n > 0`,
+  ).run(sessionId);
+  sql.stmt(ROLL(1)).run(sessionId);
+}
+
+/** Takes a session's statistics out, before the session itself goes. */
+export function dropSessionStats(sql: Sql, sessionId: string): void {
+  sql.stmt(ROLL(-1)).run(sessionId);
+  sql.stmt("DELETE FROM session_stats WHERE session_id = ?").run(sessionId);
+}
+
+/** Whether the rollup answers this filter (no dates, no single session). */
+export function rollupAnswers(f: StatsFilter): boolean {
+  return f.session_id === undefined && !f.from && !f.to;
+}
+
+const num = (v: unknown): number => (typeof v === "number" ? v : Number(v ?? 0));
+
+/** Statistics of all sessions, or of one agent's and/or one project's, from the rollup. */
+export function rollupStats(sql: Sql, f: StatsFilter): Stats {
+  const scope: string[] = [];
+  const params: string[] = [];
+  if (f.source !== undefined) (scope.push("source = ?"), params.push(f.source));
+  if (f.project !== undefined) (scope.push("project = ?"), params.push(f.project));
+  const where = (dim: string) => `WHERE dim = '${dim}' ${scope.map((c) => `AND ${c}`).join(" ")}`;
+  const rows = (dim: string, select: string, rest = "") =>
+    sql.stmt(`SELECT ${select} FROM stats_rollup ${where(dim)} GROUP BY key ${rest}`)
+      .all(...params) as SqlRow[];
+  const span = sql.stmt(
+    `SELECT count(*) AS sessions, coalesce(sum(n), 0) AS ops, min(min_ts) AS first,
+       max(max_ts) AS last FROM session_stats ${where("span")}`,
+  ).get(...params) as SqlRow;
+  const tools = rows("tool", "key, max(kind) AS kind, sum(n) AS n, sum(errors) AS errors")
+    .filter((r) => num(r.n) > 0)
+    .map((r) => ({
+      tool: String(r.key),
+      kind: String(r.kind),
+      count: num(r.n),
+      errors: num(r.errors),
+    }))
+    .sort((a, b) => b.count - a.count || (a.tool < b.tool ? -1 : 1));
+  return {
+    sessions: num(span.sessions),
+    operations: num(span.ops),
+    kinds: rows("kind", "key, sum(n) AS n", "HAVING sum(n) > 0 ORDER BY sum(n) DESC, key")
+      .map((r) => ({ kind: String(r.key), count: num(r.n) })),
+    tools,
+    activity: rows(
+      "day",
+      "key, sum(n) AS n, sum(sessions) AS sessions, sum(errors) AS errors",
+      "HAVING sum(n) > 0 ORDER BY key",
+    ).map((r) => ({
+      day: String(r.key),
+      operations: num(r.n),
+      sessions: num(r.sessions),
+      errors: num(r.errors),
+    })),
+    errors: tools.reduce((n, t) => n + t.errors, 0),
+    tokens: rows(
+      "model",
+      `key, sum(input) AS input, sum(output) AS output, sum(cache_read) AS cache_read,
+       sum(cache_write) AS cache_write`,
+      "HAVING sum(n) > 0 ORDER BY sum(output) + sum(input) DESC, key",
+    ).map((r) => ({
+      model: String(r.key),
+      input: num(r.input),
+      output: num(r.output),
+      cache_read: num(r.cache_read),
+      cache_write: num(r.cache_write),
+    })),
+    files: rows(
+      "file",
+      "key, sum(reads) AS reads, sum(writes) AS writes",
+      "HAVING sum(n) > 0 ORDER BY sum(n) DESC, key LIMIT 200",
+    ).map((r) => ({ path: String(r.key), reads: num(r.reads), writes: num(r.writes) })),
+    first_ms: typeof span.first === "number" ? span.first : null,
+    last_ms: typeof span.last === "number" ? span.last : null,
+  };
+}
+
+/** Migration 7: the tables, filled from what is stored. */
+export const STATS_MIGRATION = `
+CREATE TABLE session_stats (
+  session_id TEXT NOT NULL,
+  source TEXT NOT NULL,
+  project TEXT,                    -- the session's project when these rows were added
+  dim TEXT NOT NULL,               -- span | kind | tool | day | file | model
+  key TEXT NOT NULL,
+  kind TEXT,                       -- a tool's operation kind
+  n INTEGER NOT NULL,              -- operations (usage rows for 'model')
+  errors INTEGER NOT NULL,         -- failed tool calls
+  reads INTEGER NOT NULL,
+  writes INTEGER NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  min_ts REAL,                     -- 'span' only
+  max_ts REAL,
+  PRIMARY KEY (session_id, dim, key)
+) WITHOUT ROWID;
+CREATE INDEX session_stats_scope ON session_stats(dim, source, project);
+
+CREATE TABLE stats_rollup (
+  source TEXT NOT NULL,
+  project TEXT NOT NULL,           -- '' for sessions without one
+  dim TEXT NOT NULL,
+  key TEXT NOT NULL,
+  kind TEXT,
+  n INTEGER NOT NULL,
+  errors INTEGER NOT NULL,
+  reads INTEGER NOT NULL,
+  writes INTEGER NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  sessions INTEGER NOT NULL,       -- sessions with this key (distinct sessions per day)
+  PRIMARY KEY (source, project, dim, key)
+) WITHOUT ROWID;
+CREATE INDEX stats_rollup_dim ON stats_rollup(dim, key);
+`;

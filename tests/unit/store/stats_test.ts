@@ -1,0 +1,82 @@
+/**
+ * The statistics kept at import answer exactly what counting the operations answers, after a
+ * first import, an append, a re-read that drops operations, and a migration from a store
+ * without them.
+ */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { dbOf } from "../../_helpers/store_db.ts";
+import type { ChronicleStore } from "../../../core/store/mod.ts";
+import { FIXTURES } from "../../_helpers/fixtures.ts";
+import { SOURCE_IDS } from "../../../core/sources/registry.ts";
+import { fixtureStore } from "../server/_helpers.ts";
+import { scratch } from "./_sessions.ts";
+
+function sameAsOperations(store: ChronicleStore, label: string) {
+  const filters = [{}, { source: "claude-code" }, { source: "codex" }, {
+    project: "/work/demo",
+  }, { project: "/nowhere" }];
+  for (const f of filters) {
+    const kept = store.stats(f);
+    const counted = store.stats(f, { fromOperations: true });
+    assertEquals(kept, counted, `${label} ${JSON.stringify(f)}`);
+  }
+}
+
+Deno.test("kept statistics match counted ones after an import, a re-read that drops operations and a new session", async () => {
+  await using s = await scratch();
+  await s.write("aaaaaaaa-1", ["ok", "Exit code 2\nboom", "fine"]);
+  await s.write("bbbbbbbb-2", ["one", "two"], "Read");
+  const store = s.open();
+  await s.run(store);
+  const first = store.stats();
+  assertEquals([first.sessions, first.errors], [2, 1]);
+  assert(first.tools.some((t) => t.tool === "Read" && t.count === 2));
+  sameAsOperations(store, "first import");
+  // Rewritten shorter (a re-read from zero drops operations), and a new session.
+  await s.write("aaaaaaaa-1", ["ok"]);
+  await s.write("cccccccc-3", ["Exit code 1\nfailed"]);
+  await s.run(store);
+  sameAsOperations(store, "after a re-read");
+  assertEquals(store.stats().sessions, 3);
+  store.close();
+});
+
+Deno.test("migration 7 fills the kept statistics of an existing store", async () => {
+  await using s = await scratch();
+  await s.write("aaaaaaaa-1", ["ok", "Exit code 2\nboom"]);
+  const store = s.open();
+  await s.run(store);
+  const before = store.stats();
+  dbOf(store).exec(`DELETE FROM session_stats; DELETE FROM stats_rollup;
+    DELETE FROM migrations WHERE version = 7; DROP TABLE session_stats; DROP TABLE stats_rollup;`);
+  store.close();
+  const after = s.open();
+  assertEquals(after.stats(), before);
+  sameAsOperations(after, "migrated");
+  after.close();
+});
+
+Deno.test("kept statistics match counted ones on every agent's real-client sessions", async () => {
+  const root = `${FIXTURES}/realclients`;
+  const scenarios: string[] = [];
+  for (const agent of Deno.readDirSync(root)) {
+    if (!agent.isDirectory) continue;
+    for (const s of Deno.readDirSync(`${root}/${agent.name}`)) {
+      if (s.isDirectory) scenarios.push(`${agent.name}/${s.name}`);
+    }
+  }
+  const store = await fixtureStore(scenarios.sort());
+  assert(store.stats().sessions >= 10, "the scenarios imported");
+  for (const source of [undefined, ...SOURCE_IDS]) {
+    const f = source ? { source } : {};
+    assertEquals(store.stats(f), store.stats(f, { fromOperations: true }), String(source));
+  }
+  for (const p of store.projects()) {
+    assertEquals(
+      store.stats({ project: p.path }),
+      store.stats({ project: p.path }, { fromOperations: true }),
+      p.path,
+    );
+  }
+  store.close();
+});
