@@ -185,3 +185,30 @@ Deno.test("replay keeps every attack inside the sandbox and changes nothing outs
     await Deno.remove(r.sandbox, { recursive: true });
   }
 });
+
+Deno.test("the jail kills a command at its timeout and caps its output", async () => {
+  const sandbox = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-jail-" }));
+  const { createBwrapShell } = await import("../../../runtime/bwrap.ts");
+  const { denoProcessRunner } = await import("../../../runtime/process_runner.ts");
+  const jail = createBwrapShell(denoProcessRunner, { timeoutMs: 500, maxOutputBytes: 1000 });
+  try {
+    assert((await jail.available()).ok);
+    const slow = await jail.run("sleep 30; echo late", { sandbox, projectPath: null, workdir: "" });
+    assertEquals([slow.timedOut, slow.code], [true, null]);
+    assert(!slow.output.includes("late"));
+    const loud = await jail.run("yes | head -c 100000", {
+      sandbox,
+      projectPath: null,
+      workdir: "",
+    });
+    assertEquals([loud.code, loud.truncated, loud.output.length], [0, true, 1000]);
+    // The environment is clean: nothing of the test runner's leaks in.
+    const env = await jail.run(["env"], { sandbox, projectPath: null, workdir: "" });
+    assertEquals(
+      env.output.trim().split("\n").map((l) => l.split("=")[0]).sort(),
+      ["CHRONICLE_REPLAY", "HOME", "LANG", "PATH", "PWD", "SHLVL", "TERM"], // PWD and SHLVL from bash,
+    );
+  } finally {
+    await Deno.remove(sandbox, { recursive: true });
+  }
+});

@@ -1,0 +1,147 @@
+import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { ChronicleError } from "../../../core/model/mod.ts";
+import {
+  type PlanStep,
+  type ReplayPlan,
+  ReplayRun,
+  type SandboxFiles,
+  type SeedResult,
+  type ShellRunner,
+} from "../../../core/replay/mod.ts";
+import { HOW_TO_GET_BWRAP } from "../../../runtime/bwrap.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** An in-memory sandbox that refuses what the worker refuses (lexically). */
+function memFiles(
+  initial: Record<string, string> = {},
+): SandboxFiles & { map: Map<string, string> } {
+  const map = new Map(Object.entries(initial));
+  const check = (p: string) => {
+    if (p.startsWith("/") || p.split("/").includes("..")) {
+      throw new ChronicleError("outside", `${p} leaves the sandbox`);
+    }
+  };
+  return {
+    map,
+    root: "/sandbox",
+    read: (p) => (check(p), Promise.resolve(map.has(p) ? enc.encode(map.get(p)!) : null)),
+    write: (p, b) => (check(p), map.set(p, dec.decode(b)), Promise.resolve()),
+    symlink: () => Promise.resolve("refused"),
+    remove: (p) => Promise.resolve(map.delete(p)),
+    list: () =>
+      Promise.resolve(
+        [...map.keys()].sort().map((path) => ({ path, type: "file" as const, size: 0 })),
+      ),
+    close() {},
+  };
+}
+
+function step(seq: number, s: Partial<PlanStep>): PlanStep {
+  return {
+    seq,
+    op: `op-${seq}`,
+    connection: "main",
+    kind: "edit",
+    target: null,
+    reasoning: [],
+    recorded: { is_error: false, text: "ok" },
+    replayable: true,
+    blockers: [],
+    ...s,
+  };
+}
+
+const seed: SeedResult = { seeded_from: "abc", repo: "/repo", files: 1, notices: [] };
+
+function shell(
+  results: Record<string, { code: number; output: string }>,
+  ok = true,
+): ShellRunner & { ran: string[] } {
+  const ran: string[] = [];
+  return {
+    ran,
+    available: () =>
+      Promise.resolve(
+        ok
+          ? { ok: true as const, description: "a fake jail" }
+          : { ok: false as const, reason: HOW_TO_GET_BWRAP },
+      ),
+    run: (command) => {
+      ran.push(String(command));
+      const r = results[String(command)];
+      return Promise.resolve({ ...r, truncated: false, timedOut: false });
+    },
+  };
+}
+
+Deno.test("ReplayRun previews where an edit applies and pauses auto-play at the first divergence", async () => {
+  const files = memFiles({ "a.txt": "one\ntwo\n" });
+  const plan: ReplayPlan = {
+    session: "s",
+    project: "/p",
+    steps: [
+      step(1, { path: "a.txt", action: { type: "replace", edits: [{ old: "two", new: "2" }] } }),
+      step(2, { path: "a.txt", action: { type: "replace", edits: [{ old: "three", new: "3" }] } }),
+      step(3, { path: "b.txt", kind: "write", action: { type: "write", content: "b\n" } }),
+      step(4, { kind: "exec", command: "true", workdir: "", blockers: ["needs_confirmation"] }),
+    ],
+  };
+  const run = new ReplayRun(plan, seed, { files, shell: shell({}) });
+  const p = await run.preview(1);
+  assertEquals([p.applies, p.lines], [true, [2]]);
+  assertMatch(p.diff!, /-two\n\+2/);
+  const steps = await run.runAll({ pauseOnDivergence: true });
+  assertEquals(steps.map((s) => s.status), ["applied", "diverged", "skipped", "skipped"]);
+  assertMatch(
+    steps[1].detail,
+    /^does not apply: the old text is not in the file; the recording says it applied/,
+  );
+  assertEquals(steps[2].detail, "paused after step 2");
+  assertEquals(files.map.get("a.txt"), "one\n2\n");
+  assertEquals(files.map.has("b.txt"), false);
+  assertEquals(run.report().divergences, 1);
+});
+
+Deno.test("ReplayRun runs a shell step only when confirmed and where the jail exists", async () => {
+  const plan: ReplayPlan = {
+    session: "s",
+    project: "/p",
+    steps: [step(1, {
+      kind: "exec",
+      command: "make test",
+      workdir: "",
+      blockers: ["needs_confirmation"],
+      recorded: { is_error: true, text: "Exit code 2\nboom" },
+    })],
+  };
+  const fake = shell({ "make test": { code: 2, output: "boom\n" } });
+  const run = new ReplayRun(plan, seed, { files: memFiles(), shell: fake });
+  assertEquals((await run.execute(1)).status, "skipped");
+  assertEquals(fake.ran, []);
+  const r = await run.execute(1, { confirm: true });
+  assertEquals([r.status, r.exit_code], ["applied", 2]);
+  assertMatch(r.detail, /failing as recorded/);
+  const other = shell({ "make test": { code: 0, output: "fine\n" } });
+  const d = await new ReplayRun(plan, seed, { files: memFiles(), shell: other }).execute(1, {
+    confirm: true,
+  });
+  assertEquals(d.status, "diverged");
+  assertMatch(d.detail, /exit code 0, recorded 2/);
+  const none = await new ReplayRun(plan, seed, { files: memFiles(), shell: shell({}, false) })
+    .execute(1, { confirm: true });
+  assertEquals(none.status, "skipped");
+  assert(none.detail.includes("apt-get install bubblewrap"), none.detail);
+});
+
+Deno.test("ReplayRun reports a path the sandbox refuses as a failed step", async () => {
+  const plan: ReplayPlan = {
+    session: "s",
+    project: "/p",
+    steps: [step(1, { path: "../x", kind: "write", action: { type: "write", content: "x" } })],
+  };
+  const r = await new ReplayRun(plan, seed, { files: memFiles() }).execute(1);
+  assertEquals(r.status, "failed");
+  assertMatch(r.detail, /^refused: \.\.\/x leaves the sandbox/);
+});
