@@ -40,6 +40,8 @@ export interface PlanStep {
   target: string | null;
   /** For file steps in scope: the path inside the sandbox (relative to its root). */
   path?: string;
+  /** For a patch that moves the file: where it goes (inside the sandbox). */
+  moveTo?: string;
   action?: FileAction;
   /** For shell steps: the command (a string for a shell, an array for an argument vector). */
   command?: string | string[];
@@ -186,7 +188,10 @@ function fileStep(
   op: Operation,
   input: unknown,
   project: string | null,
-): Pick<PlanStep, "kind" | "target" | "path" | "action"> & { problem?: string; outside?: string } {
+): Pick<PlanStep, "kind" | "target" | "path" | "action" | "moveTo"> & {
+  problem?: string;
+  outside?: string;
+} {
   const o = input && typeof input === "object" && !Array.isArray(input) ? input as Json : {};
   const patch = patchText(input);
   let target = op.target ?? str(o, ...FILE_KEYS) ?? null;
@@ -200,7 +205,6 @@ function fileStep(
     if (!section) problem = `the patch has no section for ${target ?? "this operation"}`;
     else {
       target = section.path;
-      if (section.moveTo) problem = "a patch that moves a file is not replayed yet";
       kind = section.action === "add" ? "write" : section.action === "delete" ? "delete" : "edit";
       action = { type: "patch", section };
     }
@@ -220,7 +224,18 @@ function fileStep(
   }
   if (target === null) return { kind, target, problem: problem ?? "the step names no file" };
   const mapped = mapPath(project, target);
-  return { kind, target, path: mapped.path, action, problem, outside: mapped.outside };
+  const moved = action?.type === "patch" && action.section.moveTo
+    ? mapPath(project, action.section.moveTo)
+    : null;
+  return {
+    kind,
+    target,
+    path: mapped.path,
+    moveTo: moved?.path,
+    action,
+    problem,
+    outside: mapped.outside ?? moved?.outside,
+  };
 }
 
 function commandOf(input: unknown): { command?: string | string[]; workdir?: string } {
@@ -281,7 +296,13 @@ export function buildPlan(session: CanonicalSession, text: PayloadText): ReplayP
     if (op.request && requestText === null) block("missing_payload");
     if (replayable && isFile) {
       const f = fileStep(op, input, project);
-      Object.assign(step, { kind: f.kind, target: f.target, path: f.path, action: f.action });
+      Object.assign(step, {
+        kind: f.kind,
+        target: f.target,
+        path: f.path,
+        moveTo: f.moveTo,
+        action: f.action,
+      });
       if (f.outside) block("out_of_scope", f.outside);
       else if (f.problem) block("unsupported_tool", f.problem);
     } else if (replayable && isExec) {

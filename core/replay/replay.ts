@@ -313,12 +313,17 @@ export class ReplayRun {
         return r;
       }
       if (result.text === null) await this.deps.files.remove(s.path!);
-      else await this.deps.files.write(s.path!, encoder.encode(result.text));
+      else if (s.moveTo && s.moveTo !== s.path) {
+        await this.deps.files.write(s.moveTo, encoder.encode(result.text));
+        await this.deps.files.remove(s.path!);
+      } else await this.deps.files.write(s.path!, encoder.encode(result.text));
       r.status = "applied";
       r.detail = s.kind === "delete"
         ? "deleted"
         : before === null
         ? "created"
+        : s.moveTo && s.moveTo !== s.path
+        ? `moved to ${s.moveTo}, changed at line ${result.lines.join(", ") || "1"}`
         : `changed at line ${result.lines.join(", ") || "1"}` +
           (result.note ? ` (${result.note})` : "");
       return r;
@@ -419,7 +424,10 @@ export class ReplayRun {
   /** Compares the sandbox with the project's final state, file by file. */
   async compareFinal(final: FinalState): Promise<FinalComparison> {
     const paths = new Set<string>(final.changed);
-    for (const s of this.plan.steps) if (s.path) paths.add(s.path);
+    for (const s of this.plan.steps) {
+      if (s.path) paths.add(s.path);
+      if (s.moveTo) paths.add(s.moveTo);
+    }
     const out: FinalComparison = { compared_with: final.label, files: 0, equal: 0, differing: [] };
     for (const path of [...paths].sort()) {
       if (path === ".git" || path.startsWith(".git/")) continue;

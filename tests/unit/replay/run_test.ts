@@ -145,3 +145,40 @@ Deno.test("ReplayRun reports a path the sandbox refuses as a failed step", async
   assertEquals(r.status, "failed");
   assertMatch(r.detail, /^refused: \.\.\/x leaves the sandbox/);
 });
+
+Deno.test("an apply_patch that moves a file writes the new path and removes the old one", async () => {
+  const { buildPlan } = await import("../../../core/replay/mod.ts");
+  const patch =
+    "*** Begin Patch\n*** Update File: src/old.py\n*** Move to: src/new.py\n@@\n-x = 1\n+x = 2\n*** End Patch";
+  const session = {
+    schema_version: 1,
+    recording: { id: "r", source: "codex", source_paths: [], pipeline_version: "t" },
+    session: { id: "codex:m", native_id: "m", source: "codex", project: { path: "/p" } },
+    connections: [],
+    timeline: [{ seq: 0, op: "a", connection: "main", offset_ns: 0 }],
+    operations: {
+      a: {
+        kind: "edit",
+        effect: "fs_write",
+        tool: "apply_patch",
+        target: "src/old.py",
+        request: { inline: patch },
+        is_error: false,
+        completeness: "complete",
+        provenance: { epoch: 0, source_range: { file: "f", lines: [1, 1], bytes: [0, 1] } },
+        replay: { replayable: true, blockers: [] },
+      },
+    },
+    completeness: { connections: {}, operations: {} },
+    provenance: { epochs: [], loss_windows: [] },
+    usage: { by_model: {} },
+    issues: [],
+    extensions: {},
+  } as unknown as Parameters<typeof buildPlan>[0];
+  const plan = buildPlan(session, (ref) => (ref && "inline" in ref ? ref.inline : null));
+  assertEquals([plan.steps[0].path, plan.steps[0].moveTo], ["src/old.py", "src/new.py"]);
+  const files = memFiles({ "src/old.py": "x = 1\n" });
+  const r = await new ReplayRun(plan, seed, { files }).execute(0);
+  assertEquals(r.status, "applied");
+  assertEquals([...files.map.entries()], [["src/new.py", "x = 2\n"]]);
+});
