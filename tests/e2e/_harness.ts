@@ -6,6 +6,7 @@
 import { type Browser, loadPlaywright, type Page } from "../_helpers/test_deps.ts";
 import { type RunningServer, startServer } from "../../cli/serve.ts";
 import type { ReplayService } from "../../server/replay_service.ts";
+import type { GitEngine } from "../../core/git/mod.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
 import type { SecurityService } from "../../server/deps.ts";
@@ -38,6 +39,8 @@ export async function serveFixtures(
     security?: (store: ChronicleStore) => SecurityService;
     /** Builds replay mode over the fixture store. */
     replay?: (store: ChronicleStore) => ReplayService;
+    /** The git engine for "code at this moment". */
+    git?: GitEngine;
   },
 ): Promise<Fixture> {
   await ensureUi();
@@ -57,6 +60,7 @@ export async function serveFixtures(
     port: 0,
     security: options.security?.(store),
     replay: options.replay?.(store),
+    git: options.git,
   });
   return {
     store,

@@ -4,6 +4,8 @@ import { isErrorResult } from "../../../core/analytics/error_heuristic.ts";
 import { dateTime } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import type { SessionState } from "../session_state.ts";
+import { CausalityPanel, FilesTouchedMap } from "./causality_panel.tsx";
+import { CodeAtMomentButton } from "./code_at_moment.tsx";
 import { PayloadBlock } from "./op_row.tsx";
 
 export function Inspector({ state }: { state: SessionState }): VNode | null {
@@ -70,8 +72,11 @@ export function Inspector({ state }: { state: SessionState }): VNode | null {
           </>
         ))}
       </dl>
+      <CodeAtMomentButton state={state} opId={row.op_id} />
+      <CausalityPanel state={state} row={row} />
       {row.input && <PayloadBlock payload={row.input} label="Input" pretty />}
       {row.result && <PayloadBlock payload={row.result} label="Result" />}
+      <FilesTouchedMap state={state} focus={row.op_id} />
       <details>
         <summary>Canonical operation</summary>
         <pre class="payload-text">{JSON.stringify({ ...core, provenance }, null, 2)}</pre>

@@ -12,6 +12,7 @@ import { bytes, duration } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import { createTimeline, type SessionState } from "../session_state.ts";
 import type { ConnectionView, PayloadText, Row } from "../types.ts";
+import { CausalityBadge, causalityRowClass } from "./causality_badge.tsx";
 import { DiffView, fileChanges } from "./diff_view.tsx";
 import { Markdown } from "./markdown.tsx";
 
@@ -167,6 +168,7 @@ export function OpRow(
     error ? "is-error" : "",
     focused.value || selected ? "is-focused" : "",
     op.injected ? "is-injected" : "",
+    causalityRowClass(state, row),
   ].join(" ");
   const time = row.offset_ns ? `+${duration(row.offset_ns / 1e6)}` : "";
   const link = (
@@ -228,6 +230,7 @@ export function OpRow(
         <span class={`badge badge-${op.kind}`}>{KIND_LABEL[op.kind] ?? op.kind}</span>
         <span class="tool-name">{op.tool}</span>
         <span class="tool-summary" title={summary}>{summary}</span>
+        <CausalityBadge state={state} row={row} />
         {error && <span class="badge badge-error">error</span>}
         {op.completeness !== "complete" && <span class="badge badge-warn">{op.completeness}</span>}
         <span class="muted">{time}</span>

@@ -8,6 +8,7 @@ import type { VNode } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import { agentName, basename, count, dateTime, duration, sessionTitle } from "../format.ts";
 import { createSessionState, type SessionState } from "../session_state.ts";
+import { CodeAtMomentHost } from "./code_at_moment.tsx";
 import { Inspector } from "./inspector.tsx";
 import { OpRow } from "./op_row.tsx";
 import { replayMarkClass, ReplayPanel } from "./replay_panel.tsx";
@@ -183,6 +184,7 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
       {replaying.value
         ? <ReplayPanel sessionId={id} onClose={() => (replaying.value = false)} />
         : <Inspector state={state} />}
+      <CodeAtMomentHost state={state} />
       {!replaying.value && (
         <button type="button" class="replay-open" onClick={() => (replaying.value = true)}>
           Replay
