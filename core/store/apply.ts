@@ -15,13 +15,7 @@ import type { SourceUnit } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
 import type { ChangeStamps } from "./change_stamps.ts";
 import type { PayloadStore } from "./payloads.ts";
-import {
-  finishOp,
-  type PackedPayloads,
-  type PreparedDelta,
-  type PreparedOp,
-  type PreparedUnit,
-} from "./prepare.ts";
+import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
 import type { SourceRow } from "./types.ts";
@@ -231,7 +225,6 @@ function applyDelta(
   const noConflict = fresh && !existing;
   for (const rec of d.operations) {
     upsertOperation(w.sql, d, rec, {
-      payloads: result.payloads,
       fresh: noConflict,
       stamp: w.changes.current,
     });
@@ -309,9 +302,9 @@ function upsertOperation(
   sql: Sql,
   d: PreparedDelta,
   rec: PreparedOp,
-  { payloads, fresh, stamp }: { payloads: PackedPayloads; fresh: boolean; stamp: number },
+  { fresh, stamp }: { fresh: boolean; stamp: number },
 ): void {
-  const { is_error, body } = finishOp(rec, payloads);
+  const { is_error, body } = rec;
   const values = [
     d.session_id,
     rec.id,

@@ -1,12 +1,14 @@
 /**
  * Content-addressed payloads: a small one in the database, a big one in an append-only pack
- * file (when the store has them), each located by its SHA-256. A whole payload read from a
- * pack is checked against its hash, so a pack changed under the store gives a missing payload,
- * never other bytes.
+ * file (when the store has them), each located by its SHA-256 and stored compressed when that
+ * pays (compressed in the import worker, see prepare.ts). A whole payload read back is checked
+ * against its hash, so a pack changed under the store gives a missing payload, never other
+ * bytes.
  */
+import { inflateRawSync } from "node:zlib";
 import { type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
-import { type PackedPayloads, payloadAt } from "./prepare.ts";
+import { CODEC_DEFLATE, CODEC_RAW, type PackedPayloads, payloadAt } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
@@ -41,31 +43,35 @@ export class PayloadStore {
   write(packed: PackedPayloads): void {
     if (!packed.sha256.length) return;
     const inline = this.sql.stmt(
-      "INSERT OR IGNORE INTO payloads (sha256, size, bytes) VALUES (?, ?, ?)",
+      "INSERT OR IGNORE INTO payloads (sha256, size, bytes, codec) VALUES (?, ?, ?, ?)",
     );
-    const big: [string, Uint8Array][] = [];
+    const big: number[] = [];
     for (let i = 0; i < packed.sha256.length; i++) {
-      const bytes = payloadAt(packed, i);
-      if (this.packs && bytes.byteLength >= PACK_MIN_BYTES) big.push([packed.sha256[i], bytes]);
-      else inline.run(packed.sha256[i], bytes.byteLength, bytes);
+      const stored = payloadAt(packed, i);
+      if (this.packs && stored.byteLength >= PACK_MIN_BYTES) big.push(i);
+      else inline.run(packed.sha256[i], packed.size[i], stored, packed.codec[i]);
     }
-    if (big.length) this.writePacked(big);
+    if (big.length) this.writePacked(packed, big);
   }
 
-  private writePacked(big: [string, Uint8Array][]): void {
+  private writePacked(packed: PackedPayloads, big: number[]): void {
     const packs = this.packs!;
     let n = Math.max(this.pack, 1);
     let end = packs.size(n);
     while (end >= this.packLimit) end = packs.size(++n);
     this.pack = n;
     const insert = this.sql.stmt(
-      `INSERT OR IGNORE INTO payloads (sha256, size, bytes, pack, pack_offset)
-       VALUES (?, ?, X'', ?, ?)`,
+      `INSERT OR IGNORE INTO payloads (sha256, size, bytes, pack, pack_offset, codec, stored)
+       VALUES (?, ?, X'', ?, ?, ?, ?)`,
     );
     const fresh: Uint8Array[] = [];
     let length = 0;
-    for (const [sha, bytes] of big) {
-      if (Number(insert.run(sha, bytes.byteLength, n, end + length).changes) === 1) {
+    for (const i of big) {
+      const bytes = payloadAt(packed, i);
+      const codec = packed.codec[i];
+      const stored = codec === CODEC_RAW ? null : bytes.byteLength;
+      const row = [packed.sha256[i], packed.size[i], n, end + length, codec, stored] as const;
+      if (Number(insert.run(...row).changes) === 1) {
         fresh.push(bytes);
         length += bytes.byteLength;
       }
@@ -107,21 +113,42 @@ export class PayloadStore {
   /** The first `maxBytes` bytes of a payload (all of it when shorter). */
   head(sha256: string, maxBytes: number): Uint8Array | null {
     const row = this.sql.stmt(
-      "SELECT size, pack, pack_offset, bytes FROM payloads WHERE sha256 = ?",
+      "SELECT size, pack, pack_offset, bytes, codec, stored FROM payloads WHERE sha256 = ?",
     ).get(sha256) as
-      | { size: number; pack: number | null; pack_offset: number | null; bytes: Uint8Array }
+      | {
+        size: number;
+        pack: number | null;
+        pack_offset: number | null;
+        bytes: Uint8Array;
+        codec: number;
+        stored: number | null;
+      }
       | undefined;
     if (!row) return null;
-    if (row.pack === null) {
-      return row.bytes.byteLength > maxBytes ? row.bytes.subarray(0, maxBytes) : row.bytes;
+    const compressed = row.codec === CODEC_DEFLATE;
+    if (!compressed && row.codec !== CODEC_RAW) return null; // written by a newer Chronicle
+    let bytes: Uint8Array;
+    if (row.pack === null) bytes = row.bytes;
+    else {
+      if (!this.packs) return null;
+      // A compressed payload is read whole; a raw one only as far as asked.
+      const want = compressed ? row.stored ?? 0 : Math.min(row.size, maxBytes);
+      bytes = this.packs.read(row.pack, row.pack_offset ?? 0, want);
+      if (bytes.byteLength !== want) return null;
     }
-    if (!this.packs) return null;
-    const want = Math.min(row.size, maxBytes);
-    const bytes = this.packs.read(row.pack, row.pack_offset ?? 0, want);
-    if (bytes.byteLength !== want) return null;
+    if (compressed) {
+      try {
+        const raw = inflateRawSync(bytes);
+        bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+      } catch {
+        return null; // changed under the store
+      }
+      if (bytes.byteLength !== row.size) return null;
+    }
     // A whole payload is checked against its hash (a file the store does not control can
     // change under it); a head is only ever read for heuristics and excerpts.
-    return want === row.size && sha256Hex(bytes) !== sha256 ? null : bytes;
+    if (maxBytes >= row.size) return sha256Hex(bytes) === sha256 ? bytes : null;
+    return bytes.byteLength > maxBytes ? bytes.subarray(0, maxBytes) : bytes;
   }
 
   /** The text of a payload ref (UTF-8), cut at `max` characters when given. */

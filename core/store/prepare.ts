@@ -1,9 +1,10 @@
 /**
  * Turns an importer's result into rows ready for the store: each operation's JSON document,
- * its indexed columns and its own words. Pure, so it runs in the import worker. What needs the
- * payloads' bytes (the error flag, the search text of inputs and outputs) is finished by the
- * store with `finishOp`, where the bytes arrive anyway.
+ * its indexed columns, its error flag and its search text (its own words, its tool input and
+ * its whole output), and the unit's payloads compressed. Pure, so it runs in the import worker,
+ * beside the importer, while the store writes the unit before.
  */
+import { deflateRawSync } from "node:zlib";
 import type { Operation, OperationRecord, SessionDelta, SourceRange } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
@@ -17,23 +18,16 @@ export interface PreparedOp {
   effect: Operation["effect"];
   tool: string | null;
   target: string | null;
-  /** The error flag the agent recorded, if any. */
-  flagged: boolean | null;
   completeness: Operation["completeness"];
   model: string | null;
   /** The sub-agent connection this call spawned, if any. */
   spawns: string | null;
   /** The canonical Operation as JSON. */
   doc: string;
-  /** What search sees of the operation itself: its text, tool, summary and target. */
-  words: string;
-  /**
-   * Its tool input, where the store reads it: a payload of the same unit (its index in
-   * `PreparedUnit.payloads`) or inline text. Null for none.
-   */
-  input: number | string | null;
-  /** Its tool result, likewise. Null for none, and for replies and thinking. */
-  result: number | string | null;
+  /** The `is_error` column: the one error heuristic over the recorded flag and the result. */
+  is_error: 0 | 1 | null;
+  /** What search indexes: its own words, its tool input and its output (search_text.ts). */
+  body: string;
 }
 
 export interface PreparedDelta extends Omit<SessionDelta, "operations"> {
@@ -47,13 +41,36 @@ export interface PreparedUnit extends Omit<UnitResult, "deltas" | "payloads"> {
 
 /**
  * A unit's payloads for the trip from the import worker to the store: their hashes, and where
- * each one's bytes are in a few buffers, rather than one buffer (and one object) per payload.
+ * each one's stored bytes are in a few buffers, rather than one buffer (and one object) per
+ * payload. Stored bytes are the payload's own, or compressed ({@link CODEC_DEFLATE}).
  */
 export interface PackedPayloads {
   sha256: string[];
-  /** Payload i is `buffers[at[3i]]`, from byte `at[3i + 1]`, `at[3i + 2]` bytes long. */
+  /** Payload i is stored as `buffers[at[3i]]`, from byte `at[3i + 1]`, `at[3i + 2]` bytes long. */
   at: Float64Array;
   buffers: Uint8Array[];
+  /** Payload i's stored form: {@link CODEC_RAW} or {@link CODEC_DEFLATE}. */
+  codec: Uint8Array;
+  /** Payload i's own size in bytes (before compression). */
+  size: Float64Array;
+}
+
+/** Stored as the payload's own bytes. */
+export const CODEC_RAW = 0;
+/** Stored as raw DEFLATE (RFC 1951, `node:zlib`'s deflateRaw), level 1: fast, ~4-8x on logs. */
+export const CODEC_DEFLATE = 1;
+/** Payloads smaller than this are stored as they are: compression would win nothing. */
+const COMPRESS_MIN_BYTES = 256;
+/** A payload is kept compressed only when that saves at least an eighth of it. */
+const COMPRESS_KEEP = 0.875;
+
+/** The stored form of a payload: compressed when that pays. */
+function compressed(bytes: Uint8Array): Uint8Array | null {
+  if (bytes.byteLength < COMPRESS_MIN_BYTES) return null;
+  const z = deflateRawSync(bytes, { level: 1 });
+  return z.byteLength <= bytes.byteLength * COMPRESS_KEEP
+    ? new Uint8Array(z.buffer, z.byteOffset, z.byteLength)
+    : null;
 }
 
 /** A view's buffer travels as it is when the payloads use at least this share of it. */
@@ -63,7 +80,17 @@ const SHARE_TO_KEEP = 0.5;
  * Packs payloads: a buffer they mostly fill goes as it is; the bytes of views into a buffer
  * they barely use (a slice of a bigger read) are copied out, so no unrelated bytes travel.
  */
-export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads {
+export function packPayloads(own: Map<string, Uint8Array>): PackedPayloads {
+  const codec = new Uint8Array(own.size);
+  const size = new Float64Array(own.size);
+  const payloads = new Map<string, Uint8Array>();
+  let k = 0;
+  for (const [sha, bytes] of own) {
+    const z = compressed(bytes);
+    size[k] = bytes.byteLength;
+    codec[k++] = z ? CODEC_DEFLATE : CODEC_RAW;
+    payloads.set(sha, z ?? bytes);
+  }
   const used = new Map<ArrayBufferLike, number>();
   for (const bytes of payloads.values()) {
     used.set(bytes.buffer, (used.get(bytes.buffer) ?? 0) + bytes.byteLength);
@@ -98,45 +125,39 @@ export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads 
     at[i + 2] = bytes.byteLength;
     i += 3;
   }
-  return { sha256, at, buffers };
+  return { sha256, at, buffers, codec, size };
 }
 
-/** The bytes of packed payload `i` (a view, not a copy). */
+/** The stored bytes of packed payload `i` (a view, not a copy). */
 export function payloadAt(p: PackedPayloads, i: number): Uint8Array {
   const offset = p.at[3 * i + 1];
   return p.buffers[p.at[3 * i]].subarray(offset, offset + p.at[3 * i + 2]);
 }
 
 export function prepareUnit(result: UnitResult): PreparedUnit {
-  const payloads = packPayloads(result.payloads);
-  const index = new Map(payloads.sha256.map((sha, i) => [sha, i]));
   return {
     ...result,
     deltas: result.deltas.map((d) => ({
       ...d,
-      operations: d.operations.map((rec) => prepareOp(rec, { file: d.file, payloads: index })),
+      operations: d.operations.map((rec) =>
+        prepareOp(rec, { file: d.file, payloads: result.payloads })
+      ),
     })),
-    payloads,
+    payloads: packPayloads(result.payloads),
   };
 }
 
 /**
  * One operation's row. `file` is the delta's source file (its doc leaves it out); `payloads`
- * gives each payload's index in the unit's packed payloads.
+ * are the unit's payload bytes by SHA-256.
  */
 function prepareOp(
   rec: OperationRecord,
-  unit: { file: string; payloads: Map<string, number> },
+  unit: { file: string; payloads: Pick<Map<string, Uint8Array>, "get"> },
 ): PreparedOp {
   const op = rec.op;
-  const where = (ref: Operation["request"]) =>
-    !ref
-      ? null
-      : "sha256" in ref
-      ? unit.payloads.get(ref.sha256) ?? null
-      : "inline" in ref
-      ? ref.inline
-      : null;
+  const result = hasResult(op) ? payloadOf(op.response, unit.payloads) : null;
+  const failed = resultFailed({ kind: op.kind, flagged: op.is_error ?? null }, result);
   return {
     id: rec.id,
     connection: rec.connection,
@@ -145,15 +166,23 @@ function prepareOp(
     effect: op.effect,
     tool: op.tool ?? null,
     target: op.target ?? null,
-    flagged: op.is_error ?? null,
     completeness: op.completeness,
     model: op.model ?? null,
     spawns: op.spawns ?? null,
     doc: storedDoc(op, unit.file),
-    words: opWords(op),
-    input: where(op.request),
-    result: hasResult(op) ? where(op.response) : null,
+    is_error: failed ? 1 : op.is_error === false ? 0 : null,
+    body: searchBody(opWords(op), payloadOf(op.request, unit.payloads), result),
   };
+}
+
+/** A payload ref's bytes (or inline text), when this unit has them. */
+function payloadOf(
+  ref: Operation["request"],
+  payloads: Pick<Map<string, Uint8Array>, "get">,
+): Uint8Array | string | null {
+  if (!ref) return null;
+  if ("sha256" in ref) return payloads.get(ref.sha256) ?? null;
+  return "inline" in ref ? ref.inline : null;
 }
 
 /**
@@ -187,21 +216,6 @@ export function withSourceFile(doc: string, file: string): Operation {
   return op;
 }
 
-/** The `is_error` column and the search text of a prepared operation, given its unit's payloads. */
-export function finishOp(
-  op: PreparedOp,
-  payloads: PackedPayloads,
-): { is_error: 0 | 1 | null; body: string } {
-  const bytes = (at: number | string | null) =>
-    typeof at === "number" ? payloadAt(payloads, at) : at;
-  const result = bytes(op.result);
-  const failed = resultFailed(op, result);
-  return {
-    is_error: failed ? 1 : op.flagged === false ? 0 : null,
-    body: searchBody(op.words, bytes(op.input), result),
-  };
-}
-
 /** Whether search reads an operation's result (not a reply's or thinking's own words). */
 const hasResult = (op: Pick<Operation, "kind">) => op.kind !== "reply" && op.kind !== "thinking";
 
@@ -219,13 +233,6 @@ export function indexText(
   op: Operation,
   payloads: Pick<Map<string, Uint8Array>, "get">,
 ): string {
-  const bytes = (ref: Operation["request"]) =>
-    !ref
-      ? null
-      : "sha256" in ref
-      ? payloads.get(ref.sha256) ?? null
-      : "inline" in ref
-      ? ref.inline
-      : null;
-  return searchBody(opWords(op), bytes(op.request), hasResult(op) ? bytes(op.response) : null);
+  const result = hasResult(op) ? payloadOf(op.response, payloads) : null;
+  return searchBody(opWords(op), payloadOf(op.request, payloads), result);
 }

@@ -245,4 +245,14 @@ INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
     sql: STATS_MIGRATION,
     restat: true,
   },
+  {
+    version: 8,
+    name: "compressed payloads",
+    // A payload is stored as its own bytes (codec 0) or as raw DEFLATE (codec 1), compressed
+    // by the import worker; 'stored' is the length of a compressed payload in its pack.
+    sql: `
+ALTER TABLE payloads ADD COLUMN codec INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE payloads ADD COLUMN stored INTEGER;
+`,
+  },
 ];

@@ -6,12 +6,20 @@ import {
   PACK_MIN_BYTES,
   type PackFiles,
 } from "../../../core/store/mod.ts";
+import { sha256Hex } from "../../../core/model/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { createPackFiles, packDir } from "../../../runtime/pack_files.ts";
 import { writeClaudeSession } from "../../e2e/_synthetic.ts";
 
-export const big = (seed: string, n = PACK_MIN_BYTES * 2) =>
-  (seed + " ").repeat(Math.ceil(n / (seed.length + 1))).slice(0, n);
+/**
+ * A result of `n` characters that stays big when compressed (payloads are stored compressed):
+ * the seed, then hex digits of a hash chain started from it.
+ */
+export const big = (seed: string, n = PACK_MIN_BYTES * 3) => {
+  let out = seed + " ";
+  for (let h = sha256Hex(seed); out.length < n; h = sha256Hex(h)) out += h;
+  return out.slice(0, n);
+};
 
 export async function scratch(
   options: { packLimit?: number; wrap?: (p: PackFiles) => PackFiles } = {},

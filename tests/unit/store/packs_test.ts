@@ -180,3 +180,24 @@ Deno.test("error statistics count a failed command whose output is in a pack", a
   assertEquals(stats.tools.find((t) => t.tool === "Bash")?.errors, 1);
   store.close();
 });
+
+Deno.test("a payload that compresses is stored compressed, one that does not as it is; both read back exactly", async () => {
+  await using s = await scratch();
+  const log = "compiling module core/store/search.ts\n".repeat(5_000); // 190 KB, compresses ~100x
+  const hex = big("hex", 40_000); // level-1 DEFLATE saves under an eighth of it: kept as it is
+  const store = await s.imported("aaaaaaaa-1", [log, hex]);
+  const row = (text: string) =>
+    dbOf(store).prepare(
+      "SELECT size, codec, stored, pack, length(bytes) AS inline FROM payloads WHERE sha256 = ?",
+    ).get(sha256Hex(text)) as Record<string, number | null>;
+  const small = row(log);
+  assertEquals([small.size, small.codec, small.pack], [log.length, 1, null]);
+  assert(small.inline! < log.length / 50, `${small.inline} bytes stored`);
+  const packed = row(hex);
+  assertEquals([packed.size, packed.codec, packed.pack, packed.stored], [hex.length, 0, 1, null]);
+  assertEquals(s.packBytes(), hex.length);
+  for (const text of [log, hex]) assertEquals(store.payload(sha256Hex(text)), encoder.encode(text));
+  assertEquals(store.payloadHead(sha256Hex(log), 38), encoder.encode(log.slice(0, 38)));
+  assertEquals(store.search("search.ts").total, 1, "the whole output is searchable");
+  store.close();
+});
