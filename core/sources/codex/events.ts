@@ -9,7 +9,7 @@ import type { JsonlLine } from "../jsonl.ts";
 import { isObj, type Json, nonEmpty, num, textOfParts } from "../_import_kit.ts";
 import { parsedTarget } from "./output.ts";
 import type { CodexPass } from "./pass.ts";
-import { USAGE_KEYS, usageOf } from "./state.ts";
+import { openaiUsage, USAGE_KEYS } from "./state.ts";
 
 /** Event messages that only mirror response items or carry telemetry. */
 const QUIET_EVENTS = new Set([
@@ -115,7 +115,7 @@ export function event(pass: CodexPass, p: Json, l: JsonlLine, at: number | null)
     case "token_count":
       return tokenCount(pass, p, l);
     case "turn.completed":
-      if (isObj(p.usage)) pass.addUsage(usageOf(p.usage), l);
+      if (isObj(p.usage)) pass.addUsage(openaiUsage(p.usage), l);
       return;
     case "context_compacted":
       return pass.textOp(l, at, 0, "ev:context_compacted", "compaction:", {
@@ -283,7 +283,7 @@ function tokenCount(pass: CodexPass, p: Json, l: JsonlLine): void {
       : num(p.input_tokens) !== undefined
       ? p
       : undefined;
-    if (flat) pass.addUsage(usageOf(flat), l, model);
+    if (flat) pass.addUsage(openaiUsage(flat), l, model);
     return;
   }
   const now: Record<string, number> = {};
@@ -299,5 +299,5 @@ function tokenCount(pass: CodexPass, p: Json, l: JsonlLine): void {
   }
   pass.state.tokens = now;
   pass.state.tokenSig = sig;
-  pass.addUsage(usageOf(reset ? now : delta), l, model);
+  pass.addUsage(openaiUsage(reset ? now : delta), l, model);
 }

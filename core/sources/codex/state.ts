@@ -79,7 +79,7 @@ export const USAGE_KEYS = [
 ];
 
 /** Canonical usage from an OpenAI-style usage object (input excludes cached reads). */
-export function usageOf(u: Json): Usage {
+export function openaiUsage(u: Json): Usage {
   const input = num(u.input_tokens) ?? num(u.prompt) ?? 0;
   const cached = num(u.cached_input_tokens) ?? 0;
   return {

@@ -219,7 +219,7 @@ export class SessionBuilder {
     if (role === "assistant" && modelId) {
       if (stepUsage.length) { for (const u of stepUsage) this.usage.set(u.key, u); }
       else {
-        const u = usageOf(msg.tokens);
+        const u = tokensUsage(msg.tokens);
         if (u) this.usage.set(`${m.id}`, { key: m.id, model: modelId, usage: u });
       }
     }
@@ -368,7 +368,7 @@ function fileOf(m: MessageRow, recordId: string): string {
 }
 
 /** Token usage of a step or message; null when it names no token counts. */
-export function usageOf(tokens: unknown): UsageEntry["usage"] | null {
+export function tokensUsage(tokens: unknown): UsageEntry["usage"] | null {
   if (!isObj(tokens)) return null;
   const cache = isObj(tokens.cache) ? tokens.cache : {};
   const input = num(tokens.input), output = num(tokens.output);

@@ -7,7 +7,7 @@ import type { UsageEntry } from "../../model/delta.ts";
 import { classifyTool, summarizeToolInput, targetOf } from "../../model/tools.ts";
 import type { OperationKind, PayloadRef } from "../../model/types.ts";
 import { addExtensions, isObj, type Json, num, type OperationDraft, str } from "../_import_kit.ts";
-import { type ConnState, QUIET_PARTS, type SessionBuilder, SOURCE, usageOf } from "./build.ts";
+import { type ConnState, QUIET_PARTS, type SessionBuilder, SOURCE, tokensUsage } from "./build.ts";
 import { INVALID_JSON, type MessageRow, type PartRow, type SessionRow } from "./rows.ts";
 
 export function part(
@@ -101,7 +101,7 @@ export function part(
     }
     case "step-finish": {
       if (role !== "assistant" || !modelId) return;
-      const u = usageOf(d.tokens);
+      const u = tokensUsage(d.tokens);
       if (u) stepUsage.push({ key: p.id, model: modelId, usage: u });
       return;
     }
