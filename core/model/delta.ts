@@ -145,6 +145,7 @@ export function mergeInfo(
   out.ended_at = maxIso(known.ended_at, learned.ended_at);
   if (learned.title && (primary || !out.title)) out.title = learned.title;
   if (learned.last_prompt && (primary || !out.last_prompt)) out.last_prompt = learned.last_prompt;
+  if (learned.continues && !out.continues) out.continues = learned.continues;
   if (learned.project?.path && (primary || !out.project.path)) {
     out.project.path = learned.project.path;
   }

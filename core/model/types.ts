@@ -235,6 +235,11 @@ export interface SessionInfo {
   started_at?: string;
   ended_at?: string;
   last_prompt?: string;
+  /**
+   * The canonical id of the session this one continues: a resumed session written apart
+   * from (or after) the one it resumed, or a fork of it.
+   */
+  continues?: string;
 }
 
 export interface CanonicalSession {

@@ -39,6 +39,8 @@ export interface AgentSpec {
   setup(ctx: RunContext): Promise<void>;
   env(ctx: RunContext): Record<string, string>;
   argv(ctx: RunContext, prompt: string): string[];
+  /** The command line that resumes the session the first run left, with another prompt. */
+  resumeArgv(ctx: RunContext, prompt: string): string[];
   /** Files or folders (relative to HOME) holding the agent's logs, copied by --update-fixtures. */
   logRoots: string[];
 }
@@ -76,6 +78,17 @@ const claude: AgentSpec = {
     "--verbose",
     "--dangerously-skip-permissions",
     "--session-id",
+    ctx.sessionId,
+  ],
+  resumeArgv: (ctx, prompt) => [
+    ctx.bin,
+    "-p",
+    prompt,
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--dangerously-skip-permissions",
+    "--resume",
     ctx.sessionId,
   ],
   logRoots: [".claude/projects"],
@@ -130,6 +143,18 @@ const codex: AgentSpec = {
     "--json",
     "-C",
     ctx.project,
+    prompt,
+  ],
+  resumeArgv: (ctx, prompt) => [
+    ctx.bin,
+    "exec",
+    "--skip-git-repo-check",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "--json",
+    "-C",
+    ctx.project,
+    "resume",
+    "--last",
     prompt,
   ],
   logRoots: [".codex/sessions"],
@@ -195,6 +220,21 @@ const opencode: AgentSpec = {
     ctx.project,
     prompt,
   ],
+  resumeArgv: (ctx, prompt) => [
+    ctx.bin,
+    "run",
+    "--print-logs",
+    "--log-level",
+    "DEBUG",
+    "--format",
+    "json",
+    "-m",
+    "mock/mock-model",
+    "--dir",
+    ctx.project,
+    "--continue",
+    prompt,
+  ],
   logRoots: [
     ".local/share/opencode/opencode.db",
     ".local/share/opencode/opencode.db-wal",
@@ -243,6 +283,16 @@ const gemini: AgentSpec = {
     "stream-json",
     "--session-id",
     ctx.sessionId,
+    "-p",
+    prompt,
+  ],
+  resumeArgv: (ctx, prompt) => [
+    ctx.bin,
+    "--yolo",
+    "--output-format",
+    "stream-json",
+    "--resume",
+    "latest",
     "-p",
     prompt,
   ],

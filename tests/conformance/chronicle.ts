@@ -62,13 +62,22 @@ export interface ExportedSession {
   payload(sha256: string): Promise<Uint8Array | undefined>;
 }
 
-/** Import everything under `env.home`, list the sessions, export `pick`'s choice. */
+/**
+ * Import everything under `env.home`, list the sessions, export `pick`'s choice (one session,
+ * or several: the first is `exported`, all of them `all`).
+ */
 export async function importAndExport(
   env: ChronicleEnv,
   outDir: string,
-  pick: (rows: SessionRow[]) => SessionRow | string,
+  pick: (rows: SessionRow[]) => SessionRow | SessionRow[] | string,
 ): Promise<
-  { importSummary: unknown; rows: SessionRow[]; exported?: ExportedSession; error?: string }
+  {
+    importSummary: unknown;
+    rows: SessionRow[];
+    exported?: ExportedSession;
+    all?: ExportedSession[];
+    error?: string;
+  }
 > {
   const imp = await chronicle(env, ["import", "--json"]);
   let importSummary: unknown;
@@ -96,20 +105,19 @@ export async function importAndExport(
   const rows: SessionRow[] = Array.isArray(parsed) ? parsed : parsed.sessions ?? [];
   const chosen = pick(rows);
   if (typeof chosen === "string") return { importSummary, rows, error: chosen };
-  const ex = await chronicle(env, ["export", chosen.id, "--format", "canonical", "--out", outDir]);
-  if (ex.code !== 0) {
-    return {
-      importSummary,
-      rows,
-      error: `chronicle export exited ${ex.code}: ${firstLine(ex.stderr)}`,
-    };
-  }
-  const dir = `${outDir}/sessions/${chosen.id}`;
-  const session = JSON.parse(await Deno.readTextFile(`${dir}/session.json`));
-  return {
-    importSummary,
-    rows,
-    exported: {
+  const all: ExportedSession[] = [];
+  for (const row of Array.isArray(chosen) ? chosen : [chosen]) {
+    const ex = await chronicle(env, ["export", row.id, "--format", "canonical", "--out", outDir]);
+    if (ex.code !== 0) {
+      return {
+        importSummary,
+        rows,
+        error: `chronicle export exited ${ex.code}: ${firstLine(ex.stderr)}`,
+      };
+    }
+    const dir = `${outDir}/sessions/${row.id}`;
+    const session = JSON.parse(await Deno.readTextFile(`${dir}/session.json`));
+    all.push({
       dir,
       session,
       payload: async (sha) => {
@@ -119,8 +127,9 @@ export async function importAndExport(
           return undefined;
         }
       },
-    },
-  };
+    });
+  }
+  return { importSummary, rows, exported: all[0], all };
 }
 
 function firstLine(s: string): string {

@@ -73,7 +73,20 @@ export async function drive(
     const argv = agent.argv(ctx, prompt);
     const env = { ...baseEnv(ctx), ...agent.env(ctx), ...options.extraEnv };
     const started = performance.now();
-    const out = await runWithTimeout(argv, { cwd: project, env }, options.timeoutSeconds ?? 180);
+    const timeout = options.timeoutSeconds ?? 180;
+    const out = await runWithTimeout(argv, { cwd: project, env }, timeout);
+    if (scenario.resume && out.exitCode === 0 && !out.timedOut) {
+      // The CLI exited; a second process resumes its session with the next prompt.
+      const again = await runWithTimeout(
+        agent.resumeArgv(ctx, scenario.resume.prompt),
+        { cwd: project, env },
+        timeout,
+      );
+      out.exitCode = again.exitCode;
+      out.timedOut = again.timedOut;
+      out.stdout += again.stdout;
+      out.stderr += again.stderr;
+    }
     return {
       ctx,
       script,

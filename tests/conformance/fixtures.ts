@@ -100,7 +100,7 @@ async function truth(f: FixtureInput, nativeFiles: string[]) {
       if (b) resultHead = dec.decode(b).slice(0, 300);
     }
     calls.push({
-      run: 0,
+      run: c.segment,
       agent: c.thread === "sub" ? "subagent" : "main",
       op: c.step.op,
       native_tool: c.tool,
@@ -124,63 +124,59 @@ async function truth(f: FixtureInput, nativeFiles: string[]) {
     home: run.ctx.home,
     project: run.ctx.project,
     cwd: run.ctx.project,
-    runs: [{
-      prompt: run.prompt,
-      argv: run.argv,
-      exit_code: run.exitCode,
-      duration_s: Math.round(run.durationMs / 100) / 10,
-      session_id: s?.session?.native_id ?? run.ctx.sessionId,
-    }],
+    runs: [
+      {
+        prompt: run.prompt,
+        argv: run.argv,
+        exit_code: run.exitCode,
+        duration_s: Math.round(run.durationMs / 100) / 10,
+        session_id: s?.session?.native_id ?? run.ctx.sessionId,
+      },
+      ...(scenario.resume
+        ? [{
+          prompt: scenario.resume.prompt,
+          argv: agent.resumeArgv(run.ctx, scenario.resume.prompt),
+        }]
+        : []),
+    ],
     session_id: s?.session?.native_id ?? null,
     n_tool_calls: calls.length,
     tool_calls: calls,
     expected_tool_errors: calls.filter((c) => c.expected_error).map((c) => c.seq),
-    final_texts: [scenario.main.final],
+    final_texts: [scenario.main.final, ...(scenario.resume ? [scenario.resume.final] : [])],
     native_files: nativeFiles.sort(),
     setup_files: Object.keys(scenario.files).sort(),
   };
 }
 
-/** Rewrite the README's version table for the agents just run. */
+/**
+ * Updates the CLI versions table of `fixtures/realclients/README.md` (versions of agents not
+ * run are kept; the rest of the file, written by hand, is left as it is).
+ */
 export async function writeFixturesReadme(versions: Record<string, string>): Promise<void> {
   const path = `${FIXTURES_DIR}/README.md`;
-  let old: Record<string, string> = {};
+  let text = "";
   try {
-    const text = await Deno.readTextFile(path);
-    old = Object.fromEntries(
-      [...text.matchAll(/^\| (\w+) \| (.+?) \|$/gm)].filter((m) => m[1] !== "agent").map((m) => [
-        m[1],
-        m[2],
-      ]),
-    );
+    text = await Deno.readTextFile(path);
   } catch {
-    // First run.
+    // First run: a file with the table alone.
   }
-  const all = { ...old, ...versions };
-  await Deno.mkdir(FIXTURES_DIR, { recursive: true });
-  await Deno.writeTextFile(
-    path,
-    `# Session logs written by the real agent CLIs
-
-Written by \`deno task conformance --update-fixtures\` (tests/conformance/): each real CLI ran
-offline, in a loopback-only network namespace, against a scripted model server, in a scratch
-project \`/home/dev/projects/<scenario>\` with a scratch HOME \`/home/dev/home-<agent>-<scenario>\`.
-
-| agent | CLI version |
-|---|---|
-${Object.entries(all).map(([a, v]) => `| ${a} | ${v} |`).join("\n")}
-
-- \`native/\`: the agent's own files, relative to HOME. Point HOME at it to import them.
-- \`native-checkpointed/\` (OpenCode): the same database after a WAL checkpoint, on a copy.
-- \`scenario.json\`: the truth. \`tool_calls\` in the order the model server served them, each
-  with \`op\` (neutral kind), \`native_tool\`, \`input\`, \`expected_error\`, and what Chronicle
-  imported for it at the time (\`observed_by_chronicle\`), for reading, not as truth.
-- \`mock/\`: the script the model server replayed and its request log: every request's
-  summary (thread, turn, the tool results new in it, reply); the body of the first request of each
-  kind, with strings over 2,000 characters cut to their head and length; for the others the
-  body's size and SHA-256.
-`,
+  const old = Object.fromEntries(
+    [...text.matchAll(/^\| (\w+) \| (.+?) \|$/gm)].filter((m) => m[1] !== "agent").map((m) => [
+      m[1],
+      m[2],
+    ]),
   );
+  const all = { ...old, ...versions };
+  const table = `| agent | CLI version |\n|---|---|\n${
+    Object.entries(all).map(([a, v]) => `| ${a} | ${v} |`).join("\n")
+  }\n`;
+  const at = /^\| agent \| CLI version \|\n(?:\|.*\|\n)*/m;
+  const next = at.test(text)
+    ? text.replace(at, table)
+    : `# Session logs written by the real agent CLIs\n\n${table}${text ? "\n" + text : ""}`;
+  await Deno.mkdir(FIXTURES_DIR, { recursive: true });
+  await Deno.writeTextFile(path, next);
 }
 
 /**

@@ -35,6 +35,7 @@ const SCRIPT: NativeScript = {
 const view = (text: string, n: number, hasTools = true) => ({
   firstUserText: text,
   results: Array.from({ length: n }, () => ({ err: false, head: "" })),
+  userTexts: [{ text, after: 0 }],
   hasTools,
 });
 
@@ -54,6 +55,32 @@ Deno.test("replyFor() picks the turn from the number of tool results", async (t)
       assertEquals(r.warning, undefined);
     });
   }
+});
+
+Deno.test("replyFor() answers a resumed conversation from its latest segment", () => {
+  const script = {
+    ...SCRIPT,
+    segments: [...SCRIPT.segments, {
+      match: "Now add a test",
+      turns: [{ calls: [{ name: "Write", input: { file_path: "t.py" } }] }, { text: "Added." }],
+    }],
+  };
+  const resumed = {
+    firstUserText: "Fix the bug please",
+    results: Array.from({ length: 4 }, () => ({ err: false, head: "" })),
+    userTexts: [{ text: "Fix the bug please", after: 0 }, { text: "Now add a test", after: 3 }],
+    hasTools: true,
+  };
+  const first = replyFor(script, resumed, "x");
+  assertEquals([first.segment, first.turn, first.calls.map((c) => c.name)], [1, 1, []]);
+  assertEquals(first.text, "Added.");
+  const opening = replyFor(script, { ...resumed, results: resumed.results.slice(0, 3) }, "x");
+  assertEquals([opening.segment, opening.turn, opening.calls.map((c) => c.name)], [1, 0, [
+    "Write",
+  ]]);
+  // The first run's requests still get the first segment.
+  const early = replyFor(script, view("Fix the bug please", 1), "x");
+  assertEquals([early.segment, early.turn], [0, 1]);
 });
 
 Deno.test("replyFor() warns when a request's result count falls inside a turn", () => {
@@ -258,6 +285,7 @@ function fakeSession(ops: FakeOp[]) {
 const EXPECTED: ExpectedCall[] = [
   {
     thread: "main",
+    segment: 0,
     step: { op: "read", path: "a.py" },
     tool: "Read",
     input: { file_path: "/p/a.py" },
@@ -267,6 +295,7 @@ const EXPECTED: ExpectedCall[] = [
   },
   {
     thread: "sub",
+    segment: 0,
     step: { op: "bash", command: "false", description: "" },
     tool: "Bash",
     input: { command: "false" },

@@ -13,7 +13,7 @@
 import { parseArgs } from "node:util";
 import { AGENTS, type AgentSpec } from "./agents.ts";
 import { checkConversation, checkSession, scriptProblems, servedOrder } from "./check.ts";
-import { importAndExport, REPO_ROOT, type SessionRow } from "./chronicle.ts";
+import { type ExportedSession, importAndExport, REPO_ROOT, type SessionRow } from "./chronicle.ts";
 import { drive, type DriveResult } from "./drive.ts";
 import { writeFixture, writeFixturesReadme } from "./fixtures.ts";
 import { runGuardChecks } from "./guard.ts";
@@ -27,7 +27,7 @@ imports exactly what they did. Needs root (for unshare -n), npm and git.
 
 Options:
   --agent NAME        claude, codex, opencode or gemini (repeatable; default all)
-  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, guard (repeatable)
+  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, guard (repeatable)
   --cli-version A=V   test agent A at npm version V instead of its pin (e.g. claude=2.1.332)
   --update-fixtures   refresh fixtures/realclients/ from the runs
   --keep              keep the scratch folder and print where it is
@@ -200,7 +200,12 @@ async function inside(
     }
   }
   if (updateFixtures) {
-    await writeFixturesReadme(versions);
+    await writeFixturesReadme(Object.fromEntries(
+      agents.filter((a) => versions[a.id]).map((a) => [
+        a.id,
+        `${a.displayName} ${a.version} (\`${a.npmPackage}\`)`,
+      ]),
+    ));
     console.log(
       "\nfixtures/realclients/ refreshed: the importers' snapshot tests now differ; review with " +
         "`UPDATE_SNAPSHOTS=1 deno task test` and `git diff` before committing.",
@@ -273,7 +278,7 @@ async function runScenario(
   const imported = await importAndExport(
     { home: run.ctx.home, dataDir },
     outDir,
-    (rows) => pickSession(rows, agent, run),
+    (rows) => scenario.resume ? agentSessions(rows, agent) : pickSession(rows, agent, run),
   );
   let ok = problems.length === 0;
   let observed: Awaited<ReturnType<typeof checkSession>> | undefined;
@@ -281,17 +286,28 @@ async function runScenario(
     lines.push(`chronicle: ${imported.error}`);
     ok = false;
   } else {
-    observed = await checkSession(expected, imported.exported);
+    const links = continuationProblems(imported.all ?? [imported.exported]);
+    lines.push(...links.map((l) => `resume: ${l}`));
+    const sut = joinContinuations(imported.all ?? [imported.exported]);
+    if (scenario.resume) {
+      lines.push(`resume: ${(imported.all ?? []).length} session(s) hold the two runs`);
+    }
+    observed = await checkSession(expected, sut);
     lines.push(...observed.lines);
     const conv = await checkConversation(
-      imported.exported,
+      sut,
       run.prompt,
       scenario.main.final,
       scenario.subagent?.final,
     );
+    if (scenario.resume) {
+      conv.push(
+        ...(await checkConversation(sut, scenario.resume.prompt, scenario.resume.final)),
+      );
+    }
     lines.push(...conv.map((c) => `conversation: ${c}`));
     lines.push(...collapseNotes(observed.notes));
-    ok = ok && observed.ok && conv.length === 0;
+    ok = ok && observed.ok && conv.length === 0 && links.length === 0;
   }
   if (updateFixtures) {
     try {
@@ -315,6 +331,77 @@ function pickSession(rows: SessionRow[], agent: AgentSpec, run: DriveResult): Se
   return `expected one ${agent.source} session, found ${mine.length} (of ${rows.length}): ${
     mine.map((r) => r.id).join(", ")
   }`;
+}
+
+/** Every session of the agent: a resumed run may have written its continuation apart. */
+function agentSessions(rows: SessionRow[], agent: AgentSpec): SessionRow[] | string {
+  const mine = rows.filter((r) => r.source === agent.source);
+  return mine.length ? mine : `no ${agent.source} session among ${rows.length}`;
+}
+
+/**
+ * Several sessions hold one resumed conversation only when each after the first says which
+ * one it continues (`session.continues`).
+ */
+function continuationProblems(all: ExportedSession[]): string[] {
+  const problems: string[] = [];
+  const ids = new Set(all.map((e) => e.session.session.id));
+  const roots = all.filter((e) => !ids.has(e.session.session.continues));
+  if (roots.length > 1) {
+    problems.push(
+      `${roots.length} sessions, not linked as a continuation: ${
+        roots.map((e) => e.session.session.id).join(", ")
+      }`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * One session for the check: the continuations of a resumed conversation, first to last, as
+ * one timeline (connections renamed apart), with a payload reader over all their exports.
+ */
+function joinContinuations(all: ExportedSession[]): ExportedSession {
+  if (all.length === 1) return all[0];
+  const byId = new Map(all.map((e) => [e.session.session.id as string, e]));
+  const ordered: ExportedSession[] = [];
+  let next = all.find((e) => !byId.has(e.session.session.continues));
+  while (next && !ordered.includes(next)) {
+    ordered.push(next);
+    const id = next.session.session.id;
+    next = all.find((e) => e.session.session.continues === id);
+  }
+  for (const e of all) if (!ordered.includes(e)) ordered.push(e);
+  // deno-lint-ignore no-explicit-any
+  const timeline: any[] = [];
+  // deno-lint-ignore no-explicit-any
+  const connections: any[] = [];
+  // deno-lint-ignore no-explicit-any
+  const operations: Record<string, any> = {};
+  ordered.forEach((e, i) => {
+    const s = e.session;
+    for (const c of s.connections) connections.push({ ...c, id: `${i}:${c.id}` });
+    for (const t of [...s.timeline].sort((a, b) => a.seq - b.seq)) {
+      timeline.push({
+        ...t,
+        seq: timeline.length,
+        op: `${i}:${t.op}`,
+        connection: `${i}:${t.connection}`,
+      });
+      operations[`${i}:${t.op}`] = s.operations[t.op];
+    }
+  });
+  return {
+    dir: ordered[0].dir,
+    session: { ...ordered[0].session, connections, timeline, operations },
+    payload: async (sha) => {
+      for (const e of ordered) {
+        const b = await e.payload(sha);
+        if (b) return b;
+      }
+      return undefined;
+    },
+  };
 }
 
 /** "#2 Edit (edit): input has extra keys x" repeated per call becomes one line. */

@@ -42,6 +42,8 @@ export interface Scenario {
   files: Record<string, string>;
   main: NeutralThread;
   subagent?: NeutralThread;
+  /** A second run that resumes the first one's session with another prompt. */
+  resume?: NeutralThread;
   /** Agents the scenario applies to; all when absent. */
   agents?: string[];
   title: string;
@@ -396,7 +398,57 @@ const s6: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [s1, s2, s4, s6];
+const s7: Scenario = {
+  id: "s7-resume",
+  description:
+    "Run, exit, then resume the same session with another prompt: each run's calls appear once, in order.",
+  title: "Greeting script, resumed",
+  files: { "README.md": "# greeter\n\nSays hello.\n" },
+  main: {
+    prompt: "Create hello.py that prints a greeting, then run it.",
+    turns: [
+      {
+        text: "Creating hello.py.",
+        steps: [{ op: "write", path: "hello.py", content: 'print("hello")\n' }],
+      },
+      {
+        steps: [{
+          op: "bash",
+          command: "python3 hello.py",
+          description: "Run the greeting",
+          result_has: "hello",
+        }],
+      },
+    ],
+    final: "hello.py prints hello.",
+  },
+  resume: {
+    prompt: "Now make the greeting say goodbye as well, and run it again.",
+    turns: [
+      {
+        text: "Adding the goodbye line.",
+        steps: [{
+          op: "edit",
+          path: "hello.py",
+          old: 'print("hello")\n',
+          new: 'print("hello")\nprint("goodbye")\n',
+        }],
+      },
+      { steps: [{ op: "read", path: "hello.py", result_has: "goodbye" }] },
+      {
+        steps: [{
+          op: "bash",
+          command: "python3 hello.py",
+          description: "Run the greeting again",
+          result_has: "goodbye",
+        }],
+      },
+    ],
+    final: "hello.py now prints hello and then goodbye.",
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [s1, s2, s4, s6, s7];
 
 /** The text a script matches a request's first user message against. */
 export function matchOf(prompt: string): string {

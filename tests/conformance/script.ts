@@ -38,6 +38,11 @@ export interface ConversationView {
   firstUserText: string;
   /** Tool results the request carries, in order. */
   results: { err: boolean; head: string }[];
+  /**
+   * Every user text message, with how many tool results came before it: a resumed
+   * conversation carries the first run's prompt and results, then the next prompt.
+   */
+  userTexts: { text: string; after: number }[];
   hasTools: boolean;
 }
 
@@ -59,10 +64,10 @@ export function replyFor(
 ): ScriptedReply {
   const side: ScriptedReply = { kind: "side", text: script.side_text, calls: [] };
   if (!view.hasTools) return side;
-  const found = findThread(script, view.firstUserText);
+  const found = findThread(script, view);
   if (!found) return side;
-  const { thread, kind, index } = found;
-  const n = view.results.length;
+  const { thread, kind, index, after } = found;
+  const n = view.results.length - after;
   let turn = 0;
   let seen = 0;
   while (turn < thread.turns.length && seen < n) {
@@ -95,16 +100,26 @@ export function replyFor(
   };
 }
 
+/**
+ * The thread a request continues, and how many tool results came before its prompt. Main
+ * segments are tried latest first: a resumed conversation still holds the earlier prompts.
+ */
 function findThread(
   script: NativeScript,
-  text: string,
-): { thread: Thread; kind: "main" | "sub"; index: number } | undefined {
+  view: ConversationView,
+): { thread: Thread; kind: "main" | "sub"; index: number; after: number } | undefined {
   // Sub-agents first: a sub-agent prompt never contains the main prompt, but the reverse can
   // happen when the main prompt quotes what it delegates.
+  const text = view.firstUserText;
   const sub = script.subagents.findIndex((t) => text.includes(t.match));
-  if (sub >= 0) return { thread: script.subagents[sub], kind: "sub", index: sub };
-  const main = script.segments.findIndex((t) => text.includes(t.match));
-  if (main >= 0) return { thread: script.segments[main], kind: "main", index: main };
+  if (sub >= 0) return { thread: script.subagents[sub], kind: "sub", index: sub, after: 0 };
+  for (let i = script.segments.length - 1; i >= 0; i--) {
+    const match = script.segments[i].match;
+    const u = i === 0 && text.includes(match)
+      ? { after: 0 }
+      : view.userTexts.findLast((u) => u.text.includes(match));
+    if (u) return { thread: script.segments[i], kind: "main", index: i, after: u.after };
+  }
   return undefined;
 }
 

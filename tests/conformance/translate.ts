@@ -13,6 +13,8 @@ export type AgentId = "claude" | "codex" | "opencode" | "gemini";
 /** One tool call the scenario scripts, as Chronicle must show it. */
 export interface ExpectedCall {
   thread: "main" | "sub";
+  /** Which run of the main thread: 0, or 1 for the resumed run. */
+  segment: number;
   step: ScriptedStep;
   tool: string;
   input: unknown;
@@ -219,7 +221,7 @@ const TRANSLATORS: Record<AgentId, Translator> = { claude, codex, opencode, gemi
 export function translate(scenario: Scenario, agent: AgentId, project: string): Translated {
   const tr = TRANSLATORS[agent];
   const calls: ExpectedCall[] = [];
-  const thread = (t: NeutralThread, which: "main" | "sub"): Thread => ({
+  const thread = (t: NeutralThread, which: "main" | "sub", segment = 0): Thread => ({
     match: matchOf(t.prompt),
     turns: [
       ...t.turns.map((turn) => ({
@@ -228,6 +230,7 @@ export function translate(scenario: Scenario, agent: AgentId, project: string): 
           const n = tr(step, project);
           calls.push({
             thread: which,
+            segment,
             step,
             tool: n.call.name,
             input: n.call.input,
@@ -243,7 +246,10 @@ export function translate(scenario: Scenario, agent: AgentId, project: string): 
   });
   return {
     script: {
-      segments: [thread(scenario.main, "main")],
+      segments: [
+        thread(scenario.main, "main"),
+        ...(scenario.resume ? [thread(scenario.resume, "main", 1)] : []),
+      ],
       subagents: scenario.subagent ? [thread(scenario.subagent, "sub")] : [],
       side_text: scenario.title,
     },

@@ -51,6 +51,19 @@ function responsesOf(result: unknown): FunctionResponse[] {
   return out;
 }
 
+/**
+ * Tool calls written as `functionCall` parts of a message's content (the wire form a resumed
+ * chat's history is written in), as the `toolCalls` entries of the recorded form.
+ */
+function callsOfParts(content: unknown): Json[] {
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((p) =>
+    isObj(p) && isObj(p.functionCall)
+      ? [{ id: p.functionCall.id, name: p.functionCall.name, args: p.functionCall.args }]
+      : []
+  );
+}
+
 /** One import pass over one Gemini chat file (JSONL log or legacy JSON document). */
 export class GeminiPass {
   readonly sink = new PayloadSink();
@@ -142,16 +155,20 @@ export class GeminiPass {
     this.changed.set(id, { id, rec, first, range }); // an existing key keeps its place
   }
 
+  /**
+   * A `$set` patch. A message list in it is the conversation as the CLI reloads it (on
+   * `--resume` it writes the history again in the model's wire form: calls as `functionCall`
+   * parts, results as extra `<id>_response` messages): a message it names that is known keeps
+   * its own record (where its calls, statuses and results are), and a message it leaves out
+   * stays, since it happened; only `$rewindTo` takes messages back.
+   */
   set(patch: Json, range: SourceRange): void {
     if (Array.isArray(patch.messages)) {
-      const keep = new Set<string>();
-      patch.messages.forEach((m, i) => {
-        if (isObj(m)) keep.add(m.id === undefined ? `#${range.lines[0]}.${i}` : String(m.id));
-      });
-      this.drop(this.state.order.filter((id) => !keep.has(id)));
       patch.messages.forEach((m, i) => {
         if (!isObj(m)) return;
-        this.upsert(m.id === undefined ? `#${range.lines[0]}.${i}` : String(m.id), m, range);
+        const id = m.id === undefined ? `#${range.lines[0]}.${i}` : String(m.id);
+        if (this.state.messages[id] || this.changed.has(id)) return;
+        this.upsert(id, m, range);
       });
     }
     const rest: Json = { ...patch };
@@ -189,7 +206,7 @@ export class GeminiPass {
       }
     }
     for (const m of this.changed.values()) {
-      const calls = Array.isArray(m.rec.toolCalls) ? m.rec.toolCalls : [];
+      const calls = Array.isArray(m.rec.toolCalls) ? m.rec.toolCalls : callsOfParts(m.rec.content);
       for (const tc of calls) {
         if (isObj(tc) && nonEmpty(tc.id)) this.knownCalls.add(nonEmpty(tc.id)!);
       }
@@ -365,7 +382,7 @@ export class GeminiPass {
         ops,
       );
     }
-    const calls = Array.isArray(rec.toolCalls) ? rec.toolCalls : [];
+    const calls = Array.isArray(rec.toolCalls) ? rec.toolCalls : callsOfParts(rec.content);
     for (const [i, tc] of calls.entries()) {
       if (!isObj(tc)) {
         this.shape("a tool call that is not an object", m);

@@ -11,17 +11,25 @@ export function anthropicView(body: Record<string, unknown>): ConversationView {
   const messages = (Array.isArray(body.messages) ? body.messages : []) as Msg[];
   const first = messages.find((m) => m.role === "user");
   const results: ConversationView["results"] = [];
+  const userTexts: ConversationView["userTexts"] = [];
   for (const m of messages) {
-    if (m.role !== "user" || !Array.isArray(m.content)) continue;
+    if (m.role !== "user") continue;
+    if (!Array.isArray(m.content)) {
+      userTexts.push({ text: textOf(m.content), after: results.length });
+      continue;
+    }
+    const texts: string[] = [];
     for (const b of m.content as Record<string, unknown>[]) {
       if (b?.type === "tool_result") {
         results.push({ err: b.is_error === true, head: textOf(b.content).slice(0, 200) });
-      }
+      } else if (b?.type === "text" && typeof b.text === "string") texts.push(b.text);
     }
+    if (texts.length) userTexts.push({ text: texts.join("\n"), after: results.length });
   }
   return {
     firstUserText: first ? textOf(first.content) : "",
     results,
+    userTexts,
     hasTools: Array.isArray(body.tools) && body.tools.length > 0,
   };
 }

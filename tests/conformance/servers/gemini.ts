@@ -14,20 +14,24 @@ export function geminiView(body: Record<string, unknown>): ConversationView {
   const firstModel = contents.findIndex((c) => c.role === "model");
   const opening = firstModel < 0 ? contents : contents.slice(0, firstModel);
   const results: ConversationView["results"] = [];
+  const userTexts: ConversationView["userTexts"] = [];
   for (const c of contents) {
+    const texts: string[] = [];
     for (const p of c.parts ?? []) {
       const fr = p.functionResponse as { response?: Record<string, unknown> } | undefined;
       if (fr) {
         const r = fr.response ?? {};
         results.push({ err: "error" in r, head: JSON.stringify(r).slice(0, 200) });
-      }
+      } else if (c.role === "user" && typeof p.text === "string") texts.push(p.text);
     }
+    if (texts.length) userTexts.push({ text: texts.join("\n"), after: results.length });
   }
   const tools = Array.isArray(body.tools) ? body.tools as Record<string, unknown>[] : [];
   return {
     firstUserText: opening.filter((c) => c.role === "user").flatMap((c) => c.parts ?? [])
       .map((p) => typeof p.text === "string" ? p.text : "").join("\n"),
     results,
+    userTexts,
     hasTools: tools.some((t) =>
       Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0
     ),

@@ -10,13 +10,16 @@ type Msg = { role?: string; content?: unknown };
 export function chatView(body: Record<string, unknown>): ConversationView {
   const messages = (Array.isArray(body.messages) ? body.messages : []) as Msg[];
   const first = messages.find((m) => m.role === "user");
-  const results = messages.filter((m) => m.role === "tool").map((m) => ({
-    err: false,
-    head: textOf(m.content).slice(0, 200),
-  }));
+  const results: ConversationView["results"] = [];
+  const userTexts: ConversationView["userTexts"] = [];
+  for (const m of messages) {
+    if (m.role === "tool") results.push({ err: false, head: textOf(m.content).slice(0, 200) });
+    else if (m.role === "user") userTexts.push({ text: textOf(m.content), after: results.length });
+  }
   return {
     firstUserText: first ? textOf(first.content) : "",
     results,
+    userTexts,
     hasTools: Array.isArray(body.tools) && body.tools.length > 0,
   };
 }

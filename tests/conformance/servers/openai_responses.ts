@@ -19,15 +19,19 @@ export function responsesView(body: Record<string, unknown>): ConversationView {
   );
   const early = firstCall < 0 ? userMsgs : userMsgs.filter((m) => input.indexOf(m) < firstCall);
   const results: ConversationView["results"] = [];
+  const userTexts: ConversationView["userTexts"] = [];
   for (const i of input) {
     if (i.type === "function_call_output" || i.type === "custom_tool_call_output") {
       const out = typeof i.output === "string" ? i.output : textOf(i.output);
       results.push({ err: false, head: out.slice(0, 200) });
+    } else if (i.role === "user" && (i.type ?? "message") === "message") {
+      userTexts.push({ text: textOf(i.content), after: results.length });
     }
   }
   return {
     firstUserText: early.map((m) => textOf(m.content)).join("\n"),
     results,
+    userTexts,
     hasTools: Array.isArray(body.tools) && body.tools.length > 0,
   };
 }

@@ -133,6 +133,8 @@ export async function readScenario(dir: string): Promise<{
   cwd: string;
   tool_calls: ScenarioCall[];
   final_texts: string[];
+  /** One entry per CLI process (two for a resumed scenario). */
+  runs?: { prompt: string }[];
 }> {
   return JSON.parse(await Deno.readTextFile(`${dir}/scenario.json`));
 }

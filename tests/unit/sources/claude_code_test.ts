@@ -517,7 +517,7 @@ interface ScenarioCall {
 }
 
 Deno.test("claude-code importer: real-client sessions match their scenarios call by call", async (t) => {
-  for (const scenario of ["s1-basic", "s2-errors", "s4-long", "s6-subagent"]) {
+  for (const scenario of ["s1-basic", "s2-errors", "s4-long", "s6-subagent", "s7-resume"]) {
     await t.step(scenario, async () => {
       const dir = `${SHARED}/realclients/claude/${scenario}`;
       const truth = JSON.parse(await Deno.readTextFile(`${dir}/scenario.json`));

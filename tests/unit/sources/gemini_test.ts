@@ -253,7 +253,7 @@ Deno.test("gemini importer maps each record type and tool shape", async (t) => {
       },
     },
     {
-      name: "$set messages replaces the message list",
+      name: "$set messages adds the messages it names and keeps those it leaves out",
       lines: [
         META,
         userMsg("u1", "old"),
@@ -271,6 +271,7 @@ Deno.test("gemini importer maps each record type and tool shape", async (t) => {
       ],
       check: (s) => {
         assertEquals(ops(s).map((o) => [o.text, o.injected ?? false]), [
+          ["old", false],
           ["<session_context>x</session_context>", true],
           ["new", false],
         ]);
@@ -592,7 +593,7 @@ Deno.test("gemini importer: the schema-drift fixture reports its unknown layout"
 });
 
 Deno.test("gemini importer: real-client sessions match their scenarios call by call", async (t) => {
-  for (const scenario of ["s1-basic", "s2-errors", "s4-long"]) {
+  for (const scenario of ["s1-basic", "s2-errors", "s4-long", "s7-resume"]) {
     await t.step(scenario, async () => {
       const dir = `${SHARED}/realclients/gemini/${scenario}`;
       const truth = await readScenario(dir);
@@ -622,7 +623,11 @@ Deno.test("gemini importer: real-client sessions match their scenarios call by c
       });
       const replies = ops(s).filter((o) => o.kind === "reply").map((o) => o.text);
       assertEquals(replies.at(-1), truth.final_texts.at(-1));
-      assertEquals(ops(s).filter((o) => o.kind === "prompt" && !o.injected).length, 1);
+      // One prompt per run (a resumed scenario runs twice).
+      assertEquals(
+        ops(s).filter((o) => o.kind === "prompt" && !o.injected).length,
+        truth.runs?.length ?? 1,
+      );
     });
   }
 });

@@ -252,7 +252,7 @@ Deno.test("opencode importer counts drifted and unknown shapes in the legacy tre
 // ---------------------------------------------------------------------------------------------
 // Real clients
 
-const SCENARIOS = ["s1-basic", "s2-errors", "s4-long"];
+const SCENARIOS = ["s1-basic", "s2-errors", "s4-long", "s7-resume"];
 
 Deno.test("opencode importer matches every real-client tool call, one to one and in order", async (t) => {
   for (const scenario of SCENARIOS) {
