@@ -4,6 +4,7 @@ import { exportCommand, verifyCommand } from "./export.ts";
 import { filesCommand } from "./files.ts";
 import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
+import { openCommand } from "./open.ts";
 import type { Command } from "./io.ts";
 import { replayCommand } from "./replay.ts";
 import { scanCommand } from "./scan.ts";
@@ -20,6 +21,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   serve: {
     run: serveCommand,
     summary: "import, then serve the browser UI on 127.0.0.1 and keep importing",
+  },
+  open: {
+    run: openCommand,
+    summary: "print and open the running server's address, with your install token",
   },
   import: { run: importCommand, summary: "import new and changed agent logs into the local store" },
   sessions: { run: sessionsCommand, summary: "list imported sessions" },

@@ -8,6 +8,7 @@ import { VERSION } from "../core/version.ts";
 import { readOrCreateToken } from "../runtime/data_dir.ts";
 import { denoProcessRunner } from "../runtime/process_runner.ts";
 import { createApp, type SecurityService } from "../server/app.ts";
+import { TOKEN_PARAM } from "../server/auth.ts";
 import { createSecurityService } from "../server/security_service.ts";
 import { createReplayService, type ReplayService } from "../server/replay_service.ts";
 import { createEventHub, type EventHub } from "../server/sse.ts";
@@ -28,9 +29,10 @@ import { createWorkerRunner } from "../runtime/worker_runner.ts";
 export const SERVE_HELP = `Usage: chronicle serve [--port N] [--no-import] [--open]
 
 Imports new and changed agent logs, then serves Chronicle's browser UI and JSON API on
-http://127.0.0.1:PORT/ and keeps importing changed logs in the background. Only loopback:
-the server refuses requests whose Host is not 127.0.0.1/localhost with its port, and
-state-changing requests without the install token (in the data folder, 0600).
+http://127.0.0.1:PORT/ and keeps importing changed logs in the background. Only loopback,
+and only its owner: the server refuses requests whose Host is not 127.0.0.1/localhost with
+its port, and every request without the install token (in the data folder, 0600). It prints
+an address carrying the token; the browser trades it for a cookie (--open opens it).
 
 Options:
   --port N          port to listen on (default 4173; 0 picks a free one)
@@ -118,7 +120,34 @@ function parsePort(raw: string | undefined): number {
   return Number(raw);
 }
 
-async function openBrowser(url: string, io: CliIo): Promise<void> {
+/** The address that signs a browser in: the server's URL with the token (auth.ts trades it). */
+export function signInUrl(serverUrl: string, token: string): string {
+  return `${serverUrl}?${TOKEN_PARAM}=${encodeURIComponent(token)}`;
+}
+
+/** What `chronicle open` needs to find the running server (`server.json`, 0600). */
+export interface ServerFile {
+  url: string;
+  port: number;
+  pid: number;
+}
+
+async function writeServerFile(dir: string, info: ServerFile): Promise<void> {
+  const path = `${dir}/server.json`;
+  await Deno.writeTextFile(path, JSON.stringify(info) + "\n", { mode: 0o600 });
+  await Deno.chmod(path, 0o600);
+}
+
+async function removeServerFile(dir: string, pid: number): Promise<void> {
+  try {
+    const info = JSON.parse(await Deno.readTextFile(`${dir}/server.json`)) as ServerFile;
+    if (info.pid === pid) await Deno.remove(`${dir}/server.json`);
+  } catch {
+    // gone already, or another server's
+  }
+}
+
+export async function openBrowser(url: string, io: CliIo): Promise<void> {
   const cmd = Deno.build.os === "darwin"
     ? "open"
     : Deno.build.os === "windows"
@@ -186,8 +215,14 @@ export const serveCommand: Command = async (args, io) => {
         io.stderr(`chronicle: reading the guard's journal failed: ${(e as Error).message}\n`);
       }
     }, 1000);
-    io.stdout(`Chronicle is serving ${server.url}  (Ctrl-C to stop)\n`);
-    if (p.values.open) await openBrowser(server.url, io);
+    const signIn = signInUrl(server.url, token);
+    io.stdout(
+      `Chronicle is serving ${server.url}  (Ctrl-C to stop)\n` +
+        `Open it with this address (it carries your install token; \`chronicle open\` prints it again):\n` +
+        `  ${signIn}\n`,
+    );
+    await writeServerFile(dir, { url: server.url, port: server.port, pid: Deno.pid });
+    if (p.values.open) await openBrowser(signIn, io);
 
     // One read-only import worker lives as long as the server: an appended line costs a
     // message, not a worker start. Background passes write through their own connection: a
@@ -224,6 +259,7 @@ export const serveCommand: Command = async (args, io) => {
     } finally {
       if (timer !== undefined) clearInterval(timer);
       clearInterval(journalTimer);
+      await removeServerFile(dir, Deno.pid);
       await pass;
       background?.close();
       worker?.close();

@@ -2,12 +2,13 @@
  * @module
  * Chronicle's local HTTP server as a request handler factory: `createApp(deps)` returns
  * `(req) => Promise<Response>`. The CLI serves it with `Deno.serve` on 127.0.0.1; tests call
- * it in process. Every request passes the Host check; state-changing ones need a loopback
- * Origin (when sent) and the install token. Errors have one JSON shape (errors.ts).
+ * it in process. Every request passes the Host check and needs the install token (a header, a
+ * bearer token, or the cookie the printed URL trades it for: auth.ts); state-changing ones also
+ * need a loopback Origin (when sent). Errors have one JSON shape (errors.ts).
  */
-import { checkRequest } from "./auth.ts";
+import { checkRequest, signInPage, signInResponse } from "./auth.ts";
 import type { AppDeps } from "./deps.ts";
-import { errorResponse, json, toErrorResponse } from "./errors.ts";
+import { errorResponse, HttpError, json, toErrorResponse } from "./errors.ts";
 import { analyticsRoutes } from "./routes/analytics.ts";
 import { causalityRoutes } from "./routes/causality.ts";
 import type { Route } from "./routes/_http.ts";
@@ -31,7 +32,7 @@ export function createApp(deps: AppDeps): Handler {
   const events = deps.events ?? createEventHub();
   const full: AppDeps = { ...deps, events };
   const port = typeof deps.port === "function" ? deps.port : () => deps.port as number;
-  const serveStatic = deps.static ?? createStatic({ token: deps.token });
+  const serveStatic = deps.static ?? createStatic();
 
   const routes: Route[] = [
     {
@@ -54,7 +55,8 @@ export function createApp(deps: AppDeps): Handler {
 
   return async (req: Request): Promise<Response> => {
     try {
-      checkRequest(req, { port: port(), token: deps.token });
+      const admission = checkRequest(req, { port: port(), token: deps.token });
+      if (admission.kind === "sign_in") return signInResponse(admission);
       const url = new URL(req.url);
       const path = url.pathname;
       if (!path.startsWith("/api/")) {
@@ -81,6 +83,13 @@ export function createApp(deps: AppDeps): Handler {
       }
       return errorResponse(404, "not_found", `No API route ${path.slice(0, 200)}`);
     } catch (e) {
+      // a browser page without the token gets a page saying how to open Chronicle
+      if (
+        e instanceof HttpError && (e.code === "missing_token" || e.code === "bad_token") &&
+        (e.cause as { page?: boolean } | undefined)?.page
+      ) {
+        return signInPage(e.status, e.message);
+      }
       return toErrorResponse(e);
     }
   };

@@ -1,7 +1,7 @@
 /**
  * The browser UI's files, read from `ui/dist` next to this module (the layout `deno compile
- * --include ui/dist` keeps), served with a strict Content-Security-Policy. The page gets the
- * install token in a meta tag so the UI can make state-changing requests.
+ * --include ui/dist` keeps), served with a strict Content-Security-Policy. The page carries no
+ * token: the browser's cookie (auth.ts) authorises its requests.
  */
 import { errorResponse, SECURITY_HEADERS } from "./errors.ts";
 
@@ -20,14 +20,9 @@ const TYPES: Record<string, string> = {
   ".woff2": "font/woff2",
 };
 
-/** The placeholder in ui/index.html that the server fills with the token. */
-export const TOKEN_PLACEHOLDER = "__CHRONICLE_TOKEN__";
-
 export interface StaticOptions {
   /** Folder holding index.html and assets/. Default {@link DEFAULT_UI_DIR}. */
   dir?: string;
-  /** The install token, written into the page. */
-  token: string;
   /** Reads a file; defaults to Deno.readFile (tests inject files). */
   readFile?: (path: string) => Promise<Uint8Array>;
 }
@@ -38,7 +33,7 @@ export type StaticHandler = (req: Request, pathname: string) => Promise<Response
  * Serves `/assets/*` from the dist folder and index.html for every other path (client-side
  * routes such as `/sessions/<id>`). Files are read once and kept in memory.
  */
-export function createStatic(options: StaticOptions): StaticHandler {
+export function createStatic(options: StaticOptions = {}): StaticHandler {
   const dir = options.dir ?? DEFAULT_UI_DIR;
   const readFile = options.readFile ?? ((p: string) => Deno.readFile(p));
   const cache = new Map<string, Uint8Array>();
@@ -47,11 +42,7 @@ export function createStatic(options: StaticOptions): StaticHandler {
     const hit = cache.get(rel);
     if (hit) return hit;
     try {
-      let bytes = await readFile(`${dir}/${rel}`);
-      if (rel === "index.html") {
-        const html = new TextDecoder().decode(bytes).replaceAll(TOKEN_PLACEHOLDER, options.token);
-        bytes = new TextEncoder().encode(html);
-      }
+      const bytes = await readFile(`${dir}/${rel}`);
       cache.set(rel, bytes);
       return bytes;
     } catch (e) {

@@ -17,14 +17,41 @@ export interface Route {
 
 const MAX_BODY = 1 << 20;
 
-/** Parses a JSON object body (at most 1 MiB); anything else is a 400. */
-export async function readJson(req: Request): Promise<Record<string, unknown>> {
+/**
+ * Reads a request body of at most `max` bytes. The limit holds while the body streams: a
+ * chunked body without a Content-Length is cut off at the first chunk past it, never buffered.
+ */
+export async function readBodyText(req: Request, max = MAX_BODY): Promise<string> {
+  const tooBig = () =>
+    new HttpError(413, "payload_too_large", `Request body over ${Math.round(max / 1024)} KiB`);
   const length = Number(req.headers.get("content-length") ?? 0);
-  if (length > MAX_BODY) throw new HttpError(413, "payload_too_large", "Request body over 1 MiB");
-  const text = await req.text();
-  if (text.length > MAX_BODY) {
-    throw new HttpError(413, "payload_too_large", "Request body over 1 MiB");
+  if (length > max) throw tooBig();
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      throw tooBig();
+    }
+    chunks.push(value);
   }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** Parses a JSON object body (at most 1 MiB, enforced while it streams); anything else is a 400. */
+export async function readJson(req: Request): Promise<Record<string, unknown>> {
+  const text = await readBodyText(req);
   let value: unknown;
   try {
     value = text.trim() ? JSON.parse(text) : {};

@@ -4,7 +4,7 @@
  * playwright-core. Screenshots go to tests/e2e/screenshots/ (gitignored).
  */
 import { type Browser, loadPlaywright, type Page } from "../_helpers/test_deps.ts";
-import { type RunningServer, startServer } from "../../cli/serve.ts";
+import { type RunningServer, signInUrl, startServer } from "../../cli/serve.ts";
 import type { ReplayService } from "../../server/replay_service.ts";
 import type { GitEngine } from "../../core/git/mod.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
@@ -27,6 +27,8 @@ export interface Fixture {
   store: ChronicleStore;
   server: RunningServer;
   token: string;
+  /** The address `chronicle serve` prints: it signs a browser in (a cookie). */
+  signInUrl: string;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function serveFixtures(
     store,
     server,
     token,
+    signInUrl: signInUrl(server.url, token),
     async close() {
       await server.shutdown();
       store.close();
@@ -76,13 +79,19 @@ export async function serveFixtures(
 export interface BrowserSession {
   browser: Browser;
   page: Page;
+  /** Another page in the same (signed-in) browser context. */
+  newPage(): Promise<Page>;
   /** Console errors and CSP violations seen so far. */
   problems: string[];
   close(): Promise<void>;
 }
 
+/**
+ * A headless Chromium page. With `fixture`, the browser signs in first the way its owner
+ * does: it opens the printed address and keeps the cookie the server trades it for.
+ */
 export async function openBrowser(
-  options: { width?: number; height?: number; dark?: boolean } = {},
+  options: { width?: number; height?: number; dark?: boolean; fixture?: Fixture } = {},
 ): Promise<BrowserSession> {
   try {
     await Deno.stat(CHROMIUM);
@@ -119,9 +128,16 @@ export async function openBrowser(
     if (m.type() === "error") problems.push(m.text());
   });
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  if (options.fixture) {
+    const res = await page.goto(options.fixture.signInUrl);
+    if (!res?.ok() || page.url().includes("token=")) {
+      throw new Error(`signing in failed: ${res?.status()} at ${page.url()}`);
+    }
+  }
   return {
     browser,
     page,
+    newPage: () => context.newPage(),
     problems,
     async close() {
       await context.close();

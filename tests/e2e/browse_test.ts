@@ -40,7 +40,7 @@ Deno.test({
           },
         }),
     });
-    const b = await openBrowser();
+    const b = await openBrowser({ fixture: fx });
     const { page } = b;
     try {
       await t.step("the list shows every session", async () => {
@@ -89,7 +89,7 @@ Deno.test({
 
       await t.step("a deep link opens the same session and step in a fresh page", async () => {
         const url = page.url();
-        const fresh = await b.browser.newPage();
+        const fresh = await b.newPage();
         try {
           await fresh.goto(url);
           await fresh.waitForSelector(".op.is-focused");
@@ -210,7 +210,7 @@ Deno.test({
   ...opts,
   fn: async () => {
     const fx = await serveFixtures({ scenarios: [], homes: [home] });
-    const b = await openBrowser();
+    const b = await openBrowser({ fixture: fx });
     const { page } = b;
     try {
       const id = `claude-code:${XSS_SESSION}`;

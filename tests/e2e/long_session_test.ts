@@ -26,7 +26,7 @@ Deno.test({
     const id = `claude-code:${LONG_SESSION}`;
     const summary = fx.store.getSession(id)!;
     assert.ok(summary.op_count >= LONG_STEPS, `imported ${summary.op_count} steps`);
-    const b = await openBrowser();
+    const b = await openBrowser({ fixture: fx });
     const { page } = b;
     const rowsInDom = () => page.locator(".vrow").count();
     try {

@@ -201,7 +201,9 @@ Deno.test("chronicle serve imports new logs in the background while the API take
     }
     const url = seen.match(/http:\/\/127\.0\.0\.1:\d+/)![0];
     const token = (await Deno.readTextFile(`${home}/data/token`)).trim();
-    const total = async () => (await (await fetch(`${url}/api/sessions`)).json()).total as number;
+    const auth = { headers: { "x-chronicle-token": token } };
+    const total = async () =>
+      (await (await fetch(`${url}/api/sessions`, auth)).json()).total as number;
     assertEquals(await total(), 1);
     // Enough new files for a bulk pass (a transaction open across units), and a rule written
     // through the API while it runs.
@@ -216,10 +218,25 @@ Deno.test("chronicle serve imports new logs in the background while the API take
       await new Promise((r) => setTimeout(r, 200));
     }
     assertEquals(await total(), 21);
-    const rules = (await (await fetch(`${url}/api/security/rules`)).json()).items as {
+    const rules = (await (await fetch(`${url}/api/security/rules`, auth)).json()).items as {
       name: string;
     }[];
     assert(rules.some((r) => r.name === "internal host"), JSON.stringify(rules));
+    // serve printed the URL that carries the token; `chronicle open --print` prints it again
+    assert(seen.includes(`${url}/?token=${token}`), seen);
+    const open = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", ...FLAGS, `${ROOT}main.ts`, "open", "--print"],
+      env: {
+        PATH: Deno.env.get("PATH") ?? "",
+        DENO_DIR,
+        HOME: home,
+        CHRONICLE_HOME: `${home}/data`,
+      },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    assertEquals(open.code, 0, new TextDecoder().decode(open.stderr));
+    assertEquals(new TextDecoder().decode(open.stdout).trim(), `${url}/?token=${token}`);
   } finally {
     child.kill("SIGTERM");
     const status = await child.status;

@@ -1,12 +1,8 @@
-import { TOKEN_HEADER } from "../../core/security/local_access.ts";
-
-/** The UI's one door to the server: JSON calls with the install token and the error shape. */
-
-/** The install token the server wrote into the page. */
-export function pageToken(): string {
-  const meta = document.querySelector('meta[name="chronicle-token"]');
-  return meta?.getAttribute("content") ?? "";
-}
+/**
+ * The UI's one door to the server: JSON calls and the error shape. The browser's HttpOnly
+ * cookie (set when the owner opened the URL `chronicle serve` printed) authorises every call;
+ * the page never sees the token.
+ */
 
 /** An API error, carrying the server's `{code, error, status}`. */
 export class ApiError extends Error {
@@ -26,7 +22,6 @@ export interface RequestOptions {
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const method = options.method ?? "GET";
   const headers: Record<string, string> = {};
-  if (method !== "GET") headers[TOKEN_HEADER] = pageToken();
   if (options.body !== undefined) headers["content-type"] = "application/json";
   const res = await fetch(path, {
     method,

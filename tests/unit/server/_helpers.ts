@@ -45,7 +45,7 @@ export interface CallOptions {
   host?: string;
   /** Origin header; default none (like curl); `null` leaves it out explicitly. */
   origin?: string | null;
-  /** Token to present; default the right one for state-changing methods. `null`: none. */
+  /** Token to present (the header); default the right one. `null`: none. */
   token?: string | null;
   headers?: Record<string, string>;
 }
@@ -60,9 +60,7 @@ export function call(
   const headers = new Headers(options.headers);
   headers.set("host", options.host ?? `127.0.0.1:${PORT}`);
   if (options.origin) headers.set("origin", options.origin);
-  const token = options.token === undefined
-    ? (method === "GET" || method === "HEAD" ? null : TOKEN)
-    : options.token;
+  const token = options.token === undefined ? TOKEN : options.token;
   if (token) headers.set("x-chronicle-token", token);
   let body: string | undefined;
   if (options.body !== undefined) {

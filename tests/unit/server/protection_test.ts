@@ -66,22 +66,24 @@ Deno.test("loopback names with the server's port are accepted", async (t) => {
   }
 });
 
-Deno.test("a state-changing request without the token is refused", async (t) => {
+Deno.test("every route, reads and the page included, refuses a request without the token", async (t) => {
   const app = appWithUi();
-  for (const r of CHANGING) {
+  for (const r of ROUTES) {
     await t.step(`${r.method} ${r.path}`, async () => {
-      await assertApiError(
-        await call(app, r.method, r.path, { body: r.body, token: null }),
-        401,
-        "missing_token",
-      );
+      const res = await call(app, r.method, r.path, { body: r.body, token: null });
+      if (r.path.startsWith("/api/")) await assertApiError(res, 401, "missing_token");
+      else {
+        assert.equal(res.status, 401);
+        assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+        assert.match(await res.text(), /chronicle open/);
+      }
     });
   }
 });
 
-Deno.test("a state-changing request with a wrong token is refused", async (t) => {
+Deno.test("every route refuses a wrong token", async (t) => {
   const app = appWithUi();
-  for (const r of CHANGING) {
+  for (const r of ROUTES.filter((r) => r.path.startsWith("/api/"))) {
     await t.step(`${r.method} ${r.path}`, async () => {
       const res = await call(app, r.method, r.path, { body: r.body, token: "b".repeat(64) });
       await assertApiError(res, 403, "bad_token");
@@ -128,7 +130,7 @@ Deno.test("the token is accepted as a bearer Authorization header and from a loo
   assert.equal(res.status, 200, await res.text());
 });
 
-Deno.test("reads need no token", async (t) => {
+Deno.test("every route answers its owner: the token in the header", async (t) => {
   const app = appWithUi();
   for (const r of ROUTES.filter((r) => r.method === "GET")) {
     await t.step(r.path, async () => {
@@ -137,6 +139,85 @@ Deno.test("reads need no token", async (t) => {
       await res.body?.cancel();
     });
   }
+});
+
+Deno.test("no response ever contains the token", async (t) => {
+  const app = appWithUi();
+  for (const r of ROUTES) {
+    await t.step(`${r.method} ${r.path}`, async () => {
+      const res = await call(app, r.method, r.path, { body: r.body });
+      const text = await res.text();
+      assert.ok(!text.includes(TOKEN), "body");
+      for (const [k, v] of res.headers) assert.ok(!v.includes(TOKEN), `header ${k}`);
+    });
+  }
+  const signIn = await call(app, "GET", `/?token=${TOKEN}`, { token: null });
+  for (const [k, v] of signIn.headers) assert.ok(!v.includes(TOKEN), `sign-in header ${k}`);
+});
+
+Deno.test("the printed URL is traded for an HttpOnly SameSite=Strict cookie and a clean URL", async () => {
+  const app = appWithUi();
+  const res = await call(app, "GET", `/sessions/x?op=o1&token=${TOKEN}`, { token: null });
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/sessions/x?op=o1");
+  const cookie = res.headers.get("set-cookie") ?? "";
+  assert.match(cookie, /^chronicle_4173=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\/$/);
+  const pair = cookie.split(";")[0];
+  // the cookie now opens every route, reads and writes (from the page's own origin)
+  const page = await call(app, "GET", "/", { token: null, headers: { cookie: pair } });
+  assert.equal(page.status, 200);
+  await page.body?.cancel();
+  const list = await call(app, "GET", "/api/sessions", { token: null, headers: { cookie: pair } });
+  assert.equal(list.status, 200);
+  await list.body?.cancel();
+  const write = await call(app, "POST", "/api/security/check", {
+    body: {},
+    token: null,
+    origin: `http://127.0.0.1:${PORT}`,
+    headers: { cookie: pair },
+  });
+  assert.equal(write.status, 200, await write.text());
+  // another port's cookie, or a forged one, opens nothing
+  for (const bad of [pair.replace("4173", "4174"), "chronicle_4173=" + "0".repeat(64)]) {
+    const res = await call(app, "GET", "/api/sessions", { token: null, headers: { cookie: bad } });
+    await assertApiError(res, 401, "missing_token");
+  }
+});
+
+Deno.test("a wrong or partial token in the URL is refused with the page, not traded", async () => {
+  const app = appWithUi();
+  for (const t of [TOKEN.slice(0, -1), "x", TOKEN + "a"]) {
+    const res = await call(app, "GET", `/?token=${t}`, { token: null });
+    assert.equal(res.status, 403);
+    assert.equal(res.headers.get("set-cookie"), null);
+    await res.body?.cancel();
+  }
+  // the URL token is for pages: the API takes the header
+  const api = await call(app, "GET", `/api/sessions?token=${TOKEN}`, { token: null });
+  assert.equal(api.status, 403);
+  await api.body?.cancel();
+});
+
+Deno.test("a body over 1 MiB is refused while it streams, without being read whole", async () => {
+  const app = appWithUi();
+  let pulled = 0;
+  const chunk = new Uint8Array(64 * 1024).fill(32);
+  const body = new ReadableStream<Uint8Array>({
+    pull(c) {
+      pulled += chunk.byteLength;
+      if (pulled > 64 << 20) c.close();
+      else c.enqueue(chunk);
+    },
+  });
+  const res = await app(
+    new Request(`http://127.0.0.1:${PORT}/api/security/rules`, {
+      method: "POST",
+      headers: { host: `127.0.0.1:${PORT}`, "x-chronicle-token": TOKEN },
+      body,
+    }),
+  );
+  await assertApiError(res, 413, "payload_too_large");
+  assert.ok(pulled <= (1 << 20) + 4 * chunk.byteLength, `pulled ${pulled} bytes`);
 });
 
 Deno.test("unknown routes and wrong methods answer in the error shape", async (t) => {

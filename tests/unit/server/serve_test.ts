@@ -48,12 +48,31 @@ Deno.test("startServer() binds 127.0.0.1 on a free port and answers as that host
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
     assert.notEqual(server.port, 0);
-    const ok = await fetch(`${server.url}api/health`);
+    const ok = await fetch(`${server.url}api/health`, { headers: { "x-chronicle-token": TOKEN } });
     assert.equal(ok.status, 200);
     assert.equal((await ok.json()).ok, true);
-    const post = await fetch(`${server.url}api/security/check`, { method: "POST", body: "{}" });
-    assert.equal(post.status, 401);
-    await post.body?.cancel();
+    for (
+      const [method, path] of [["GET", "api/health"], ["GET", "api/sessions"], [
+        "POST",
+        "api/security/check",
+      ]]
+    ) {
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        body: method === "POST" ? "{}" : undefined,
+      });
+      assert.equal(res.status, 401, `${method} ${path}`);
+      await res.body?.cancel();
+    }
+    // the printed URL, through a real socket: a cookie, a clean URL, and the cookie opens the API
+    const signIn = await fetch(`${server.url}?token=${TOKEN}`, { redirect: "manual" });
+    assert.equal(signIn.status, 303);
+    assert.equal(signIn.headers.get("location"), "/");
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0];
+    await signIn.body?.cancel();
+    const list = await fetch(`${server.url}api/sessions`, { headers: { cookie } });
+    assert.equal(list.status, 200);
+    await list.body?.cancel();
   } finally {
     await server.shutdown();
     store.close();
