@@ -13,6 +13,7 @@
  * a file. FIFOs, devices and sockets are never opened. The decision has a time budget: past it
  * the call is blocked (the guard fails closed), never waved through.
  */
+import { COMMAND_KEYS, pathsOf, toolRole } from "../model/tools.ts";
 import { type Deadline, deadlineIn, isTimeout } from "./budget.ts";
 import { decodeForScan } from "./decode.ts";
 import { compileGlobMatcher, globMatches } from "./glob_match.ts";
@@ -97,87 +98,9 @@ export interface PreToolUseDecision {
 }
 
 // ---------------------------------------------------------------------------------------------
-// tool vocabulary (until core/model has the shared one)
+// tool vocabulary: core/model/tools.ts (one copy, shared with the importers)
 
-type ToolRole = "read" | "edit" | "search" | "shell" | "write" | "list" | "web";
-
-const ROLES: Record<ToolRole, string[]> = {
-  read: [
-    "read",
-    "read_file",
-    "read_file_v2",
-    "read_many_files",
-    "view",
-    "view_file",
-    "notebookread",
-    "open_file",
-    "cat",
-  ],
-  edit: [
-    "edit",
-    "multiedit",
-    "notebookedit",
-    "replace",
-    "edit_file",
-    "search_replace",
-    "str_replace_editor",
-    "str_replace_based_edit_tool",
-  ],
-  search: [
-    "grep",
-    "grep_search",
-    "search_file_content",
-    "ripgrep",
-    "rg",
-    "codebase_search",
-    "search_files",
-    "grep_files",
-  ],
-  shell: [
-    "bash",
-    "shell",
-    "shell_command",
-    "local_shell",
-    "local_shell_call",
-    "exec_command",
-    "container_exec",
-    "unified_exec",
-    "run_shell_command",
-    "run_terminal_cmd",
-    "run_terminal_command_v2",
-    "execute_command",
-    "terminal",
-  ],
-  write: ["write", "write_file", "create_file", "notebookwrite", "apply_patch", "patch"],
-  list: ["ls", "list", "list_dir", "list_directory", "glob", "file_search", "find_files"],
-  web: ["webfetch", "web_fetch", "websearch", "web_search", "google_web_search", "fetch"],
-};
-const ROLE_OF = new Map<string, ToolRole>(
-  Object.entries(ROLES).flatMap(([role, names]) => names.map((n) => [n, role as ToolRole])),
-);
-
-/** The role of a tool by name, across agents; MCP and unknown tools have none. */
-export function toolRole(toolName: string): ToolRole | undefined {
-  return ROLE_OF.get(toolName.toLowerCase());
-}
-
-/** Input keys that name one file or folder, and those that name several. */
-const PATH_KEYS = [
-  "file_path",
-  "filePath",
-  "path",
-  "absolute_path",
-  "notebook_path",
-  "target_file",
-  "targetFile",
-  "file",
-  "filename",
-  "relative_workspace_path",
-  "dir_path",
-  "directory",
-];
-const PATH_LIST_KEYS = ["paths", "file_paths", "files", "target_directories", "absolute_paths"];
-const COMMAND_KEYS = ["command", "cmd", "script"];
+export { toolRole };
 
 /** Lockfiles are full of hashes that look random; reading them is never a leak. */
 const LOCKFILE_RE =
@@ -358,19 +281,6 @@ class Collector {
 // ---------------------------------------------------------------------------------------------
 // what a call reads
 
-function stringsAt(input: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const k of PATH_KEYS) {
-    const v = input[k];
-    if (typeof v === "string" && v) out.push(v);
-  }
-  for (const k of PATH_LIST_KEYS) {
-    const v = input[k];
-    if (Array.isArray(v)) { for (const p of v) if (typeof p === "string" && p) out.push(p); }
-  }
-  return out;
-}
-
 function shellCommandOf(input: Record<string, unknown>): string | null {
   for (const key of COMMAND_KEYS) {
     const c = input[key];
@@ -500,10 +410,10 @@ async function collect(c: Collector, input: PreToolUseInput, home: string | unde
   switch (role) {
     case "read":
     case "edit":
-      for (const p of stringsAt(args)) await c.add(p, { ...glob(p), byName: true });
+      for (const p of pathsOf(args)) await c.add(p, { ...glob(p), byName: true });
       return;
     case "search": {
-      const paths = stringsAt(args);
+      const paths = pathsOf(args);
       if (!paths.length && input.cwd) paths.push(input.cwd);
       for (const p of paths) await c.add(p, { walk: true, hidden: false, ...glob(p) });
       return;
