@@ -1,4 +1,5 @@
 /** `chronicle import`: discover every agent's logs and import what changed. */
+import { termSafe } from "../core/security/terminal.ts";
 import { importAll, type ImportSummary, type UnitRunner } from "../core/store/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
@@ -84,7 +85,7 @@ export function formatSummary(s: ImportSummary): string {
       } ${src.units} files (${src.full} new or rewritten, ${src.appended} appended, ${src.unchanged} unchanged), ${src.operations} operations written`,
     );
   }
-  for (const e of s.errors) lines.push(`  ! ${e.message}`);
+  for (const e of s.errors) lines.push(`  ! ${termSafe(e.message)}`);
   return lines.join("\n") + "\n";
 }
 

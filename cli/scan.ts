@@ -3,6 +3,7 @@
  * sessions; print findings as text, JSON or SARIF, or print the redacted text.
  * Exit 0 no findings, 1 findings, 2 error.
  */
+import { termSafe, termSafeLines } from "../core/security/terminal.ts";
 import type { CanonicalSession, PayloadRef } from "../core/model/mod.ts";
 import {
   type CustomRule,
@@ -160,7 +161,7 @@ export function makeScanCommand(deps: ScanCommandDeps = {}): Command {
             const shown = target.startsWith("/") ? file : target + file.slice(path.length);
             const stat = await Deno.stat(file);
             if (stat.size > MAX_FILE_BYTES) {
-              io.stderr(`chronicle scan: skipped ${shown}: larger than 64 MiB\n`);
+              io.stderr(`chronicle scan: skipped ${termSafe(shown)}: larger than 64 MiB\n`);
               continue;
             }
             const bytes = await Deno.readFile(file);
@@ -300,8 +301,9 @@ function print(
   if (opts.redact) {
     const many = artifacts.length > 1 || counts.sessions > 0;
     for (const a of many ? withFindings : artifacts) {
-      if (many) io.stdout(`==> ${a.uri} <==\n`);
-      io.stdout(a.redacted);
+      if (many) io.stdout(`==> ${termSafe(a.uri)} <==\n`);
+      // a terminal never gets raw control sequences; a pipe gets the redacted bytes as they are
+      io.stdout(io.isTerminal ? termSafeLines(a.redacted) : a.redacted);
       if (many && !a.redacted.endsWith("\n")) io.stdout("\n");
     }
     io.stderr(summary);
@@ -312,7 +314,11 @@ function print(
       const secret = opts.showSecrets
         ? `  secret: ${JSON.stringify(a.text.slice(f.start, f.end))}`
         : "";
-      io.stdout(`${a.uri}:${f.line}:${f.column}  ${label(f)}  ${f.replacement}${secret}\n`);
+      io.stdout(
+        `${termSafe(a.uri)}:${f.line}:${f.column}  ${termSafe(label(f))}  ${
+          termSafe(f.replacement)
+        }${secret}\n`,
+      );
     }
   }
   io.stdout(summary);

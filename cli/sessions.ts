@@ -1,4 +1,5 @@
 /** `chronicle sessions` and `chronicle show`: list sessions and read one in a terminal. */
+import { termSafe } from "../core/security/terminal.ts";
 import type { Operation } from "../core/model/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
@@ -50,9 +51,11 @@ export const sessionsCommand: Command = async (args, io) => {
     for (const s of items) {
       const title = oneLine(s.title ?? s.first_prompt ?? "", 70);
       io.stdout(
-        `${s.id}\n  ${s.source} · ${s.project_path ?? "(no project)"} · ${s.started_at ?? "?"} → ${
-          s.ended_at ?? "?"
-        } · ${s.op_count} ops${s.error_count ? ` · ${s.error_count} errors` : ""}\n  ${title}\n`,
+        `${termSafe(s.id)}\n  ${termSafe(s.source)} · ${
+          termSafe(s.project_path ?? "(no project)")
+        } · ${termSafe(s.started_at ?? "?")} → ${termSafe(s.ended_at ?? "?")} · ${s.op_count} ops${
+          s.error_count ? ` · ${s.error_count} errors` : ""
+        }\n  ${title}\n`,
       );
     }
     if (total > items.length) io.stdout(`(${items.length} of ${total}; use --limit)\n`);
@@ -88,13 +91,17 @@ export const showCommand: Command = async (args, io) => {
     }
     const s = session.session;
     io.stdout(
-      `${s.title ?? "(untitled)"}\n${s.id} · ${s.project.path ?? ""} · ${s.started_at ?? ""}\n`,
+      `${oneLine(s.title ?? "(untitled)", 200)}\n${termSafe(s.id)} · ${
+        termSafe(s.project.path ?? "")
+      } · ${termSafe(s.started_at ?? "")}\n`,
     );
     for (const c of session.connections) {
       io.stdout(
-        `  connection ${c.id} (${c.kind}): ${c.client.agent}${
-          c.client.version ? " " + c.client.version : ""
-        }${c.server.model ? " → " + c.server.model : ""}\n`,
+        termSafe(
+          `  connection ${c.id} (${c.kind}): ${c.client.agent}${
+            c.client.version ? " " + c.client.version : ""
+          }${c.server.model ? " → " + c.server.model : ""}`,
+        ) + "\n",
       );
     }
     io.stdout("\n");
@@ -102,19 +109,27 @@ export const showCommand: Command = async (args, io) => {
       const op = session.operations[t.op];
       const conn = t.connection === "main" ? "" : `[${t.connection}] `;
       io.stdout(
-        `${String(t.seq).padStart(5)} ${formatOffset(t.offset_ns)} ${conn}${describe(op)}\n`,
+        `${String(t.seq).padStart(5)} ${formatOffset(t.offset_ns)} ${termSafe(conn)}${
+          termSafe(describe(op))
+        }\n`,
       );
     }
     if (session.issues.length) {
       io.stdout(`\nIssues:\n`);
       for (const i of session.issues) {
-        io.stdout(`  ${i.code}: ${i.message}${i.count && i.count > 1 ? ` (×${i.count})` : ""}\n`);
+        io.stdout(
+          `  ${termSafe(i.code)}: ${termSafe(i.message)}${
+            i.count && i.count > 1 ? ` (×${i.count})` : ""
+          }\n`,
+        );
       }
     }
     if (session.provenance.loss_windows.length) {
       io.stdout(`\nLoss windows:\n`);
       for (const l of session.provenance.loss_windows) {
-        io.stdout(`  ${l.file}: lines ${l.lines[0]}-${l.lines[1]}: ${l.reason}\n`);
+        io.stdout(
+          `  ${termSafe(l.file)}: lines ${l.lines[0]}-${l.lines[1]}: ${termSafe(l.reason)}\n`,
+        );
       }
     }
     return 0;
@@ -149,7 +164,8 @@ function formatOffset(ns: number): string {
   return `+${String(m).padStart(2, "0")}:${s}`;
 }
 
+/** Foreign text on one line, at most `max` characters, controls escaped (termSafe). */
 export function oneLine(s: string, max: number): string {
   const t = s.replace(/\s+/g, " ").trim();
-  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+  return termSafe(t.length > max ? t.slice(0, max - 1) + "…" : t);
 }

@@ -1,4 +1,9 @@
-/** @module ArtifactWriter / ArtifactReader over Deno's file APIs (0700 folders, 0600 files). */
+/**
+ * @module ArtifactWriter / ArtifactReader over Deno's file APIs (0700 folders, 0600 files).
+ * Neither follows a symlink: the reader looks with lstat and reads regular files only (never a
+ * FIFO, a device or /dev/zero), sizes checked before reading; the writer creates files that
+ * must not exist yet and refuses a folder that is really a symlink.
+ */
 import type { ArtifactReader, ArtifactWriter } from "../core/artifacts/mod.ts";
 
 const unix = Deno.build.os !== "windows";
@@ -10,6 +15,10 @@ export const denoArtifactWriter: ArtifactWriter = {
       if (unix) await Deno.chmod(path, mode);
     } catch (e) {
       if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      const info = await Deno.lstat(path);
+      if (!info.isDirectory || info.isSymlink) {
+        throw new Error(`Cannot write into "${path}": it is not a folder (a symlink or a file)`);
+      }
     }
   },
   async writeFile(path, data, mode) {
@@ -35,17 +44,35 @@ export const denoArtifactWriter: ArtifactWriter = {
 };
 
 export const denoArtifactReader: ArtifactReader = {
-  async readFile(path) {
+  async readFile(path, maxBytes = Number.MAX_SAFE_INTEGER) {
+    let file: Deno.FsFile | undefined;
     try {
-      return await Deno.readFile(path);
+      const info = await Deno.lstat(path);
+      if (!info.isFile || info.size > maxBytes) return null;
+      file = await Deno.open(path, { read: true });
+      const opened = await file.stat();
+      // the same regular file as the one looked at (not swapped for a link or a FIFO meanwhile)
+      if (!opened.isFile || opened.ino !== info.ino || opened.size > maxBytes) return null;
+      const buf = new Uint8Array(opened.size);
+      let n = 0;
+      while (n < buf.length) {
+        const r = await file.read(buf.subarray(n));
+        if (r === null) break;
+        n += r;
+      }
+      return buf.subarray(0, n);
     } catch {
       return null;
+    } finally {
+      file?.close();
     }
   },
   async listDir(path) {
     const out: string[] = [];
     try {
-      for await (const e of Deno.readDir(path)) out.push(e.name);
+      const info = await Deno.lstat(path);
+      if (!info.isDirectory) return [];
+      for await (const e of Deno.readDir(path)) if (e.isFile || e.isDirectory) out.push(e.name);
     } catch {
       return [];
     }

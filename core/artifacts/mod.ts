@@ -22,10 +22,20 @@ export interface ArtifactWriter {
   exists(path: string): Promise<boolean>;
 }
 
+/**
+ * Reads an exported tree without ever following a symlink or opening a FIFO or a device: a
+ * path that is not a regular file (or, for `listDir`, a real folder) reads as missing.
+ */
 export interface ArtifactReader {
-  readFile(path: string): Promise<Uint8Array | null>;
+  /** A regular file's bytes; null when it is missing, not a regular file, or over `maxBytes`. */
+  readFile(path: string, maxBytes?: number): Promise<Uint8Array | null>;
+  /** The regular files and folders in a real folder (symlinks and special files left out). */
   listDir(path: string): Promise<string[]>;
 }
+
+/** Largest manifest.json and session.json `verify` reads. */
+export const MAX_MANIFEST_BYTES = 1 << 20;
+export const MAX_SESSION_BYTES = 1 << 30;
 
 export interface Manifest {
   schema_version: number;
@@ -174,7 +184,7 @@ export interface VerifyReport {
 /** Checks every exported session under `dir` (a folder holding `sessions/`, or one session). */
 export async function verifyArtifacts(reader: ArtifactReader, dir: string): Promise<VerifyReport> {
   const dirs: string[] = [];
-  if (await reader.readFile(`${dir}/manifest.json`)) dirs.push(dir);
+  if (await reader.readFile(`${dir}/manifest.json`, MAX_MANIFEST_BYTES)) dirs.push(dir);
   else {
     for (const name of await reader.listDir(`${dir}/sessions`)) {
       if (!name.startsWith(".")) dirs.push(`${dir}/sessions/${name}`);
@@ -194,10 +204,10 @@ export async function verifyArtifacts(reader: ArtifactReader, dir: string): Prom
       entry.ok = false;
       entry.problems.push(msg);
     };
-    const manifestBytes = await reader.readFile(`${d}/manifest.json`);
-    const sessionBytes = await reader.readFile(`${d}/session.json`);
-    if (!manifestBytes) fail("manifest.json is missing");
-    if (!sessionBytes) fail("session.json is missing");
+    const manifestBytes = await reader.readFile(`${d}/manifest.json`, MAX_MANIFEST_BYTES);
+    const sessionBytes = await reader.readFile(`${d}/session.json`, MAX_SESSION_BYTES);
+    if (!manifestBytes) fail("manifest.json is missing (or not a regular file)");
+    if (!sessionBytes) fail("session.json is missing (or not a regular file)");
     if (!manifestBytes || !sessionBytes) continue;
     let manifest: Manifest;
     let session: CanonicalSession;
@@ -225,13 +235,22 @@ export async function verifyArtifacts(reader: ArtifactReader, dir: string): Prom
     }
     entry.id = session.session.id;
     const present = new Set(await reader.listDir(`${d}/payloads`));
+    // the manifest says how many payload bytes there are: never read more than that
+    let budget = Number.isSafeInteger(manifest.payload_bytes) && manifest.payload_bytes >= 0
+      ? manifest.payload_bytes
+      : 0;
     for (const sha of payloadHashes(session)) {
       if (!present.has(sha)) {
-        fail(`payload ${sha} is missing`);
+        fail(`payload ${sha} is missing (or not a regular file)`);
         continue;
       }
-      const data = await reader.readFile(`${d}/payloads/${sha}`);
-      if (!data || sha256Hex(data) !== sha) fail(`payload ${sha} does not match its SHA-256`);
+      const data = await reader.readFile(`${d}/payloads/${sha}`, budget);
+      if (!data) {
+        fail(`payload ${sha} is larger than the manifest's payload bytes allow`);
+        continue;
+      }
+      budget -= data.length;
+      if (sha256Hex(data) !== sha) fail(`payload ${sha} does not match its SHA-256`);
       else entry.payloads++;
     }
     if (manifest.payload_count !== entry.payloads && entry.ok) {

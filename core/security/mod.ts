@@ -20,3 +20,4 @@ export { parseShell, type ShellParse, type ShellWord, type SimpleCommand } from 
 export { decodeForScan } from "./decode.ts";
 export { isLoopbackHostname, TOKEN_HEADER } from "./local_access.ts";
 export { compileGlobMatcher, forEachMatch, globMatches } from "./glob_match.ts";
+export { termSafe, termSafeLines } from "./terminal.ts";

@@ -90,6 +90,43 @@ Deno.test("verifyArtifacts() catches a changed session, a changed payload, a mis
       expected: /does not match its SHA-256/,
     },
     {
+      name: "payload replaced by a symlink to /dev/zero (never followed, never read)",
+      tamper: async (d) => {
+        const [first] = [...Deno.readDirSync(`${d}/payloads`)];
+        await Deno.remove(`${d}/payloads/${first.name}`);
+        await Deno.symlink("/dev/zero", `${d}/payloads/${first.name}`);
+      },
+      expected: /is missing \(or not a regular file\)/,
+    },
+    {
+      name: "payload replaced by a symlink to a copy of itself",
+      tamper: async (d) => {
+        const [first] = [...Deno.readDirSync(`${d}/payloads`)];
+        const copy = `${d}/../${first.name}.copy`;
+        await Deno.copyFile(`${d}/payloads/${first.name}`, copy);
+        await Deno.remove(`${d}/payloads/${first.name}`);
+        await Deno.symlink(copy, `${d}/payloads/${first.name}`);
+      },
+      expected: /is missing \(or not a regular file\)/,
+    },
+    {
+      name: "session.json replaced by a symlink",
+      tamper: async (d) => {
+        await Deno.rename(`${d}/session.json`, `${d}/../session.json.real`);
+        await Deno.symlink(`${d}/../session.json.real`, `${d}/session.json`);
+      },
+      expected: /session.json is missing \(or not a regular file\)/,
+    },
+    {
+      name: "a payload bigger than the manifest's payload bytes",
+      tamper: async (d) => {
+        const m = JSON.parse(await Deno.readTextFile(`${d}/manifest.json`));
+        m.payload_bytes = 1;
+        await Deno.writeTextFile(`${d}/manifest.json`, JSON.stringify(m));
+      },
+      expected: /larger than the manifest's payload bytes allow/,
+    },
+    {
       name: "payload removed",
       tamper: async (d) => {
         const [first] = [...Deno.readDirSync(`${d}/payloads`)];
@@ -152,5 +189,31 @@ Deno.test("sessionDirName() keeps a hostile session id inside the export folder"
       assertEquals(name, expected);
       assert(!name.includes("/") && !name.startsWith("."), name);
     });
+  }
+});
+
+Deno.test("export refuses to write through a folder that is really a symlink", async () => {
+  const { store, out, session } = await exported();
+  const elsewhere = await Deno.makeTempDir({ prefix: "chronicle-elsewhere-" });
+  try {
+    const again = await Deno.makeTempDir({ prefix: "chronicle-export-link-" });
+    await Deno.symlink(elsewhere, `${again}/sessions`);
+    let threw = false;
+    try {
+      await exportSession(session, {
+        writer: denoArtifactWriter,
+        readPayload: (sha) => store.payload(sha),
+      }, again);
+    } catch (e) {
+      threw = true;
+      assertMatch((e as Error).message, /not a folder/);
+    }
+    assert(threw, "export wrote through a symlink");
+    assertEquals([...Deno.readDirSync(elsewhere)], []);
+    await Deno.remove(again, { recursive: true });
+  } finally {
+    await Deno.remove(out, { recursive: true });
+    await Deno.remove(elsewhere, { recursive: true });
+    store.close();
   }
 });

@@ -174,3 +174,18 @@ Deno.test("chronicle scan --session and --all scan imported sessions through the
   }
   assert(thrown instanceof UsageError);
 });
+
+Deno.test("chronicle scan: a file name with a line break or an escape sequence cannot forge output", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "chronicle-scan-" });
+  try {
+    await Deno.writeTextFile(`${dir}/evil\nok.ts:1:1  nothing  \x1b[2Jx.ts`, `k = "${KEY}"\n`);
+    const { io, stdout } = memIo({ cwd: dir });
+    assertEquals(await scan(["."], io), 1);
+    const lines = stdout().trimEnd().split("\n");
+    assertEquals(lines.length, 2, stdout());
+    assertStringIncludes(lines[0], "evil\\nok.ts:1:1  nothing  \\x1b[2Jx.ts");
+    assert(!stdout().includes("\x1b"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
