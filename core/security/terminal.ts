@@ -6,6 +6,7 @@
  * `\u202e`). One helper: every command's output of foreign text goes through it.
  */
 
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_RE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
