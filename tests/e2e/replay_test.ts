@@ -20,7 +20,7 @@ Deno.test({
         store,
       ) => (service = createReplayService(store, { dataDir: data, env: Deno.env.toObject() })),
     });
-    const b = await openBrowser();
+    const b = await openBrowser({ fixture: fx });
     const { page } = b;
     try {
       const id = fx.store.listSessions().items[0].id;
