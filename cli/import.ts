@@ -1,5 +1,7 @@
 /** `chronicle import`: discover every agent's logs and import what changed. */
 import { termSafe } from "../core/security/terminal.ts";
+import { RuleStore } from "../core/security/rule_store.ts";
+import { takeGuardJournal } from "../guard/files.ts";
 import { importAll, type ImportSummary, type UnitRunner } from "../core/store/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
@@ -114,6 +116,9 @@ export const importCommand: Command = async (args, io) => {
       inProcess: parsed.values["in-process"] === true,
       progress: io.isTerminal && !parsed.values.json,
     });
+    // what the guard journaled while no server ran goes into the store too
+    const log = new RuleStore(store.ruleTable);
+    for (const i of takeGuardJournal(dir)) log.logInterception(i);
     io.stdout(
       parsed.values.json ? JSON.stringify(summary, null, 2) + "\n" : formatSummary(summary),
     );

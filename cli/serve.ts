@@ -9,6 +9,7 @@ import { readOrCreateToken } from "../runtime/data_dir.ts";
 import { denoProcessRunner } from "../runtime/process_runner.ts";
 import { createApp, type SecurityService } from "../server/app.ts";
 import { TOKEN_PARAM } from "../server/auth.ts";
+import { type CheckRunner, createCheckWorker } from "../server/check_runner.ts";
 import { createSecurityService } from "../server/security_service.ts";
 import { createReplayService, type ReplayService } from "../server/replay_service.ts";
 import { createEventHub, type EventHub } from "../server/sse.ts";
@@ -194,7 +195,10 @@ export const serveCommand: Command = async (args, io) => {
       io.stdout(formatSummary(summary));
     }
     const events = createEventHub();
-    const security = securityFor(store, io, events);
+    // security checks run in a worker with no permissions: the API answers during a long one
+    const checks = createCheckWorker();
+    checks.warm();
+    const security = securityFor(store, io, events, checks);
     const stop = new AbortController();
     const replay = createReplayService(store, { dataDir: dir, env: io.env });
     const server = await startServer({
@@ -259,6 +263,7 @@ export const serveCommand: Command = async (args, io) => {
     } finally {
       if (timer !== undefined) clearInterval(timer);
       clearInterval(journalTimer);
+      checks.close();
       await removeServerFile(dir, Deno.pid);
       await pass;
       background?.close();
@@ -282,10 +287,12 @@ export function securityFor(
   store: ChronicleStore,
   io: CliIo,
   events?: EventHub,
+  checks?: CheckRunner,
 ): SecurityService {
   const dir = dataDir(io.env);
   return createSecurityService({
     store,
+    runCheck: checks?.run,
     guardFiles: {
       takeJournal: () => takeGuardJournal(dir),
       writeRules: (rules) => writeGuardRules(dir, rules),

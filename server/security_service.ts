@@ -5,14 +5,8 @@
  * since it writes Claude Code's settings file).
  */
 import { ChronicleError } from "../core/model/mod.ts";
-import {
-  type CustomRule,
-  type Finding,
-  type Interception,
-  RuleStore,
-  scanSession,
-  scanText,
-} from "../core/security/mod.ts";
+import { type CustomRule, type Interception, RuleStore } from "../core/security/mod.ts";
+import { type CheckInput, checkSession, type CheckSessionReport } from "./security_check.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import type { GuardStatus, SecurityRuleView, SecurityService } from "./deps.ts";
 
@@ -37,37 +31,26 @@ export interface SecurityServiceOptions {
   guard?: GuardHooks;
   /** Without it the guard sees no custom rules and its interceptions are not ingested. */
   guardFiles?: GuardFiles;
+  /**
+   * Runs one session's check: the check worker (server/check_runner.ts) in `chronicle serve`,
+   * so the API keeps answering; default: in process (the service still yields between sessions).
+   */
+  runCheck?: (input: CheckInput) => Promise<CheckSessionReport> | CheckSessionReport;
   /** Told of every interception ingested from the guard's journal. */
   onInterception?: (i: Interception) => void;
   now?: () => Date;
 }
 
-/** A finding as the check report shows it: where, which rule, and a redacted excerpt. */
-export interface CheckFinding {
-  op_id: string;
-  where: string;
-  rule: string;
-  preview: string;
-}
-
-export interface CheckSessionReport {
-  session_id: string;
-  title: string | null;
-  source: string;
-  total: number;
-  by_rule: Record<string, number>;
-  findings: CheckFinding[];
-}
+export type { CheckFinding, CheckSessionReport } from "./security_check.ts";
 
 export interface CheckReport {
   sessions_scanned: number;
+  /** Sessions whose check ran out of its time budget (their counts are a lower bound). */
+  unfinished: number;
   total: number;
   by_rule: Record<string, number>;
   sessions: CheckSessionReport[];
 }
-
-const PREVIEW = 60;
-const FINDINGS_PER_SESSION = 200;
 
 export const GUARD_EXPLANATION =
   "The guard is a Claude Code PreToolUse hook. Before every tool call, Claude Code runs it; " +
@@ -77,25 +60,6 @@ export const GUARD_EXPLANATION =
   "and allowed. It needs no server: what it intercepts is recorded in the data folder and " +
   "shown here. Installing adds one entry to Claude Code's settings.json (backed up first) and " +
   "changes nothing else; removing takes out exactly that entry.";
-
-/** Excerpts of a redacted field around each finding's replacement, in order. */
-function previews(redacted: string, findings: Finding[]): string[] {
-  let from = 0;
-  return findings.map((f) => {
-    let at = redacted.indexOf(f.replacement, from);
-    if (at < 0) at = redacted.indexOf(f.replacement);
-    if (at < 0) at = 0;
-    from = at + f.replacement.length;
-    const start = Math.max(0, at - PREVIEW);
-    const end = Math.min(redacted.length, at + f.replacement.length + PREVIEW);
-    return (start > 0 ? "…" : "") + redacted.slice(start, end).replace(/\s+/g, " ") +
-      (end < redacted.length ? "…" : "");
-  });
-}
-
-function redactText(text: string | null, rules: readonly CustomRule[]): string | null {
-  return text === null ? null : scanText(text, { rules }).redacted;
-}
 
 export function createSecurityService(options: SecurityServiceOptions): SecurityService {
   const { store } = options;
@@ -130,33 +94,25 @@ export function createSecurityService(options: SecurityServiceOptions): Security
     return options.guard;
   };
 
-  const checkOne = (id: string): CheckSessionReport | null => {
+  const runCheck = options.runCheck ?? checkSession;
+  /** One session's check: loaded here, scanned by `runCheck` (the worker in serve). */
+  const checkOne = async (id: string): Promise<CheckSessionReport | null> => {
     const session = store.loadSession(id);
     if (!session) return null;
-    const active = rules.active();
-    const scan = scanSession(session, {
-      rules: active,
-      readPayload: (ref) => store.payloadText(ref),
-    });
-    const findings: CheckFinding[] = [];
-    for (const m of scan.messages) {
-      const shown = previews(m.redacted, m.findings);
-      m.findings.forEach((f, i) => {
-        if (findings.length < FINDINGS_PER_SESSION) {
-          findings.push({ op_id: m.op, where: m.field, rule: f.rule, preview: shown[i] });
+    const payloads: Record<string, string | null> = {};
+    for (const op of Object.values(session.operations)) {
+      for (const ref of [op.request, op.response]) {
+        if (ref && "sha256" in ref && !(ref.sha256 in payloads)) {
+          payloads[ref.sha256] = store.payloadText(ref);
         }
-      });
+      }
     }
-    return {
-      session_id: id,
-      // The title is shown beside the findings, so it is redacted like them.
-      title: scan.redacted.session.title ??
-        redactText(store.getSession(id)?.first_prompt ?? null, active),
-      source: session.session.source,
-      total: scan.total,
-      by_rule: scan.histogram,
-      findings,
-    };
+    return await runCheck({
+      session,
+      payloads,
+      rules: rules.active(),
+      fallbackTitle: store.getSession(id)?.first_prompt ?? null,
+    });
   };
 
   return {
@@ -176,17 +132,26 @@ export function createSecurityService(options: SecurityServiceOptions): Security
       if (!rules.delete(id)) throw new ChronicleError("not_found", `No security rule "${id}"`);
       changed(undefined);
     },
-    check: ({ session_id, limit }) => {
+    check: async ({ session_id, limit }) => {
       const ids = session_id
         ? [session_id]
         : store.listSessions({ limit: Math.min(limit ?? 500, 1000), sort: "started_at" }).items
           .map((s) => s.id);
-      const report: CheckReport = { sessions_scanned: 0, total: 0, by_rule: {}, sessions: [] };
+      const report: CheckReport = {
+        sessions_scanned: 0,
+        unfinished: 0,
+        total: 0,
+        by_rule: {},
+        sessions: [],
+      };
       for (const id of ids) {
-        const one = checkOne(id);
+        const one = await checkOne(id);
+        // let other requests in between two sessions, whoever runs the scan
+        await new Promise((resolve) => setTimeout(resolve, 0));
         if (!one) continue;
         report.sessions_scanned++;
-        if (!one.total) continue;
+        if (one.unfinished) report.unfinished++;
+        if (!one.total && !one.unfinished) continue;
         report.total += one.total;
         for (const [k, v] of Object.entries(one.by_rule)) {
           report.by_rule[k] = (report.by_rule[k] ?? 0) + v;

@@ -22,7 +22,7 @@ await writeClaudeSession(home, {
 const fx = await serveFixtures({ scenarios: [], homes: [home] });
 const id = `claude-code:${LONG_SESSION}`;
 const steps = fx.store.getSession(id)!.op_count;
-const b = await openBrowser();
+const b = await openBrowser({ fixture: fx });
 await b.page.addInitScript(FIRST_ROW_PROBE);
 const times: number[] = [];
 let rows = 0;
