@@ -150,6 +150,26 @@ Deno.test("the guard does not hang on a FIFO, named directly or through a shell 
   }
 });
 
+Deno.test("chronicle scan does not hang on a FIFO, named or inside a folder", async () => {
+  const dir = `${p.root}/scan-fifo`;
+  await Deno.mkdir(dir);
+  const mk = await new Deno.Command("mkfifo", { args: [`${dir}/pipe`] }).output();
+  assertEquals(mk.code, 0);
+  await Deno.writeTextFile(`${dir}/clean.txt`, "nothing here\n");
+  for (const target of [dir, `${dir}/pipe`]) {
+    const r = await runCommand(
+      Deno.execPath(),
+      ["run", "-A", `${ROOT}/main.ts`, "scan", target],
+      "",
+      {
+        CHRONICLE_HOME: data,
+        HOME: p.home,
+      },
+    );
+    assertEquals(r.code, 0, `${target}: ${r.stdout}${r.stderr}`);
+  }
+});
+
 Deno.test("a payload the guard cannot read, and its usage errors, exit 1, never 2", async () => {
   const r = await runGuard("not json", data, p.home);
   assertEquals(r.code, 1);

@@ -1,6 +1,6 @@
 /** The security check off the main thread: the worker gives the same report as in process. */
 import assert from "node:assert/strict";
-import { ChronicleStore } from "../../../core/store/mod.ts";
+import type { ChronicleStore } from "../../../core/store/mod.ts";
 import { createCheckWorker } from "../../../server/check_runner.ts";
 import { checkSession } from "../../../server/security_check.ts";
 import { createSecurityService } from "../../../server/security_service.ts";
