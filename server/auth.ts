@@ -92,6 +92,8 @@ export interface GuardOptions {
   port: number;
   /** The per-install token. */
   token: string;
+  /** Paths reachable without the token. Default `PUBLIC_PATHS`. */
+  publicPaths?: readonly RegExp[];
 }
 
 /** What a request that passed the checks may do next. */
@@ -132,7 +134,9 @@ export function checkRequest(req: Request, options: GuardOptions): Admission {
       throw new HttpError(403, "forbidden_origin", "Refused: cross-site request");
     }
   }
-  if (PUBLIC_PATHS.some((re) => re.test(url.pathname))) return { kind: "ok" };
+  if ((options.publicPaths ?? PUBLIC_PATHS).some((re) => re.test(url.pathname))) {
+    return { kind: "ok" };
+  }
 
   // the printed URL: /?token=... on a page, traded for the cookie
   const fromUrl = url.searchParams.get(TOKEN_PARAM);

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { assertApiError, call, fixtureStore, PORT, testApp, TOKEN } from "./_helpers.ts";
 import { fakeSecurity } from "./_fake_security.ts";
+import { checkRequest, PUBLIC_PATHS } from "../../../server/auth.ts";
 
 const store = await fixtureStore(["claude/s1-basic"]);
 const SID = encodeURIComponent(store.listSessions({}).items[0].id);
@@ -319,4 +320,15 @@ Deno.test("a token that is a prefix or an extension of the install token is refu
     const res = await call(app, "POST", "/api/security/check", { body: {}, token: TOKEN });
     assert.equal(res.status, 200, await res.text());
   });
+});
+
+Deno.test("a public path (the share route's seam) needs no token, but still this Host", () => {
+  const opts = { port: PORT, token: TOKEN, publicPaths: [/^\/share\/[^/]+$/] };
+  const req = (path: string, host = `127.0.0.1:${PORT}`) =>
+    new Request(`http://127.0.0.1:${PORT}${path}`, { headers: { host } });
+  assert.deepEqual(checkRequest(req("/share/abc"), opts), { kind: "ok" });
+  assert.throws(() => checkRequest(req("/share/abc/x"), opts), /needs the install token/);
+  assert.throws(() => checkRequest(req("/api/sessions"), opts), /needs the install token/);
+  assert.throws(() => checkRequest(req("/share/abc", "evil.example"), opts), /is not this server/);
+  assert.deepEqual(PUBLIC_PATHS, [], "nothing is public until the share route says so");
 });
