@@ -83,7 +83,7 @@ Deno.test({
       homes: [home],
       git: createGitEngine(denoProcessRunner, { env: gitEnv(Deno.env.toObject()) }),
     });
-    const b = await openBrowser();
+    const b = await openBrowser({ fixture: fx });
     const { page } = b;
     try {
       const long = fx.store.listSessions().items.find((s) => s.id !== `claude-code:${SID}`)!;
