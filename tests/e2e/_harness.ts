@@ -87,11 +87,11 @@ export interface BrowserSession {
 }
 
 /**
- * A headless Chromium page. With `fixture`, the browser signs in first the way its owner
- * does: it opens the printed address and keeps the cookie the server trades it for.
+ * A headless Chromium page signed in to `fixture`'s server the way its owner is: it opens the
+ * printed address and keeps the cookie the server trades it for (every route needs it).
  */
 export async function openBrowser(
-  options: { width?: number; height?: number; dark?: boolean; fixture?: Fixture } = {},
+  options: { width?: number; height?: number; dark?: boolean; fixture: Fixture },
 ): Promise<BrowserSession> {
   try {
     await Deno.stat(CHROMIUM);
@@ -128,11 +128,9 @@ export async function openBrowser(
     if (m.type() === "error") problems.push(m.text());
   });
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  if (options.fixture) {
-    const res = await page.goto(options.fixture.signInUrl);
-    if (!res?.ok() || page.url().includes("token=")) {
-      throw new Error(`signing in failed: ${res?.status()} at ${page.url()}`);
-    }
+  const res = await page.goto(options.fixture.signInUrl);
+  if (!res?.ok() || page.url().includes("token=")) {
+    throw new Error(`signing in failed: ${res?.status()} at ${page.url()}`);
   }
   return {
     browser,

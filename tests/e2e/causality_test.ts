@@ -188,7 +188,7 @@ Deno.test({
         name: "36_causality_390",
       }]
     ) {
-      const v = await openBrowser(view);
+      const v = await openBrowser({ ...view, fixture: fx });
       try {
         await v.page.goto(`${fx.server.url}sessions/${encodeURIComponent(`claude-code:${SID}`)}`);
         const cart = v.page.locator(".op", { hasText: "cart.py" }).filter({
