@@ -23,9 +23,16 @@ export interface ReadJsonlOptions {
   line?: number;
   /** Accept an unterminated last line when it parses (the file is finished). Default false. */
   closed?: boolean;
-  /** Lines longer than this are skipped as a loss. Default 256 MiB. */
+  /** Lines longer than this are skipped as a loss. Default {@link MAX_LINE_BYTES}. */
   maxLineBytes?: number;
 }
+
+/**
+ * The longest line read: one line is decoded, parsed and its payloads hashed, compressed and
+ * indexed at once, so a longer one (a 200 MB tool result) would take several times its size in
+ * memory. It is skipped as a loss window instead, and import stays under 300 MB.
+ */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 const NL = 10;
 const decoder = new TextDecoder();
@@ -40,7 +47,7 @@ export async function* readJsonl(
   state: { offset: number; line: number; bytesRead: number },
   options: ReadJsonlOptions = {},
 ): AsyncGenerator<JsonlLine> {
-  const maxLine = options.maxLineBytes ?? 256 * 1024 * 1024;
+  const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
   let chunkPos = state.offset; // file offset of the current chunk's first byte
   let lineStart = state.offset; // file offset of the current line's first byte
   let lineNo = state.line;

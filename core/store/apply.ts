@@ -15,7 +15,13 @@ import type { SourceUnit } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
 import type { ChangeStamps } from "./change_stamps.ts";
 import type { PayloadStore } from "./payloads.ts";
-import type { PreparedDelta, PreparedOp, PreparedUnit } from "./prepare.ts";
+import {
+  opBody,
+  type PackedPayloads,
+  type PreparedDelta,
+  type PreparedOp,
+  type PreparedUnit,
+} from "./prepare.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
 import type { SourceRow } from "./types.ts";
@@ -225,6 +231,7 @@ function applyDelta(
   const noConflict = fresh && !existing;
   for (const rec of d.operations) {
     upsertOperation(w.sql, d, rec, {
+      payloads: result.payloads,
       fresh: noConflict,
       stamp: w.changes.current,
     });
@@ -302,9 +309,10 @@ function upsertOperation(
   sql: Sql,
   d: PreparedDelta,
   rec: PreparedOp,
-  { fresh, stamp }: { fresh: boolean; stamp: number },
+  { payloads, fresh, stamp }: { payloads: PackedPayloads; fresh: boolean; stamp: number },
 ): void {
-  const { is_error, body } = rec;
+  const is_error = rec.is_error;
+  const body = opBody(rec, payloads);
   const values = [
     d.session_id,
     rec.id,

@@ -1,17 +1,35 @@
 /**
  * Content-addressed payloads: a small one in the database, a big one in an append-only pack
  * file (when the store has them), each located by its SHA-256 and stored compressed when that
- * pays (compressed in the import worker, see prepare.ts). A whole payload read back is checked
+ * pays. A whole payload read back is checked
  * against its hash, so a pack changed under the store gives a missing payload, never other
  * bytes.
  */
-import { inflateRawSync } from "node:zlib";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
-import { CODEC_DEFLATE, CODEC_RAW, type PackedPayloads, payloadAt } from "./prepare.ts";
+import { type PackedPayloads, payloadAt } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
+
+/** Stored as the payload's own bytes. */
+export const CODEC_RAW = 0;
+/** Stored as raw DEFLATE (RFC 1951, `node:zlib`'s deflateRaw) at level 1: fast. */
+export const CODEC_DEFLATE = 1;
+/** Payloads smaller than this are stored as they are: compression would win nothing. */
+const COMPRESS_MIN_BYTES = 256;
+/** A payload is kept compressed only when that saves at least an eighth of it. */
+const COMPRESS_KEEP = 0.875;
+
+/** How a payload is stored: compressed when that pays, else as it is. */
+function stored(bytes: Uint8Array): { codec: number; bytes: Uint8Array } {
+  if (bytes.byteLength < COMPRESS_MIN_BYTES) return { codec: CODEC_RAW, bytes };
+  const z = deflateRawSync(bytes, { level: 1 });
+  return z.byteLength <= bytes.byteLength * COMPRESS_KEEP
+    ? { codec: CODEC_DEFLATE, bytes: new Uint8Array(z.buffer, z.byteOffset, z.byteLength) }
+    : { codec: CODEC_RAW, bytes };
+}
 
 export class PayloadStore {
   /** The pack new payloads go to; found on the first write. */
@@ -42,19 +60,24 @@ export class PayloadStore {
    */
   write(packed: PackedPayloads): void {
     if (!packed.sha256.length) return;
+    const known = this.sql.stmt("SELECT 1 FROM payloads WHERE sha256 = ?");
     const inline = this.sql.stmt(
-      "INSERT OR IGNORE INTO payloads (sha256, size, bytes, codec) VALUES (?, ?, ?, ?)",
+      "INSERT INTO payloads (sha256, size, bytes, codec) VALUES (?, ?, ?, ?)",
     );
-    const big: number[] = [];
+    const big: { sha: string; size: number; codec: number; bytes: Uint8Array }[] = [];
     for (let i = 0; i < packed.sha256.length; i++) {
-      const stored = payloadAt(packed, i);
-      if (this.packs && stored.byteLength >= PACK_MIN_BYTES) big.push(i);
-      else inline.run(packed.sha256[i], packed.size[i], stored, packed.codec[i]);
+      const sha = packed.sha256[i];
+      if (known.get(sha)) continue; // stored already: not compressed again
+      const own = payloadAt(packed, i);
+      const s = stored(own);
+      if (this.packs && s.bytes.byteLength >= PACK_MIN_BYTES) {
+        big.push({ sha, size: own.byteLength, ...s });
+      } else inline.run(sha, own.byteLength, s.bytes, s.codec);
     }
-    if (big.length) this.writePacked(packed, big);
+    if (big.length) this.writePacked(big);
   }
 
-  private writePacked(packed: PackedPayloads, big: number[]): void {
+  private writePacked(big: { sha: string; size: number; codec: number; bytes: Uint8Array }[]) {
     const packs = this.packs!;
     let n = Math.max(this.pack, 1);
     let end = packs.size(n);
@@ -66,14 +89,11 @@ export class PayloadStore {
     );
     const fresh: Uint8Array[] = [];
     let length = 0;
-    for (const i of big) {
-      const bytes = payloadAt(packed, i);
-      const codec = packed.codec[i];
-      const stored = codec === CODEC_RAW ? null : bytes.byteLength;
-      const row = [packed.sha256[i], packed.size[i], n, end + length, codec, stored] as const;
-      if (Number(insert.run(...row).changes) === 1) {
-        fresh.push(bytes);
-        length += bytes.byteLength;
+    for (const p of big) {
+      const len = p.codec === CODEC_RAW ? null : p.bytes.byteLength;
+      if (Number(insert.run(p.sha, p.size, n, end + length, p.codec, len).changes) === 1) {
+        fresh.push(p.bytes);
+        length += p.bytes.byteLength;
       }
     }
     if (!length) return;

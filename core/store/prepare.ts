@@ -1,10 +1,10 @@
 /**
  * Turns an importer's result into rows ready for the store: each operation's JSON document,
- * its indexed columns, its error flag and its search text (its own words, its tool input and
- * its whole output), and the unit's payloads compressed. Pure, so it runs in the import worker,
- * beside the importer, while the store writes the unit before.
+ * its indexed columns, its error flag and its own words. Pure, so it runs in the import worker.
+ * The search text of inputs and outputs is built by the store one operation at a time
+ * (`opBody`), from the payload bytes it receives anyway, so a unit's whole text never exists
+ * twice in memory.
  */
-import { deflateRawSync } from "node:zlib";
 import type { Operation, OperationRecord, SessionDelta, SourceRange } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
@@ -26,8 +26,15 @@ export interface PreparedOp {
   doc: string;
   /** The `is_error` column: the one error heuristic over the recorded flag and the result. */
   is_error: 0 | 1 | null;
-  /** What search indexes: its own words, its tool input and its output (search_text.ts). */
-  body: string;
+  /** What search sees of the operation itself: its text, tool, summary and target. */
+  words: string;
+  /**
+   * Its tool input, where the store reads it: a payload of the same unit (its index in
+   * `PreparedUnit.payloads`) or inline text. Null for none.
+   */
+  input: number | string | null;
+  /** Its tool result, likewise. Null for none, and for replies and thinking. */
+  result: number | string | null;
 }
 
 export interface PreparedDelta extends Omit<SessionDelta, "operations"> {
@@ -41,36 +48,13 @@ export interface PreparedUnit extends Omit<UnitResult, "deltas" | "payloads"> {
 
 /**
  * A unit's payloads for the trip from the import worker to the store: their hashes, and where
- * each one's stored bytes are in a few buffers, rather than one buffer (and one object) per
- * payload. Stored bytes are the payload's own, or compressed ({@link CODEC_DEFLATE}).
+ * each one's bytes are in a few buffers, rather than one buffer (and one object) per payload.
  */
 export interface PackedPayloads {
   sha256: string[];
-  /** Payload i is stored as `buffers[at[3i]]`, from byte `at[3i + 1]`, `at[3i + 2]` bytes long. */
+  /** Payload i is `buffers[at[3i]]`, from byte `at[3i + 1]`, `at[3i + 2]` bytes long. */
   at: Float64Array;
   buffers: Uint8Array[];
-  /** Payload i's stored form: {@link CODEC_RAW} or {@link CODEC_DEFLATE}. */
-  codec: Uint8Array;
-  /** Payload i's own size in bytes (before compression). */
-  size: Float64Array;
-}
-
-/** Stored as the payload's own bytes. */
-export const CODEC_RAW = 0;
-/** Stored as raw DEFLATE (RFC 1951, `node:zlib`'s deflateRaw), level 1: fast, ~4-8x on logs. */
-export const CODEC_DEFLATE = 1;
-/** Payloads smaller than this are stored as they are: compression would win nothing. */
-const COMPRESS_MIN_BYTES = 256;
-/** A payload is kept compressed only when that saves at least an eighth of it. */
-const COMPRESS_KEEP = 0.875;
-
-/** The stored form of a payload: compressed when that pays. */
-function compressed(bytes: Uint8Array): Uint8Array | null {
-  if (bytes.byteLength < COMPRESS_MIN_BYTES) return null;
-  const z = deflateRawSync(bytes, { level: 1 });
-  return z.byteLength <= bytes.byteLength * COMPRESS_KEEP
-    ? new Uint8Array(z.buffer, z.byteOffset, z.byteLength)
-    : null;
 }
 
 /** A view's buffer travels as it is when the payloads use at least this share of it. */
@@ -80,17 +64,7 @@ const SHARE_TO_KEEP = 0.5;
  * Packs payloads: a buffer they mostly fill goes as it is; the bytes of views into a buffer
  * they barely use (a slice of a bigger read) are copied out, so no unrelated bytes travel.
  */
-export function packPayloads(own: Map<string, Uint8Array>): PackedPayloads {
-  const codec = new Uint8Array(own.size);
-  const size = new Float64Array(own.size);
-  const payloads = new Map<string, Uint8Array>();
-  let k = 0;
-  for (const [sha, bytes] of own) {
-    const z = compressed(bytes);
-    size[k] = bytes.byteLength;
-    codec[k++] = z ? CODEC_DEFLATE : CODEC_RAW;
-    payloads.set(sha, z ?? bytes);
-  }
+export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads {
   const used = new Map<ArrayBufferLike, number>();
   for (const bytes of payloads.values()) {
     used.set(bytes.buffer, (used.get(bytes.buffer) ?? 0) + bytes.byteLength);
@@ -125,39 +99,47 @@ export function packPayloads(own: Map<string, Uint8Array>): PackedPayloads {
     at[i + 2] = bytes.byteLength;
     i += 3;
   }
-  return { sha256, at, buffers, codec, size };
+  return { sha256, at, buffers };
 }
 
-/** The stored bytes of packed payload `i` (a view, not a copy). */
+/** The bytes of packed payload `i` (a view, not a copy). */
 export function payloadAt(p: PackedPayloads, i: number): Uint8Array {
   const offset = p.at[3 * i + 1];
   return p.buffers[p.at[3 * i]].subarray(offset, offset + p.at[3 * i + 2]);
 }
 
 export function prepareUnit(result: UnitResult): PreparedUnit {
+  const payloads = packPayloads(result.payloads);
+  const index = new Map(payloads.sha256.map((sha, i) => [sha, i]));
   return {
     ...result,
     deltas: result.deltas.map((d) => ({
       ...d,
       operations: d.operations.map((rec) =>
-        prepareOp(rec, { file: d.file, payloads: result.payloads })
+        prepareOp(rec, { file: d.file, bytes: result.payloads, index })
       ),
     })),
-    payloads: packPayloads(result.payloads),
+    payloads,
   };
 }
 
 /**
- * One operation's row. `file` is the delta's source file (its doc leaves it out); `payloads`
- * are the unit's payload bytes by SHA-256.
+ * One operation's row. `file` is the delta's source file (its doc leaves it out); `bytes` are
+ * the unit's payloads by SHA-256 and `index` their places in the packed payloads.
  */
 function prepareOp(
   rec: OperationRecord,
-  unit: { file: string; payloads: Pick<Map<string, Uint8Array>, "get"> },
+  unit: { file: string; bytes: Map<string, Uint8Array>; index: Map<string, number> },
 ): PreparedOp {
   const op = rec.op;
-  const result = hasResult(op) ? payloadOf(op.response, unit.payloads) : null;
+  const result = hasResult(op) ? payloadOf(op.response, unit.bytes) : null;
   const failed = resultFailed({ kind: op.kind, flagged: op.is_error ?? null }, result);
+  const place = (ref: Operation["request"]) =>
+    ref && "sha256" in ref
+      ? unit.index.get(ref.sha256) ?? null
+      : ref && "inline" in ref
+      ? ref.inline
+      : null;
   return {
     id: rec.id,
     connection: rec.connection,
@@ -171,7 +153,9 @@ function prepareOp(
     spawns: op.spawns ?? null,
     doc: storedDoc(op, unit.file),
     is_error: failed ? 1 : op.is_error === false ? 0 : null,
-    body: searchBody(opWords(op), payloadOf(op.request, unit.payloads), result),
+    words: opWords(op),
+    input: place(op.request),
+    result: hasResult(op) ? place(op.response) : null,
   };
 }
 
@@ -214,6 +198,13 @@ export function withSourceFile(doc: string, file: string): Operation {
     if (p.completion?.source_range) p.completion.source_range = restore(p.completion.source_range);
   }
   return op;
+}
+
+/** The search text of a prepared operation, given its unit's payloads (see `searchBody`). */
+export function opBody(op: PreparedOp, payloads: PackedPayloads): string {
+  const bytes = (at: number | string | null) =>
+    typeof at === "number" ? payloadAt(payloads, at) : at;
+  return searchBody(op.words, bytes(op.input), bytes(op.result));
 }
 
 /** Whether search reads an operation's result (not a reply's or thinking's own words). */
