@@ -4,7 +4,7 @@
  * deletes, and shell commands whose words show the files they change). Paths are normalised
  * against the operation's working folder or the session's project, so one file has one key.
  */
-import { isErrorResult } from "../analytics/error_heuristic.ts";
+import { ERROR_SCAN_CHARS, isErrorResult } from "../analytics/error_heuristic.ts";
 import {
   type CanonicalSession,
   COMMAND_KEYS,
@@ -302,11 +302,17 @@ export function opFacts(
   if (cwd) base.cwd = cwd;
   const resolve = (p: string) => normalizePath(p, cwd);
   const tool = (op.tool ?? "").toLowerCase();
-  const needsResult = kind === "search" || kind === "exec" || kind === "read";
-  const rawResult = needsResult ? ctx.read(op.response, ctx.resultChars ?? 256 * 1024) : null;
-  const failed = isErrorResult(op, rawResult);
+  // Only a search's whole result is read (for the files it names); anything else needs at most
+  // the opening the error rule reads, and none when the log recorded the outcome.
+  const fullResult = () => ctx.read(op.response, ctx.resultChars ?? 256 * 1024);
+  const failedBy = (text?: string | null) => {
+    if (op.is_error === true) return true;
+    if (op.is_error === false && kind !== "exec") return false;
+    return isErrorResult(op, text === undefined ? ctx.read(op.response, ERROR_SCAN_CHARS) : text);
+  };
 
   if (kind === "read") {
+    const failed = failedBy();
     const all = fileInputs(input, op.target);
     const files = uniq(all.filter((p) => !GLOB.test(p)).map(resolve));
     const globs = uniq(all.filter((p) => GLOB.test(p)).map(resolve));
@@ -323,6 +329,8 @@ export function opFacts(
   }
 
   if (kind === "search") {
+    const rawResult = fullResult();
+    const failed = failedBy(rawResult);
     const listing = LIST_TOOLS.has(tool);
     const scopes = uniq(scopeInputs(input, op.target).map(resolve));
     const pattern = patternInput(input);
@@ -360,13 +368,7 @@ export function opFacts(
       actions.set(to, "write");
     }
     // A failed change is kept (the agent meant it); its result decides the flag.
-    const result = ctx.read(op.response, 2000);
-    base.change = {
-      kind: changeKind,
-      files,
-      actions,
-      failed: isErrorResult(op, result),
-    };
+    base.change = { kind: changeKind, files, actions, failed: failedBy() };
     return base;
   }
 
@@ -388,6 +390,8 @@ export function opFacts(
       });
     }
   }
+  const rawResult = searches.length ? fullResult() : ctx.read(op.response, ERROR_SCAN_CHARS);
+  const failed = failedBy(rawResult);
   if (reads.length || searches.length) {
     const listing = !searches.some((s) => s.role === "search") && searches.length > 0 &&
       !reads.length;
