@@ -124,18 +124,19 @@ export async function installGuardProgram(io: CliIo): Promise<string> {
     }
   }
   if (!bundled) program = source; // runs from the checkout: status says so if it moves
-  const denos = [Deno.execPath(), "$(command -v deno 2>/dev/null)", '"$HOME/.deno/bin/deno"'];
   const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  // the Deno running now, else one on PATH, else ~/.deno/bin; no subshell when the first is there
   const launcher = [
     "#!/bin/sh",
     "# Chronicle's PreToolUse guard, written by `chronicle guard install`: Claude Code runs it",
     "# before each tool call. It decides locally; exit 2 blocks the call.",
-    `for deno in ${q(denos[0])} ${denos[1]} ${denos[2]}; do`,
-    '  if [ -n "$deno" ] && [ -x "$deno" ]; then',
-    `    CHRONICLE_HOME=${q(data)} exec "$deno" run --quiet --no-prompt --no-config --no-lock \\`,
-    `      --allow-read --allow-write=${q(data)} --allow-env=HOME,CHRONICLE_HOME ${q(program)}`,
-    "  fi",
-    "done",
+    `deno=${q(Deno.execPath())}`,
+    '[ -x "$deno" ] || deno=$(command -v deno 2>/dev/null)',
+    '[ -n "$deno" ] && [ -x "$deno" ] || deno="$HOME/.deno/bin/deno"',
+    'if [ -x "$deno" ]; then',
+    `  CHRONICLE_HOME=${q(data)} exec "$deno" run --quiet --no-prompt --no-config --no-lock \\`,
+    `    --allow-read --allow-write=${q(data)} --allow-env=HOME,CHRONICLE_HOME ${q(program)}`,
+    "fi",
     'echo "Chronicle guard: Deno was not found; this call was NOT checked." >&2',
     "exit 1",
     "",
