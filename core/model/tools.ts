@@ -50,6 +50,7 @@ const TOOLS: Record<string, ToolFacts> = {
   websearch: { kind: "web" },
   task: { kind: "task" },
   agent: { kind: "task" },
+  workflow: { kind: "task" },
   todowrite: { kind: "plan" },
   exitplanmode: { kind: "plan" },
   enterplanmode: { kind: "plan" },

@@ -100,6 +100,36 @@ export async function hasFile(fs: SourceFs, dir: string, name: string): Promise<
   return (await fs.readDir(dir)).some((e) => e.isFile && e.name === name);
 }
 
+/** A small file read whole (a JSON document, an output the agent kept apart). */
+export async function readWhole(fs: SourceFs, path: string): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const c of fs.readFrom(path, 0)) {
+    chunks.push(c);
+    size += c.byteLength;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return bytes;
+}
+
+/** A short hash of text (53 bits, base 36): to tell texts apart without keeping them in state. */
+export function shortHash(text: string): string {
+  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
 // ---- time ----
 
 /**
@@ -186,6 +216,18 @@ class LossCollector {
 
 export function rangeOf(file: string, line: JsonlLine): SourceRange {
   return { file, lines: [line.line, line.line], bytes: [line.start, line.end] };
+}
+
+/**
+ * A unit's rank in order keys: 0 for a session's main file; another file (a sub-agent's) gets
+ * a rank of its own, from its name and folder, so operations of two files never share a key.
+ */
+export function fileRank(unit: SourceUnit): number {
+  if (unit.rank === 0) return 0;
+  const tail = unit.path.split("/").slice(-2).join("/");
+  let h = 0x811c9dc5;
+  for (let i = 0; i < tail.length; i++) h = Math.imul(h ^ tail.charCodeAt(i), 0x01000193);
+  return unit.rank + (h >>> 0) % 1_000_000;
 }
 
 export function orderKey(ts: number | null, rank: number, line: number, block = 0): OrderKey {

@@ -1,145 +1,172 @@
 /**
  * Builds the operations of one Claude Code transcript, pass by pass: records deduplicated by
- * uuid, one API message's blocks (one line each) as operations, tool calls pending in the
- * state until their result arrives, sidechains as sub-agent connections.
+ * uuid, routed to their session (a file a resumed session was written into holds two), one API
+ * message's blocks as operations (a message rewritten as it grows is read once), tool calls
+ * pending in the state until their result arrives, sidechains as sub-agent connections.
+ * `records.ts` reads each record type into it.
  */
 import {
-  classifyTool,
   type Connection,
-  isInjectedText,
   type OperationKind,
-  type PayloadRef,
   PayloadSink,
   type SessionDelta,
   stableId,
-  summarizeToolInput,
-  targetOf,
   type UsageEntry,
 } from "../../model/mod.ts";
+import type { LossWindow, SourceRange } from "../../model/types.ts";
 import type { JsonlLine } from "../jsonl.ts";
 import type { SourceUnit } from "../types.ts";
 import {
   basename,
   type DeltaDraft,
   type DraftRecord,
-  isObj,
+  fileRank,
   IssueTally,
   type Json,
   type OperationDraft,
   str,
 } from "../_import_kit.ts";
-import type { LossWindow } from "../../model/types.ts";
 import type { FileRole } from "./layout.ts";
-import { INLINE_TUR_CHARS, trimToolUseResult } from "./tool_result.ts";
+import { readRecord } from "./records.ts";
 
 export const SOURCE = "claude-code" as const;
 
 /** Version of `ClaudeState`: a saved state of another version is dropped, the file read again. */
-export const STATE_VERSION = 1;
+export const STATE_VERSION = 2;
 
-/** Record types that carry nothing for the timeline; counted, not reported as issues. */
-const SKIPPED_TYPES = new Set([
-  "file-history-snapshot",
-  "attachment",
-  "progress",
-  "queue-operation",
-]);
-
-/** Session metadata singletons, re-appended on every resume. */
-const META_TYPES = new Set([
-  "custom-title",
-  "ai-title",
-  "agent-name",
-  "agent-setting",
-  "permission-mode",
-  "mode",
-  "pr-link",
-  "last-prompt",
-  "bridge-session",
-  "worktree-state",
-  "frame-link",
-]);
-
-interface ConnState {
+export interface ConnState {
   conn: Connection;
   models: string[];
   versions: string[];
 }
 
+/** What a file keeps about one of its sessions across passes. */
+export interface SessionState {
+  conns: Record<string, ConnState>;
+  titleRank: number;
+  extensions: Json;
+  /** The session of the same file this one continues (a resume written into the file). */
+  continues?: string;
+}
+
+/** A block of an API message already read: its key, the operation made of it and its place. */
+interface KnownBlock {
+  key: string;
+  op: string;
+  order: DraftRecord["order"];
+  /** Text length and hash of its prefix of that length, to tell a grown text from a new one. */
+  len: number;
+}
+
 /** Everything needed to resume a file where the last pass stopped. Plain JSON. */
 export interface ClaudeState {
   v: number;
-  session?: string;
+  /** The session records belong to now; absent until a record names one. */
+  current?: string;
+  sessions: Record<string, SessionState>;
   /** Record uuids (hex, no dashes) already imported: dedupe of resumed records. */
   seen: string[];
-  /** Tool calls waiting for their result, by tool_use id. */
-  pending: Record<string, DraftRecord>;
+  /** Uuids that are not uuids (placeholders) already used, so a repeat gets its own op id. */
+  placeholders: string[];
+  /** Tool calls waiting for their result, by tool_use id, with their session. */
+  pending: Record<string, { rec: DraftRecord; session: string }>;
   /** Connection of sidechain records by uuid (inline sub-agents). */
   sidechain: Record<string, string>;
   /** Open Task/Agent calls in source order, for linking inline sidechains. */
   openTasks: string[];
-  conns: Record<string, ConnState>;
+  /** The prompts of task calls, by op id, for linking a sub-agent that names no agent id. */
+  taskPrompts: Record<string, string>;
   lastTs: number | null;
-  titleRank: number;
-  extensions: Json;
+  /** Blocks already read of recent API messages, by message id. */
+  messages: Record<string, KnownBlock[]>;
+  messageOrder: string[];
 }
+
+/** How many API messages' blocks the state remembers (a rewrite follows its original closely). */
+const MAX_MESSAGES = 256;
 
 export function freshState(): ClaudeState {
   return {
     v: STATE_VERSION,
+    sessions: {},
     seen: [],
+    placeholders: [],
     pending: {},
     sidechain: {},
     openTasks: [],
-    conns: {},
+    taskPrompts: {},
     lastTs: null,
-    titleRank: 0,
-    extensions: {},
+    messages: {},
+    messageOrder: [],
   };
 }
 
-interface At {
+/** The session key used until a record names the file's session. */
+const FIRST = "\u0000first";
+
+const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** Where a record is: its line and bytes, and which content block of it. */
+export interface At {
   line: number;
   start: number;
   end: number;
   block: number;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+/** What one pass learned about one session. */
+interface Part {
+  project: NonNullable<SessionDelta["info"]["project"]>;
+  title?: string;
+  last_prompt?: string;
+  minTs: number | null;
+  maxTs: number | null;
+  usage: Map<string, UsageEntry>;
+  touched: boolean;
+}
+
+/** A tool result kept in a separate file, read after the pass. */
+export interface PersistedOutput {
+  rec: DraftRecord;
+  path: string;
+}
 
 /** Builds the operations of one file, pass by pass. */
 export class ClaudeFileBuilder {
   readonly sink = new PayloadSink();
   agentType?: string;
-  private readonly seen: Set<string>;
-  private readonly ops = new Map<string, DraftRecord>();
-  private readonly issues: IssueTally;
-  private readonly usage = new Map<string, UsageEntry>();
-  private readonly info: {
-    project: NonNullable<SessionDelta["info"]["project"]>;
-    title?: string;
-    last_prompt?: string;
-  } = { project: {} };
-  private minTs: number | null = null;
-  private maxTs: number | null = null;
+  readonly seen: Set<string>;
+  private readonly placeholders: Set<string>;
+  /** The record key of the record being read (its uuid, or its line for a repeated placeholder). */
+  private recordKey = "";
+  /** Operations of this pass, by id, with the session each belongs to. */
+  readonly ops = new Map<string, { rec: DraftRecord; session: string }>();
+  readonly issues: IssueTally;
+  /** Outputs Claude Code kept in `<session>/tool-results/` (the log has a preview). */
+  readonly persisted: PersistedOutput[] = [];
+  /** Task calls completed in this pass that name no sub-agent: linked by prompt afterwards. */
+  readonly unlinkedTasks: { rec: DraftRecord; prompt: string; session: string }[] = [];
+  private readonly parts = new Map<string, Part>();
   private sessionHint?: string;
+  private readonly rank: number;
 
   constructor(
-    private readonly unit: SourceUnit,
-    private readonly epoch: number,
-    private readonly state: ClaudeState,
-    private readonly role: FileRole,
+    readonly unit: SourceUnit,
+    readonly epoch: number,
+    readonly state: ClaudeState,
+    readonly role: FileRole,
   ) {
     this.seen = new Set(state.seen);
+    this.placeholders = new Set(state.placeholders);
+    this.rank = fileRank(unit);
     this.issues = new IssueTally(unit.path);
   }
 
-  private issue(code: string, message: string, line?: number): void {
+  issue(code: string, message: string, line?: number): void {
     this.issues.add(code, message, { line });
   }
 
   record(v: Json, l: JsonlLine): void {
-    const { line, start, end } = l;
     const uuid = str(v.uuid);
     // Only real uuids deduplicate; synthetic placeholders would collapse distinct records.
     if (uuid && UUID_RE.test(uuid)) {
@@ -150,61 +177,88 @@ export class ClaudeFileBuilder {
       }
       this.seen.add(key);
     }
+    this.recordKey = uuid ?? `L${l.line}`;
+    if (uuid && !UUID_RE.test(uuid)) {
+      if (this.placeholders.has(uuid)) this.recordKey = `${uuid}#L${l.line}`;
+      else this.placeholders.add(uuid);
+    }
+    this.routeSession(v);
     const tsParsed = typeof v.timestamp === "string" ? Date.parse(v.timestamp) : NaN;
     if (!Number.isNaN(tsParsed)) {
       this.state.lastTs = tsParsed;
-      this.minTs = this.minTs === null ? tsParsed : Math.min(this.minTs, tsParsed);
-      this.maxTs = this.maxTs === null ? tsParsed : Math.max(this.maxTs, tsParsed);
+      const p = this.part();
+      p.minTs = p.minTs === null ? tsParsed : Math.min(p.minTs, tsParsed);
+      p.maxTs = p.maxTs === null ? tsParsed : Math.max(p.maxTs, tsParsed);
     }
-    if (!this.state.session && typeof v.sessionId === "string") this.sessionHint ??= v.sessionId;
-    let type = str(v.type);
-    if (
-      type === undefined && isObj(v.message) &&
-      (v.message.role === "user" || v.message.role === "assistant")
-    ) {
-      type = v.message.role;
-      this.issue("missing_record_type", "records without a type; read by their message.role", line);
-    }
-    const at: At = { line, start, end, block: 0 };
-    switch (type) {
-      case "user":
-        this.noteEnvelope(v, line);
-        this.user(v, at);
-        return;
-      case "assistant":
-        this.noteEnvelope(v, line);
-        this.assistant(v, at);
-        return;
-      case "system":
-        this.noteEnvelope(v, line);
-        this.system(v, at);
-        return;
-      case "summary":
-        this.summary(v, at);
-        return;
-    }
-    if (type && META_TYPES.has(type)) {
-      this.meta(type, v);
+    readRecord(this, v, { line: l.line, start: l.start, end: l.end, block: 0 });
+  }
+
+  /**
+   * A main file's records say which session they belong to: the first session id named is the
+   * file's session; a later, different one (a resume written into the same file) starts a
+   * session that continues the one before. Sub-agent files belong to their parent session.
+   */
+  private routeSession(v: Json): void {
+    const sid = str(v.sessionId);
+    if (!sid) return;
+    const s = this.state;
+    if (this.role.subagent) {
+      this.sessionHint ??= sid;
       return;
     }
-    if (type && SKIPPED_TYPES.has(type)) {
-      const counts = (this.state.extensions.skipped_records ??= {}) as Record<string, number>;
-      counts[type] = (counts[type] ?? 0) + 1;
+    if (s.current === undefined) {
+      this.adopt(sid);
       return;
     }
-    this.issue(
-      "unknown_record_type",
-      `unknown record type ${type === undefined ? "(none)" : JSON.stringify(type)}`,
-      line,
-    );
+    if (sid === s.current || !UUID_RE.test(sid) || !UUID_RE.test(s.current)) return;
+    if (!s.sessions[sid]) s.sessions[sid] = { ...newSession(), continues: s.current };
+    s.current = sid;
+  }
+
+  /** The first session id of the file: what was read before it was named belongs to it. */
+  private adopt(sid: string): void {
+    const s = this.state;
+    s.current = sid;
+    const early = s.sessions[FIRST];
+    if (early) {
+      delete s.sessions[FIRST];
+      s.sessions[sid] = early;
+    }
+    const part = this.parts.get(FIRST);
+    if (part) {
+      this.parts.delete(FIRST);
+      this.parts.set(sid, part);
+    }
+    for (const o of this.ops.values()) if (o.session === FIRST) o.session = sid;
+    for (const p of Object.values(s.pending)) if (p.session === FIRST) p.session = sid;
+    for (const t of this.unlinkedTasks) if (t.session === FIRST) t.session = sid;
+  }
+
+  /** The session records belong to now. */
+  sessionKey(): string {
+    return this.state.current ?? FIRST;
+  }
+
+  session(key = this.sessionKey()): SessionState {
+    return this.state.sessions[key] ??= newSession();
+  }
+
+  part(key = this.sessionKey()): Part {
+    let p = this.parts.get(key);
+    if (!p) {
+      p = { project: {}, minTs: null, maxTs: null, usage: new Map(), touched: false };
+      this.parts.set(key, p);
+    }
+    return p;
   }
 
   /** Envelope fields: project, branch, client version, entrypoint. */
-  private noteEnvelope(v: Json, line: number): void {
+  noteEnvelope(v: Json, line: number): void {
+    const p = this.part();
     const cwd = str(v.cwd);
-    if (cwd && !this.info.project.path) this.info.project.path = cwd;
+    if (cwd && !p.project.path) p.project.path = cwd;
     const branch = str(v.gitBranch);
-    if (branch && !this.info.project.git) this.info.project.git = { branch };
+    if (branch && !p.project.git) p.project.git = { branch };
     const c = this.connFor(v);
     const version = str(v.version);
     if (version && !c.versions.includes(version)) {
@@ -214,12 +268,12 @@ export class ClaudeFileBuilder {
     const entrypoint = str(v.entrypoint);
     if (entrypoint && !c.conn.client.entrypoint) c.conn.client.entrypoint = entrypoint;
     if (typeof v.permissionMode === "string") {
-      this.state.extensions.permission_mode = v.permissionMode;
+      this.session().extensions.permission_mode = v.permissionMode;
     }
   }
 
   /** The connection a record belongs to: main, a sub-agent file, or an inline sidechain. */
-  private connId(v: Json): string {
+  connId(v: Json): string {
     if (this.role.subagent) {
       return `agent-${
         str(v.agentId) ?? this.role.agentId ?? basename(this.unit.path).replace(/\.jsonl$/, "")
@@ -236,9 +290,10 @@ export class ClaudeFileBuilder {
     return id;
   }
 
-  private connFor(v: Json): ConnState {
+  connFor(v: Json): ConnState {
     const id = this.connId(v);
-    let c = this.state.conns[id];
+    const conns = this.session().conns;
+    let c = conns[id];
     if (!c) {
       const sub = id !== "main";
       c = {
@@ -251,50 +306,42 @@ export class ClaudeFileBuilder {
         models: [],
         versions: [],
       };
-      if (sub && this.agentTypeFor(id)) c.conn.agent_type = this.agentTypeFor(id);
+      if (sub && this.role.subagent && id.startsWith("agent-") && this.agentType) {
+        c.conn.agent_type = this.agentType;
+      }
       if (sub && !this.role.subagent && this.state.openTasks.length) {
         // Inline sidechain: spawned by the most recent Task call still waiting for its result.
         const parent = this.state.openTasks[this.state.openTasks.length - 1];
         c.conn.parent_op = parent;
-        const rec = this.ops.get(parent) ?? this.findPending(parent);
+        const rec = this.ops.get(parent)?.rec ?? this.findPending(parent);
         if (rec) {
           rec.op.spawns = id;
-          this.ops.set(parent, rec);
+          this.keep(rec);
         }
       }
-      this.state.conns[id] = c;
+      conns[id] = c;
     }
     return c;
   }
 
-  private agentTypeFor(id: string): string | undefined {
-    return this.role.subagent && id.startsWith("agent-") ? this.agentType : undefined;
-  }
-
   private findPending(opId: string): DraftRecord | undefined {
-    return Object.values(this.state.pending).find((r) => r.id === opId);
+    return Object.values(this.state.pending).find((p) => p.rec.id === opId)?.rec;
   }
 
-  private order(at: At): DraftRecord["order"] {
-    return { ts_ms: this.state.lastTs, rank: this.unit.rank, line: at.line, block: at.block };
+  range(at: At): SourceRange {
+    return { file: this.unit.path, lines: [at.line, at.line], bytes: [at.start, at.end] };
   }
 
-  private range(at: At) {
-    return {
-      file: this.unit.path,
-      lines: [at.line, at.line] as [number, number],
-      bytes: [at.start, at.end] as [number, number],
-    };
-  }
-
-  private push(
+  /** Emits an operation made from a record (or one of its blocks). */
+  push(
     v: Json,
     at: At,
     kind: OperationKind,
     fields: Partial<OperationDraft>,
+    options: { id?: string; order?: DraftRecord["order"] } = {},
   ): DraftRecord {
     const conn = this.connId(v);
-    const id = stableId("op_", conn, str(v.uuid) ?? `L${at.line}`, at.block);
+    const id = options.id ?? stableId("op_", conn, this.recordKey || `L${at.line}`, at.block);
     const op: OperationDraft = {
       kind,
       completeness: "complete",
@@ -304,286 +351,121 @@ export class ClaudeFileBuilder {
     if (this.state.lastTs !== null) op.ts_ms = this.state.lastTs;
     const uuid = str(v.uuid);
     if (uuid) op.provenance.record_ids = [uuid];
-    const rec: DraftRecord = { id, connection: conn, order: this.order(at), op };
-    this.ops.set(id, rec);
+    const order = options.order ??
+      { ts_ms: this.state.lastTs, rank: this.rank, line: at.line, block: at.block };
+    const rec: DraftRecord = { id, connection: conn, order, op };
+    this.ops.set(id, { rec, session: this.sessionKey() });
+    this.part().touched = true;
     return rec;
   }
 
-  private user(v: Json, at: At): void {
-    const msg = v.message;
-    const content = isObj(msg) ? msg.content : msg;
-    if (typeof content === "string") {
-      this.userText(v, at, content, undefined);
-      return;
-    }
-    if (!Array.isArray(content)) {
-      this.issue("unexpected_shape", "user record without message content", at.line);
-      return;
-    }
-    const texts: string[] = [];
-    let nonText = false;
-    for (const [i, block] of content.entries()) {
-      if (!isObj(block)) continue;
-      if (block.type === "tool_result") {
-        this.toolResult(v, { ...at, block: i }, block);
-      } else if (block.type === "text" && typeof block.text === "string") {
-        texts.push(block.text);
-      } else {
-        nonText = true;
-        if (block.type !== "image" && block.type !== "document") {
-          this.issue(
-            "unknown_block_type",
-            `unknown user block ${JSON.stringify(block.type)}`,
-            at.line,
-          );
-        }
-      }
-    }
-    if (texts.length || nonText) {
-      this.userText(v, at, texts.join("\n\n"), nonText ? content : undefined);
-    }
+  /** Emits again an operation of an earlier record (a call completed), in its own session. */
+  keep(rec: DraftRecord, session = this.ops.get(rec.id)?.session ?? this.sessionKey()): void {
+    this.ops.set(rec.id, { rec, session });
+    this.part(session).touched = true;
   }
 
-  private userText(v: Json, at: At, text: string, blocks: unknown[] | undefined): void {
-    const request: PayloadRef = blocks ? this.sink.json(blocks) : this.sink.text(text);
-    if (v.isCompactSummary === true) {
-      this.push(v, at, "event", { event: "compaction_summary", text, request });
-      return;
-    }
-    if (/^\[Request interrupted by user/.test(text)) {
-      this.push(v, at, "event", { event: "interrupt", text, request });
-      return;
-    }
-    const injected = v.isMeta === true || isInjectedText(text);
-    const rec = this.push(v, at, "prompt", { text, request });
-    if (injected) rec.op.injected = true;
-    if (blocks) {
-      const images = blocks.filter((b) => isObj(b) && b.type === "image").length;
-      if (images) rec.op.extensions = { [SOURCE]: { images } };
-    }
+  /** The blocks of an API message read so far (undefined for a message not seen recently). */
+  knownBlocks(messageId: string): KnownBlock[] | undefined {
+    return this.state.messages[messageId];
   }
 
-  private toolResult(v: Json, at: At, block: Json): void {
-    const useId = str(block.tool_use_id) ?? "";
-    const content = block.content;
-    const response = typeof content === "string"
-      ? this.sink.text(content)
-      : content === undefined
-      ? this.sink.text("")
-      : this.sink.json(content);
-    const pending = this.state.pending[useId];
-    const tur = v.toolUseResult;
-    const ext: Json = {};
-    if (tur !== undefined) {
-      const { kept, dropped } = trimToolUseResult(tur);
-      ext.tool_use_result = JSON.stringify(kept).length <= INLINE_TUR_CHARS
-        ? kept
-        : this.sink.json(kept);
-      if (dropped.length) ext.tool_use_result_dropped = dropped;
-      if (isObj(tur)) {
-        if (Array.isArray(tur.structuredPatch)) ext.structured_patch = tur.structuredPatch;
-        if (typeof tur.type === "string") ext.result_type = tur.type;
-        if (typeof tur.exitCode === "number") ext.exit_code = tur.exitCode;
-        if (typeof tur.interrupted === "boolean" && tur.interrupted) ext.interrupted = true;
-      }
-    }
-    const isError = block.is_error === true;
-    if (!pending) {
-      const rec = this.push(v, at, "other", {
-        native_id: useId || undefined,
-        response,
-        is_error: isError,
-        completeness: "unmatched",
-      });
-      if (Object.keys(ext).length) rec.op.extensions = { [SOURCE]: ext };
+  rememberBlock(messageId: string, block: KnownBlock): void {
+    const s = this.state;
+    const list = s.messages[messageId];
+    if (list) {
+      list.push(block);
       return;
     }
-    delete this.state.pending[useId];
-    this.state.openTasks = this.state.openTasks.filter((id) => id !== pending.id);
-    const op = pending.op;
-    op.response = response;
-    op.is_error = isError;
-    op.completeness = "complete";
-    op.provenance.completion = { epoch: this.epoch, source_range: this.range(at) };
-    const uuid = str(v.uuid);
-    if (uuid) op.provenance.record_ids = [...(op.provenance.record_ids ?? []), uuid];
-    if (Object.keys(ext).length) {
-      op.extensions = {
-        ...op.extensions,
-        [SOURCE]: { ...(op.extensions?.[SOURCE] as Json), ...ext },
-      };
-    }
-    if (op.kind === "task" && isObj(tur) && typeof tur.agentId === "string") {
-      op.spawns = `agent-${tur.agentId}`;
-    }
-    this.ops.set(pending.id, pending);
+    s.messages[messageId] = [block];
+    s.messageOrder.push(messageId);
+    while (s.messageOrder.length > MAX_MESSAGES) delete s.messages[s.messageOrder.shift()!];
   }
 
-  private assistant(v: Json, at: At): void {
-    const msg = v.message;
-    const c = this.connFor(v);
-    if (!isObj(msg)) {
-      if (typeof msg === "string") {
-        this.push(v, at, "reply", { text: msg, response: this.sink.text(msg) });
-      } else this.issue("unexpected_shape", "assistant record without message", at.line);
-      return;
-    }
-    const model = str(msg.model);
-    const realModel = model && model !== "<synthetic>" ? model : undefined;
-    if (realModel && !c.models.includes(realModel)) {
-      c.models.push(realModel);
-      c.conn.server.evidence.push({ line: at.line, field: "message.model" });
-    }
-    this.countUsage(v, msg, realModel);
-    const content = typeof msg.content === "string"
-      ? [{ type: "text", text: msg.content }]
-      : msg.content;
-    if (!Array.isArray(content)) return;
-    const isApiError = v.isApiErrorMessage === true;
-    for (const [i, block] of content.entries()) {
-      if (!isObj(block)) continue;
-      const bat = { ...at, block: i };
-      const common: Partial<OperationDraft> = realModel ? { model: realModel } : {};
-      switch (block.type) {
-        case "text": {
-          const text = str(block.text) ?? "";
-          const rec = this.push(v, bat, "reply", {
-            ...common,
-            text,
-            response: this.sink.text(text),
-          });
-          if (isApiError) rec.op.is_error = true;
-          break;
-        }
-        case "thinking":
-        case "redacted_thinking": {
-          const text = str(block.thinking) ?? "";
-          this.push(v, bat, "thinking", {
-            ...common,
-            text,
-            response: block.type === "thinking" ? this.sink.text(text) : { redacted: true },
-          });
-          break;
-        }
-        case "tool_use":
-        case "server_tool_use": {
-          const name = str(block.name) ?? "unknown";
-          const kind = block.type === "server_tool_use" ? "web" : classifyTool(name);
-          const input = block.input ?? {};
-          const rec = this.push(v, bat, kind, {
-            ...common,
-            tool: name,
-            native_id: str(block.id),
-            target: targetOf(input),
-            summary: summarizeToolInput(input),
-            request: this.sink.json(input),
-            completeness: "incomplete",
-          });
-          if (rec.op.native_id) this.state.pending[rec.op.native_id] = rec;
-          if (kind === "task") this.state.openTasks.push(rec.id);
-          break;
-        }
-        case "web_search_tool_result": {
-          const useId = str(block.tool_use_id) ?? "";
-          this.toolResult(v, bat, { tool_use_id: useId, content: block.content });
-          break;
-        }
-        default:
-          this.issue(
-            "unknown_block_type",
-            `unknown assistant block ${JSON.stringify(block.type)}`,
-            at.line,
-          );
-      }
-    }
-  }
-
-  private countUsage(v: Json, msg: Json, model: string | undefined): void {
-    const u = msg.usage;
-    if (!isObj(u) || !model) return;
-    const key = `${str(msg.id) ?? str(v.uuid) ?? ""}:${str(v.requestId) ?? ""}`;
-    const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
-    const entry: UsageEntry = {
-      key,
-      model,
-      usage: {
-        input: n(u.input_tokens),
-        output: n(u.output_tokens),
-        cache_read: n(u.cache_read_input_tokens),
-        cache_write: n(u.cache_creation_input_tokens),
-      },
-    };
-    const prev = this.usage.get(key);
+  addUsage(entry: UsageEntry): void {
+    const usage = this.part().usage;
+    const prev = usage.get(entry.key);
     // Every line of a split message repeats usage; the last one carries the final output count.
-    if (!prev || entry.usage.output >= prev.usage.output) this.usage.set(key, entry);
+    if (!prev || entry.usage.output >= prev.usage.output) usage.set(entry.key, entry);
+    this.part().touched = true;
   }
 
-  private system(v: Json, at: At): void {
-    const subtype = str(v.subtype);
-    const text = str(v.content) ?? "";
-    if (subtype === "compact_boundary") {
-      const meta = isObj(v.compactMetadata) ? v.compactMetadata : {};
-      this.push(v, at, "event", {
-        event: "compaction",
-        text: text || `Conversation compacted (${str(meta.trigger) ?? "auto"})`,
-        extensions: { [SOURCE]: { compact_metadata: meta } },
-      });
-      return;
-    }
-    const rec = this.push(v, at, "event", { event: subtype ?? "notice", text });
-    if (subtype === "api_error") rec.op.is_error = true;
+  setTitle(title: string | undefined, rank: number): void {
+    const s = this.session();
+    if (!title || rank < s.titleRank) return;
+    s.titleRank = rank;
+    this.part().title = title;
+    this.part().touched = true;
   }
 
-  private summary(v: Json, at: At): void {
-    const text = str(v.summary) ?? "";
-    this.push(v, at, "event", { event: "summary", text });
-    this.setTitle(text, 1);
+  setLastPrompt(text: string): void {
+    this.part().last_prompt = text;
   }
 
-  private setTitle(title: string | undefined, rank: number): void {
-    if (!title || rank < this.state.titleRank) return;
-    this.state.titleRank = rank;
-    this.info.title = title;
-  }
-
-  private meta(type: string, v: Json): void {
-    switch (type) {
-      case "custom-title":
-        this.setTitle(str(v.customTitle), 3);
-        return;
-      case "ai-title":
-        this.setTitle(str(v.aiTitle), 2);
-        return;
-      case "last-prompt":
-        if (typeof v.lastPrompt === "string") this.info.last_prompt = v.lastPrompt;
-        return;
-      case "agent-name":
-        this.state.extensions.agent_name = v.agentName;
-        return;
-      case "permission-mode":
-        this.state.extensions.permission_mode = v.permissionMode;
-        return;
-      case "mode":
-        this.state.extensions.mode = v.mode;
-        return;
-      case "pr-link":
-        this.state.extensions.pr = { number: v.prNumber, url: v.prUrl, repository: v.prRepository };
-        return;
-      default: {
-        const rest: Json = { ...v };
-        delete rest.type;
-        delete rest.sessionId;
-        this.state.extensions[type.replace(/-/g, "_")] = rest;
-      }
-    }
-  }
-
-  /** Finalises this pass: connection endpoints and one delta (none when the file held nothing). */
+  /** Finalises this pass: connection endpoints and one delta per session it touched. */
   finish(loss: LossWindow[]): DeltaDraft[] {
-    const nativeId = this.state.session ??= this.role.sessionFromLayout ?? this.sessionHint ??
-      basename(this.unit.path).replace(/\.jsonl$/, "");
+    const s = this.state;
+    if (s.current === undefined) {
+      this.adopt(
+        this.role.sessionFromLayout ?? this.sessionHint ??
+          basename(this.unit.path).replace(/\.jsonl$/, ""),
+      );
+    }
+    s.seen = [...this.seen];
+    s.placeholders = [...this.placeholders].slice(-4096);
     const issues = this.issues.list();
-    for (const c of Object.values(this.state.conns)) {
+    const keys = Object.keys(s.sessions).filter((k) => this.parts.get(k)?.touched);
+    if (!keys.length) {
+      const current = s.sessions[s.current!];
+      const anything = loss.length || issues.length ||
+        (current && (Object.keys(current.conns).length || current.titleRank));
+      if (!anything) return [];
+      keys.push(s.current!);
+    }
+    const ops = new Map<string, DraftRecord[]>();
+    for (const { rec, session } of this.ops.values()) {
+      const list = ops.get(session) ?? [];
+      list.push(rec);
+      ops.set(session, list);
+    }
+    return keys.map((key, i) => {
+      const sess = this.session(key);
+      const part = this.part(key);
+      const sessionIssues = i === 0 ? issues : [];
+      this.settleEndpoints(sess, sessionIssues);
+      const info: SessionDelta["info"] = {
+        id: `${SOURCE}:${key}`,
+        native_id: key,
+        source: SOURCE,
+        project: part.project,
+      };
+      if (part.title) info.title = part.title;
+      if (part.last_prompt) info.last_prompt = part.last_prompt;
+      if (part.minTs !== null) info.started_at = new Date(part.minTs).toISOString();
+      if (part.maxTs !== null) info.ended_at = new Date(part.maxTs).toISOString();
+      if (sess.continues) info.continues = `${SOURCE}:${sess.continues}`;
+      const continuedIn = Object.entries(s.sessions).filter(([, x]) => x.continues === key)
+        .map(([k]) => `${SOURCE}:${k}`);
+      const ext: Json = { ...sess.extensions };
+      if (continuedIn.length) ext.continued_in = continuedIn;
+      return {
+        session_id: info.id,
+        file: this.unit.path,
+        info,
+        primary: !this.role.subagent,
+        connections: Object.values(sess.conns).map((c) => c.conn),
+        operations: ops.get(key) ?? [],
+        usage: [...part.usage.values()],
+        loss_windows: i === 0 ? loss : [],
+        issues: sessionIssues,
+        extensions: Object.keys(ext).length ? { [SOURCE]: ext } : undefined,
+      };
+    });
+  }
+
+  /** Client version and model of each connection: one value, or absent with an issue. */
+  private settleEndpoints(sess: SessionState, issues: DeltaDraft["issues"] & object): void {
+    for (const c of Object.values(sess.conns)) {
       const { conn } = c;
       if (c.versions.length === 1) conn.client.version = c.versions[0];
       else if (c.versions.length > 1) {
@@ -612,8 +494,8 @@ export class ClaudeFileBuilder {
         });
       }
     }
-    const mainConn = this.state.conns.main;
-    if (mainConn && mainConn.versions.length === 0) {
+    const main = sess.conns.main;
+    if (main && main.versions.length === 0) {
       issues.push({
         code: "missing_client_version",
         message: "no record names the Claude Code version; client version left absent",
@@ -621,36 +503,9 @@ export class ClaudeFileBuilder {
         file: this.unit.path,
       });
     }
-    this.state.seen = [...this.seen];
-    const info: SessionDelta["info"] = {
-      id: `${SOURCE}:${nativeId}`,
-      native_id: nativeId,
-      source: SOURCE,
-      project: this.info.project,
-    };
-    if (this.info.title) info.title = this.info.title;
-    if (this.info.last_prompt) info.last_prompt = this.info.last_prompt;
-    if (this.minTs !== null) info.started_at = new Date(this.minTs).toISOString();
-    if (this.maxTs !== null) info.ended_at = new Date(this.maxTs).toISOString();
-    if (
-      !this.ops.size && !loss.length && !issues.length &&
-      !Object.keys(this.state.conns).length && !info.title
-    ) {
-      return [];
-    }
-    return [{
-      session_id: info.id,
-      file: this.unit.path,
-      info,
-      primary: !this.role.subagent,
-      connections: Object.values(this.state.conns).map((c) => c.conn),
-      operations: [...this.ops.values()],
-      usage: [...this.usage.values()],
-      loss_windows: loss,
-      issues,
-      extensions: Object.keys(this.state.extensions).length
-        ? { [SOURCE]: this.state.extensions }
-        : undefined,
-    }];
   }
+}
+
+function newSession(): SessionState {
+  return { conns: {}, titleRank: 0, extensions: {} };
 }

@@ -3,7 +3,7 @@
  * (from a `<session>/subagents/` folder) and whether it is a sub-agent's (`agent-<id>.jsonl`).
  */
 import type { DiscoverEnv } from "../types.ts";
-import { basename, dirname } from "../_import_kit.ts";
+import { basename } from "../_import_kit.ts";
 
 /** Where Claude Code keeps projects: CLAUDE_CONFIG_DIR (comma-separated), ~/.claude, ~/.config/claude. */
 export function claudeRoots(env: DiscoverEnv): string[] {
@@ -17,8 +17,15 @@ export function claudeRoots(env: DiscoverEnv): string[] {
   return [...new Set(roots.map((r) => r.replace(/\/+$/, "")))];
 }
 
+/** Sub-agent transcripts and workflow journals sort after their session's main file. */
 export function isSubagentFile(path: string): boolean {
-  return basename(path).startsWith("agent-") || basename(dirname(path)) === "subagents";
+  return basename(path).startsWith("agent-") || subagentsAt(path.split("/")) > 0;
+}
+
+/** Where `subagents` is among a file's last folders (-1 when it is not). */
+function subagentsAt(segs: string[]): number {
+  const at = segs.lastIndexOf("subagents");
+  return at >= segs.length - 4 ? at : -1;
 }
 
 /** The layout a file belongs to decides its session and connection. */
@@ -28,13 +35,35 @@ export interface FileRole {
   sessionFromLayout?: string;
   /** The sub-agent id from the file name (`agent-<id>.jsonl`). */
   agentId?: string;
+  /** The workflow run a file belongs to (`<session>/subagents/workflows/<run>/`). */
+  workflowRun?: string;
+  /** The run's `journal.jsonl`: which agents a workflow started and what they returned. */
+  journal?: boolean;
 }
 
+/**
+ * `<enc>/<session>.jsonl` is a session; `<enc>/agent-<id>.jsonl` (2.0.x) and
+ * `<enc>/<session>/subagents/agent-<id>.jsonl` are sub-agents; a workflow's agents and its run
+ * journal live in `<enc>/<session>/subagents/workflows/<run>/`.
+ */
 export function roleOf(path: string): FileRole {
   const name = basename(path);
   const agentId = name.startsWith("agent-") ? name.slice(6, -".jsonl".length) : undefined;
-  if (basename(dirname(path)) === "subagents") {
-    return { subagent: true, sessionFromLayout: basename(dirname(dirname(path))), agentId };
+  const segs = path.split("/");
+  const at = subagentsAt(segs);
+  if (at > 0) {
+    const workflowRun = segs[at + 1] === "workflows" && at + 3 < segs.length
+      ? segs[at + 2]
+      : undefined;
+    const role: FileRole = { subagent: true, sessionFromLayout: segs[at - 1], agentId };
+    if (workflowRun) role.workflowRun = workflowRun;
+    if (workflowRun && name === "journal.jsonl") role.journal = true;
+    return role;
   }
   return { subagent: agentId !== undefined, agentId };
+}
+
+/** A sub-agent file's name that could be the one a task call spawned (not a journal). */
+export function isAgentFileName(name: string): boolean {
+  return name.startsWith("agent-") && name.endsWith(".jsonl");
 }

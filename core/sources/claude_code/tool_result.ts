@@ -39,3 +39,20 @@ export function trimToolUseResult(tur: unknown): { kept: unknown; dropped: strin
   }
   return { kept, dropped };
 }
+
+/**
+ * Where Claude Code kept a tool's whole output when the log holds only a preview: the result's
+ * `persistedOutputPath`, or the path its `<persisted-output>` text names.
+ */
+export function persistedOutputPath(tur: unknown, content: unknown): string | undefined {
+  if (isObj(tur) && typeof tur.persistedOutputPath === "string" && tur.persistedOutputPath) {
+    return tur.persistedOutputPath;
+  }
+  const text = typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.map((b) => (isObj(b) && typeof b.text === "string" ? b.text : "")).join("\n")
+    : "";
+  if (!text.startsWith("<persisted-output>")) return undefined;
+  return /Full output saved to: (\S+)/.exec(text)?.[1];
+}

@@ -4,7 +4,7 @@
  */
 import type { Evidence, SessionInfo, Usage } from "../../model/types.ts";
 import type { DraftRecord, Json } from "../_import_kit.ts";
-import { num } from "../_import_kit.ts";
+import { num, shortHash } from "../_import_kit.ts";
 import type { Signal } from "./output.ts";
 
 export const MAIN = "main";
@@ -94,13 +94,5 @@ export const isZero = (u: Usage) => u.input + u.output + u.cache_read + u.cache_
 
 /** A short key for a mirrored text (state keeps keys, not whole prompts): 53-bit hash + length. */
 export function mirrorKey(text: string): string {
-  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return `${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}:${text.length}`;
+  return `${shortHash(text)}:${text.length}`;
 }

@@ -27,6 +27,7 @@ import {
   type DeltaDraft,
   dirname,
   type DraftRecord,
+  fileRank,
   hasFile,
   isObj,
   IssueTally,
@@ -147,7 +148,7 @@ class TranscriptPass {
     const rec: DraftRecord = {
       id: stableId("op_", this.role.session, this.role.conn, l.line, block),
       connection: this.role.conn,
-      order: { ts_ms: null, rank: this.unit.rank, line: l.line, block },
+      order: { ts_ms: null, rank: fileRank(this.unit), line: l.line, block },
       op: {
         kind,
         completeness: "complete",

@@ -23,9 +23,11 @@ import {
   isObj,
   isoOf,
   joinPath,
+  type Json,
   passResult,
   rangeOf,
   readPass,
+  readWhole,
   stemOf,
 } from "../_import_kit.ts";
 import {
@@ -118,6 +120,7 @@ async function importJsonl(unit: SourceUnit, ctx: ImportContext): Promise<UnitRe
     done = await run(plan, freshState());
   }
   const { pass, outcome } = done;
+  await readPersistedOutputs(fs, pass);
   return passResult({
     mode: plan.mode,
     deltas: [await deltaOf(pass, ctx, outcome.loss, plan.mode === "full")],
@@ -128,24 +131,51 @@ async function importJsonl(unit: SourceUnit, ctx: ImportContext): Promise<UnitRe
   });
 }
 
+/** The largest kept output read whole; a larger one keeps what the log holds. */
+const MAX_PERSISTED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A shell output too large for the log is kept whole in
+ * `tmp/<project>/tool-outputs/session-<id>/<call>.txt` (the log holds its head and tail): the
+ * whole output becomes the result, what the log held stays in the extensions. Only a file in
+ * that folder of this chat's own project folder is read, wherever the log's path pointed.
+ */
+async function readPersistedOutputs(fs: SourceFs, pass: GeminiPass): Promise<void> {
+  const { root, projectDir } = geminiLayout(pass.unit.path);
+  const project = root !== undefined && projectDir ? `${root}/tmp/${projectDir}` : undefined;
+  for (const { op, path } of pass.persisted) {
+    const segs = path.split("/");
+    const at = segs.lastIndexOf("tool-outputs");
+    const name = segs.at(-1) ?? "";
+    const ext = (op.extensions?.gemini ?? {}) as Json;
+    const note: Json = { path, logged: op.response };
+    const local = project && at > 0 && at === segs.length - 3 && name !== ".." && name !== "."
+      ? `${project}/tool-outputs/${segs[at + 1]}/${name}`
+      : undefined;
+    const st = local ? await fs.stat(local) : null;
+    if (!local || !st?.isFile || st.size > MAX_PERSISTED_BYTES) {
+      pass.issues.add(
+        "persisted_output_unread",
+        "a shell output kept in its own file is gone or too large; what the log holds stays",
+        { severity: "info" },
+      );
+      continue;
+    }
+    const bytes = await readWhole(fs, local);
+    op.response = pass.sink.bytes(bytes);
+    note.size = bytes.byteLength;
+    op.extensions = { ...op.extensions, gemini: { ...ext, persisted_output: note } };
+  }
+}
+
 /** A legacy `.json` chat is one document rewritten in place: any change means a full read. */
 async function importJson(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
   const { fs } = ctx;
   const start = await beginJsonlPass(unit, ctx, { version: STATE_VERSION, fresh: freshState });
   if ("done" in start) return start.done;
   const { plan } = start;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const c of fs.readFrom(unit.path, 0)) {
-    chunks.push(c);
-    size += c.byteLength;
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
+  const bytes = await readWhole(fs, unit.path);
+  const size = bytes.byteLength;
   const state = freshState();
   const pass = new GeminiPass(unit, ctx.epoch, state, stemOf(unit.path), connectionFor(unit));
   const whole = (n: number): SourceRange => ({

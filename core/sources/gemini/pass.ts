@@ -13,6 +13,7 @@ import type { SourceUnit } from "../types.ts";
 import {
   capList,
   type DraftRecord,
+  fileRank,
   isObj,
   isoOf,
   IssueTally,
@@ -70,6 +71,8 @@ export class GeminiPass {
   readonly issues: IssueTally;
   readonly records = new Map<string, DraftRecord>();
   readonly usage: UsageEntry[] = [];
+  /** Calls whose whole output the CLI kept in `tool-outputs/` (the log holds its head and tail). */
+  readonly persisted: { op: OperationDraft; path: string }[] = [];
   /** Messages recorded in this pass (latest record per id), in first-seen order. */
   readonly changed = new Map<string, Msg>();
   /** Tool results recorded as user `functionResponse` parts, by call id. */
@@ -229,7 +232,7 @@ export class GeminiPass {
     this.records.set(id, {
       id,
       connection: this.connection.id,
-      order: orderKey(ts, this.unit.rank, m.first, block),
+      order: orderKey(ts, fileRank(this.unit), m.first, block),
       op,
     });
   }
@@ -447,7 +450,10 @@ export class GeminiPass {
         .find((c) => c !== undefined);
       const full = responses.map((r) => /For full output see: (\S+)/.exec(r.output ?? "")?.[1])
         .find(Boolean);
-      if (full) ext.full_output_path = full;
+      if (full) {
+        ext.full_output_path = full;
+        this.persisted.push({ op, path: full });
+      }
       op.is_error = status === "error" || status === "cancelled" ||
         responses.some((r) => r.error) || (exit !== undefined && exit !== 0);
     } else if (finished) {

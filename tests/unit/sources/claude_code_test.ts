@@ -467,7 +467,7 @@ async function fixtureUnits(root: string): Promise<SourceUnit[]> {
       const p = `${dir}/${e.name}`;
       if (e.isDirectory) await walk(p);
       else if (e.name.endsWith(".jsonl") && !dir.endsWith("/mock")) {
-        units.push(unit(p, e.name.startsWith("agent-") || dir.endsWith("/subagents") ? 1 : 0));
+        units.push(unit(p, e.name.startsWith("agent-") || p.includes("/subagents/") ? 1 : 0));
       }
     }
   };
@@ -481,9 +481,11 @@ Deno.test("claude-code importer: every peers fixture imports, validates and matc
     const name = u.path.slice(root.length + 1);
     if (name.includes("subagents/")) continue; // imported with its session below
     await t.step(name, async () => {
+      // A session's folder beside it holds its sub-agents and workflow runs.
+      const folder = u.path.replace(/\.jsonl$/, "");
       const units = [u];
-      if (name.startsWith("agentsessions_subagent_layout/")) {
-        units.push(...(await fixtureUnits(u.path.replace(/\.jsonl$/, ""))));
+      if (await Deno.stat(folder).then((st) => st.isDirectory, () => false)) {
+        units.push(...(await fixtureUnits(folder)));
       }
       const { sessions } = await importFiles(realFs, units);
       for (const s of sessions) assertEquals(validationProblems(s), []);
@@ -559,4 +561,95 @@ Deno.test("claude-code importer: real-client sessions match their scenarios call
       }
     });
   }
+});
+
+Deno.test("claude-code importer: issue 13's layouts come out whole", async (t) => {
+  const root = `${SHARED}/peers/claude-code/constructed`;
+  const load = async (main: string) => {
+    const folder = `${root}/${main}`.replace(/\.jsonl$/, "");
+    const extra = await Deno.stat(folder).then((st) => st.isDirectory, () => false)
+      ? await fixtureUnits(folder)
+      : [];
+    return await importFiles(realFs, [unit(`${root}/${main}`), ...extra]);
+  };
+  await t.step("a message rewritten as it grows is one thinking, one reply, one call", async () => {
+    const { sessions } = await load("cumulative_rewrites.jsonl");
+    const s = sessions[0];
+    assertEquals(ops(s).map((o) => [o.kind, o.text ?? o.tool]), [
+      ["prompt", "Say hello, then list the files."],
+      ["thinking", "The user wants a greeting."],
+      ["reply", "Hello! Listing the files now."],
+      ["exec", "Bash"],
+      ["reply", "There are two entries: README.md and src."],
+    ]);
+    // The line that names neither a uuid nor a message id counts its tokens too.
+    assertEquals(s.usage.by_model["claude-opus-4-8"], {
+      input: 17,
+      output: 51,
+      cache_read: 3,
+      cache_write: 0,
+    });
+  });
+  await t.step("a file holding two session ids is two sessions, linked", async () => {
+    const { sessions } = await load("two_sessions_one_file.jsonl");
+    assertEquals(sessions.map((s) => [s.session.native_id, s.session.continues]), [
+      ["aaaaaaaa-1111-4111-8111-aaaaaaaaaaaa", undefined],
+      ["bbbbbbbb-2222-4222-8222-bbbbbbbbbbbb", "claude-code:aaaaaaaa-1111-4111-8111-aaaaaaaaaaaa"],
+    ]);
+    assertEquals(ops(sessions[1]).map((o) => o.tool ?? o.kind), ["prompt", "Read", "reply"]);
+    assertEquals(ops(sessions[1]).find((o) => o.tool === "Read")?.completeness, "complete");
+  });
+  await t.step("a workflow's agents nest under its run, the run under its call", async () => {
+    const { sessions } = await load("workflow_layout/cccccccc-3333-4333-8333-cccccccccccc.jsonl");
+    assertEquals(sessions.length, 1, "the journal is bookkeeping, not a session");
+    const s = sessions[0];
+    const conn = (id: string) => s.connections.find((c) => c.id === id)!;
+    const call = ops(s).find((o) => o.tool === "Workflow")!;
+    assertEquals(conn("workflow-wf_abc123def").parent_op, call.id);
+    for (const [agent, step] of [["agent-wa1", "lint"], ["agent-wa2", "tests"]]) {
+      assertEquals(s.operations[conn(agent).parent_op!].text, step);
+    }
+  });
+  await t.step("teammates without agent ids are linked by their first prompt", async () => {
+    const { sessions } = await load("teammate_layout/dddddddd-4444-4444-8444-dddddddddddd.jsonl");
+    const s = sessions[0];
+    const byTool = Object.fromEntries(
+      ops(s).filter((o) => o.kind === "task").map((o) => [o.summary, o.spawns]),
+    );
+    // Spawned in one order, written in the other: a guess by order would cross them.
+    assertEquals(byTool, { Links: "agent-beta", TODOs: "agent-alpha" });
+  });
+  await t.step("hook errors are error events, queued prompts the user's words", async () => {
+    const { sessions } = await importFiles(realFs, [
+      unit(`${SHARED}/peers/claude-code/agentsessions_small_schema_rich.jsonl`),
+    ]);
+    const s = sessions[0];
+    const hooks = ops(s).filter((o) => o.event?.startsWith("hook_"));
+    assertEquals(hooks.map((o) => [o.event, o.is_error]), [
+      ["hook_non_blocking_error", true],
+      ["hook_blocking_error", true],
+    ]);
+    const queued = ops(s).filter((o) =>
+      (o.extensions?.["claude-code"] as Record<string, unknown>)?.attachment === "queued_command"
+    );
+    assertEquals(queued.map((o) => [o.kind, o.injected ?? false]), [
+      ["prompt", false],
+      ["prompt", false],
+      ["prompt", false],
+      ["prompt", false],
+    ]);
+  });
+  await t.step("a persisted output is read whole from its own file", async () => {
+    const dir = `${SHARED}/realclients/claude/s4-long`;
+    const { sessions, payloads } = await importFiles(realFs, await fixtureUnits(`${dir}/native`));
+    const big = ops(sessions[0]).find((o) =>
+      (o.extensions?.["claude-code"] as Record<string, unknown>)?.persisted_output
+    )!;
+    const full = text(payloads, big.response)!;
+    assertEquals(full.length, 280800);
+    assert(!full.startsWith("<persisted-output>"));
+    const note = (big.extensions!["claude-code"] as Record<string, Record<string, unknown>>)
+      .persisted_output;
+    assertMatch(text(payloads, note.preview)!, /^<persisted-output>/);
+  });
 });

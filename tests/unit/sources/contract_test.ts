@@ -85,18 +85,16 @@ async function casesOf(importer: Importer): Promise<Case[]> {
   switch (id) {
     case "claude-code": {
       const root = `${PEERS}/claude-code`;
-      const files = (await filesUnder(root, /\.jsonl$/)).filter((p) =>
-        !p.includes("/agentsessions_subagent_layout/")
-      );
-      const layout = `${root}/agentsessions_subagent_layout`;
-      const layoutUnits = (await filesUnder(layout, /\.jsonl$/)).map((p) =>
-        unit(id, p, "jsonl", p.includes("/subagents/") ? 1 : 0)
-      );
-      return [
-        ...files.map((p) => ({ name: p.slice(SHARED.length + 1), units: [unit(id, p, "jsonl")] })),
-        { name: "peers/claude-code/agentsessions_subagent_layout", units: layoutUnits },
-        ...await realClientCases(importer, "claude"),
-      ];
+      const all = await filesUnder(root, /\.jsonl$/);
+      const inFolder = (p: string) => all.some((m) => p.startsWith(m.replace(/\.jsonl$/, "/")));
+      // A session's folder beside it holds its sub-agents and workflow runs.
+      const cases = all.filter((p) => !inFolder(p)).map((p) => ({
+        name: p.slice(SHARED.length + 1),
+        units: [p, ...all.filter((m) => m.startsWith(p.replace(/\.jsonl$/, "/")))].map((m) =>
+          unit(id, m, "jsonl", m === p ? 0 : 1)
+        ),
+      }));
+      return [...cases, ...await realClientCases(importer, "claude")];
     }
     case "codex": {
       const files = await filesUnder(`${PEERS}/codex`, /\.jsonl$/);
