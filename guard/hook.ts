@@ -9,7 +9,8 @@
  * the rule and the file, never the secret). 0 allows. 1 is the guard failing (a payload it
  * cannot read, a crash): Claude Code shows the one stderr line and the call runs unchecked.
  */
-import { type CustomRule, type GuardFs, preToolUseCheck } from "../core/security/mod.ts";
+import type { CustomRule } from "../core/security/glob_rule.ts";
+import { type GuardFs, preToolUseCheck } from "../core/security/pretooluse.ts";
 import { journalLine, parseRulesFile } from "../core/security/journal.ts";
 
 export interface HookDeps {
