@@ -39,6 +39,7 @@ export async function makeGuardProject(): Promise<GuardProject> {
   const w = (p: string, t: string | Uint8Array) =>
     typeof t === "string" ? Deno.writeTextFile(p, t) : Deno.writeFile(p, t);
   await w(`${proj}/.env`, `GITHUB_TOKEN=${token}\nDEBUG=1\n`);
+  await w(`${proj}/.env.staging`, "DB_HOST=staging.internal\nFEATURE_FLAGS=on\n");
   await w(`${proj}/.env.example`, "GITHUB_TOKEN=your-token-here\nDEBUG=1\n");
   await w(`${proj}/src/app.ts`, 'export const greeting = "hello";\n// TODO: more\n');
   await w(

@@ -266,6 +266,18 @@ Deno.test("the guard table has at least 60 payloads of both kinds, across the ag
   assertEquals(new Set(ROWS.map((r) => r.agent)).size, 5);
 });
 
+Deno.test("an .env file is blocked by its name even when nothing in it looks like a secret", async () => {
+  for (
+    const input of [{ tool_name: "Read", tool_input: { file_path: `${proj}/.env.staging` } }, {
+      tool_name: "Bash",
+      tool_input: { command: "cat .env.staging" },
+    }]
+  ) {
+    const d = await preToolUseCheck({ ...input, cwd: proj }, denoGuardFs, { home });
+    assertEquals([d.decision, d.rules], ["block", ["sensitive_path"]]);
+  }
+});
+
 Deno.test("a path rule blocks a file by name, and an allow path rule lets a template through", async () => {
   const rules = [
     {
