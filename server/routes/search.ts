@@ -1,4 +1,8 @@
-/** Full-text search across every session (FTS5, ranked, with highlighted snippets). */
+/**
+ * Full-text search across every session: `q`, the session filters (`source`, `project`, `from`,
+ * `to`) and paging (`offset`, `limit` up to 200); hits newest first with highlighted snippets,
+ * and an exact count or, with `total_capped`, a lower bound (see core/store/search.ts).
+ */
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import { type Route, sessionQuery } from "./_http.ts";

@@ -11,6 +11,7 @@
 import { dbOf } from "../_helpers/store_db.ts";
 import { ChronicleStore } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
+import { TOKEN_HEADER } from "../../core/security/local_access.ts";
 import { prng } from "../unit/security/_fake_secrets.ts";
 
 const args = new Map<string, string>();
@@ -18,6 +19,7 @@ for (let i = 0; i < Deno.args.length; i += 2) args.set(Deno.args[i], Deno.args[i
 const MESSAGES = Number(args.get("--messages") ?? 1_000_000);
 const QUERIES = Number(args.get("--queries") ?? 120);
 const PER_SESSION = 500;
+const TOKEN = "t".repeat(64);
 
 // A deterministic PRNG, so every run builds the same store.
 const rand = prng(42);
@@ -211,7 +213,7 @@ const indexBytes = (db.prepare(
 ).get() as { n: number }).n;
 const app = createApp({
   store,
-  token: "t".repeat(64),
+  token: TOKEN,
   port: 4173,
   static: () => Promise.resolve(new Response()),
 });
@@ -219,7 +221,10 @@ const httpTimes: number[] = [];
 for (const { q, f } of queries) {
   const url = `http://127.0.0.1:4173/api/search?${new URLSearchParams({ q, ...f, limit: "20" })}`;
   const t = performance.now();
-  const res = await app(new Request(url, { headers: { host: "127.0.0.1:4173" } }));
+  const res = await app(
+    new Request(url, { headers: { host: "127.0.0.1:4173", [TOKEN_HEADER]: TOKEN } }),
+  );
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
   await res.arrayBuffer();
   httpTimes.push(performance.now() - t);
 }
