@@ -160,6 +160,11 @@ export interface Operation {
   spawns?: string;
   /** Injected context (system reminders, environment blocks): not the user's own words. */
   injected?: boolean;
+  /**
+   * Copied from the parent thread's history when this sub-agent was forked from it: shown for
+   * context, not a step of this thread.
+   */
+  inherited?: boolean;
   extensions?: Record<string, unknown>;
 }
 

@@ -22,6 +22,8 @@ export interface RunContext {
   bin: string;
   /** A fresh UUID for agents that accept a session id. */
   sessionId: string;
+  /** What the scenario needs switched on beyond the defaults (`Scenario.needs`). */
+  needs: readonly string[];
 }
 
 export interface AgentSpec {
@@ -122,6 +124,8 @@ const codex: AgentSpec = {
         "stream_max_retries = 0",
         "",
         "[features]",
+        // The collaboration tools (spawn_agent, wait_agent, ...), for a scenario that spawns.
+        `multi_agent_v2 = ${ctx.needs.includes("spawn")}`,
         "plugins = false",
         "remote_plugin = false",
         "in_app_updates = false",

@@ -87,7 +87,8 @@ export async function checkSession(
       connection: t.connection as string,
       op: s.operations?.[t.op],
     }))
-    .filter((t) => t.op && !NON_TOOL_KINDS.has(t.op.kind));
+    // A forked thread's copy of its parent's history is context, not its own calls.
+    .filter((t) => t.op && !NON_TOOL_KINDS.has(t.op.kind) && t.op.inherited !== true);
 
   const dec = new TextDecoder();
   const text = async (ref: Op): Promise<string | undefined> => {

@@ -66,6 +66,7 @@ export async function drive(
     serverUrl: server.url,
     bin: options.bin,
     sessionId: crypto.randomUUID(),
+    needs: scenario.needs ?? [],
   };
   try {
     await agent.setup(ctx);

@@ -27,7 +27,8 @@ imports exactly what they did. Needs root (for unshare -n), npm and git.
 
 Options:
   --agent NAME        claude, codex, opencode or gemini (repeatable; default all)
-  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, guard (repeatable)
+  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, s8-spawn, guard
+                      (repeatable)
   --cli-version A=V   test agent A at npm version V instead of its pin (e.g. claude=2.1.332)
   --update-fixtures   refresh fixtures/realclients/ from the runs
   --keep              keep the scratch folder and print where it is

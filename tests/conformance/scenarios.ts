@@ -14,7 +14,9 @@ export type Step =
   | { op: "bash"; command: string; description: string }
   | { op: "grep"; pattern: string; dir: string }
   /** Delegate to a sub-agent (Claude Code's Agent tool); its thread is `Scenario.subagent`. */
-  | { op: "agent"; description: string; prompt: string };
+  | { op: "agent"; description: string; prompt: string }
+  /** Wait for the sub-agents a call started (Codex's wait_agent). */
+  | { op: "wait" };
 
 /** A step plus what must hold for the operation Chronicle imports from it. */
 export type ScriptedStep = Step & {
@@ -46,6 +48,8 @@ export interface Scenario {
   resume?: NeutralThread;
   /** Agents the scenario applies to; all when absent. */
   agents?: string[];
+  /** Agent features the scenario needs switched on (`spawn`: Codex's collaboration tools). */
+  needs?: string[];
   title: string;
 }
 
@@ -339,6 +343,9 @@ const s4: Scenario = {
   },
 };
 
+const SUMMARY_MD =
+  "# Summary\n\ninventory-api is a small REST API for warehouse inventory; the entry point is src/server.py.\n";
+
 const SUB_PROMPT =
   "Inspect the repository in the current directory: list its files and read README.md, then report the project name and purpose in one sentence.";
 
@@ -371,8 +378,7 @@ const s6: Scenario = {
         steps: [{
           op: "write",
           path: "SUMMARY.md",
-          content:
-            "# Summary\n\ninventory-api is a small REST API for warehouse inventory; the entry point is src/server.py.\n",
+          content: SUMMARY_MD,
         }],
       },
     ],
@@ -448,7 +454,37 @@ const s7: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [s1, s2, s4, s6, s7];
+const s8: Scenario = {
+  id: "s8-spawn",
+  description:
+    "Codex spawns a sub-agent thread that inherits the conversation (fork_turns all), waits for it, then writes SUMMARY.md.",
+  title: "Summarise repository with a spawned thread",
+  agents: ["codex"],
+  needs: ["spawn"],
+  files: s6.files,
+  main: {
+    prompt:
+      "Spawn a sub-agent to inspect this repository, wait for it, then write a one-paragraph SUMMARY.md.",
+    turns: [
+      {
+        text: "Spawning a sub-agent for the inspection.",
+        steps: [{
+          op: "agent",
+          description: "inspect",
+          prompt: SUB_PROMPT,
+          result_has: ["inspect", "agent", "task_name"],
+        }],
+      },
+      { steps: [{ op: "wait" }] },
+      { steps: [{ op: "write", path: "SUMMARY.md", content: SUMMARY_MD }] },
+    ],
+    final:
+      "The spawned thread reported inventory-api, a REST API for warehouse inventory; I wrote SUMMARY.md.",
+  },
+  subagent: s6.subagent,
+};
+
+export const SCENARIOS: readonly Scenario[] = [s1, s2, s4, s6, s7, s8];
 
 /** The text a script matches a request's first user message against. */
 export function matchOf(prompt: string): string {

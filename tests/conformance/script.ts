@@ -113,6 +113,11 @@ function findThread(
   const text = view.firstUserText;
   const sub = script.subagents.findIndex((t) => text.includes(t.match));
   if (sub >= 0) return { thread: script.subagents[sub], kind: "sub", index: sub, after: 0 };
+  // A sub-agent forked with its parent's history has the parent's prompt first.
+  for (const [i, t] of script.subagents.entries()) {
+    const u = view.userTexts.findLast((u) => u.text.includes(t.match));
+    if (u) return { thread: t, kind: "sub", index: i, after: u.after };
+  }
   for (let i = script.segments.length - 1; i >= 0; i--) {
     const match = script.segments[i].match;
     const u = i === 0 && text.includes(match)

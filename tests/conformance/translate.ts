@@ -90,6 +90,8 @@ const claude: Translator = (s, project) => {
         },
         kinds: ["task"],
       };
+    case "wait":
+      throw new TypeError("Claude Code's Agent tool waits by itself");
   }
 };
 
@@ -127,7 +129,16 @@ const codex: Translator = (s, project) => {
     case "grep":
       return exec(`grep -rnE -- ${q(s.pattern)} ${s.dir}`);
     case "agent":
-      throw new TypeError("Codex has no sub-agent tool in this suite");
+      // multi_agent_v2: a thread that inherits the conversation so far (a fork).
+      return {
+        call: {
+          name: "spawn_agent",
+          input: { message: s.prompt, task_name: s.description, fork_turns: "all" },
+        },
+        kinds: ["task"],
+      };
+    case "wait":
+      return { call: { name: "wait_agent", input: { timeout_ms: 60000 } }, kinds: ["other"] };
   }
 };
 
@@ -165,6 +176,7 @@ const opencode: Translator = (s, project) => {
         kinds: ["exec"],
       };
     case "agent":
+    case "wait":
       throw new TypeError("OpenCode sub-agents are not scripted in this suite");
   }
 };
@@ -211,6 +223,7 @@ const gemini: Translator = (s, project) => {
         kinds: ["search"],
       };
     case "agent":
+    case "wait":
       throw new TypeError("Gemini CLI sub-agents are not scripted in this suite");
   }
 };

@@ -9,7 +9,7 @@ import type { JsonlLine } from "../jsonl.ts";
 import { isObj, type Json, nonEmpty, num, textOfParts } from "../_import_kit.ts";
 import { parsedTarget } from "./output.ts";
 import type { CodexPass } from "./pass.ts";
-import { openaiUsage, USAGE_KEYS } from "./state.ts";
+import { openaiUsage, threadConnection, USAGE_KEYS } from "./state.ts";
 
 /** Event messages that only mirror response items or carry telemetry. */
 const QUIET_EVENTS = new Set([
@@ -45,7 +45,6 @@ const QUIET_EVENTS = new Set([
   "dynamic_tool_call_response",
   "sub_agent_activity",
   "collab_agent_spawn_begin",
-  "collab_agent_spawn_end",
   "collab_agent_interaction_begin",
   "collab_agent_interaction_end",
   "collab_waiting_begin",
@@ -123,11 +122,19 @@ export function event(pass: CodexPass, p: Json, l: JsonlLine, at: number | null)
         event: "compaction",
       });
     case "turn_aborted":
-      return pass.textOp(l, at, 0, "ev", null, {
+      pass.textOp(l, at, 0, "ev", null, {
         kind: "event",
         event: "turn_aborted",
         text: nonEmpty(p.reason),
       });
+      // The parent's turn that a fork copied ends aborted: the thread's own part follows.
+      pass.state.inherited = false;
+      return;
+    case "collab_agent_spawn_end":
+      if (nonEmpty(p.new_thread_id)) {
+        pass.spawned(nonEmpty(p.call_id), threadConnection(nonEmpty(p.new_thread_id)!));
+      }
+      return;
     case "error":
     case "warning":
     case "stream_error_final": {

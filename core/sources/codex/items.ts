@@ -4,7 +4,7 @@
  * web search calls, and their outputs.
  */
 import { isInjectedText } from "../../model/injected.ts";
-import { classifyTool } from "../../model/tools.ts";
+import { classifyTool, toolFacts } from "../../model/tools.ts";
 import type { OperationKind } from "../../model/types.ts";
 import type { JsonlLine } from "../jsonl.ts";
 import { isObj, type Json, nonEmpty, textOfParts } from "../_import_kit.ts";
@@ -51,15 +51,8 @@ export function responseItem(pass: CodexPass, p: Json, l: JsonlLine, at: number 
     case "compaction":
     case "compaction_summary":
       return compacted(pass, p, l, at);
-    case "agent_message": {
-      const text = textOfParts(p.content);
-      return pass.textOp(l, at, 0, "item", null, {
-        kind: "event",
-        event: "agent_message",
-        text,
-        extensions: { author: p.author ?? null, recipient: p.recipient ?? null },
-      });
-    }
+    case "agent_message":
+      return agentMessage(pass, p, l, at);
     case "ghost_snapshot":
     case "other":
       return;
@@ -70,6 +63,32 @@ export function responseItem(pass: CodexPass, p: Json, l: JsonlLine, at: number 
         { line: l.line },
       );
   }
+}
+
+/**
+ * A message one thread sends another (`Message Type: NEW_TASK`, `FINAL_ANSWER`, with the text
+ * under `Payload:`, possibly as `encrypted_content`): a spawned thread's task is its first
+ * prompt; anything else is an event in the thread that receives it.
+ */
+function agentMessage(pass: CodexPass, p: Json, l: JsonlLine, at: number | null): void {
+  const text = textOfParts(p.content, ["text", "encrypted_content"]);
+  const parent = pass.state.meta.parent;
+  const payload = (/\bPayload:\n([\s\S]*)$/.exec(text)?.[1] ?? text).trim();
+  const extensions = { author: p.author ?? null, recipient: p.recipient ?? null };
+  if (parent && !pass.state.inherited && /Message Type: NEW_TASK/.test(text)) {
+    pass.lastPrompt = payload;
+    return pass.textOp(l, at, 0, "item", null, {
+      kind: "prompt",
+      text: payload,
+      extensions: { ...extensions, message_type: "NEW_TASK" },
+    });
+  }
+  return pass.textOp(l, at, 0, "item", null, {
+    kind: "event",
+    event: "agent_message",
+    text,
+    extensions,
+  });
 }
 
 function message(pass: CodexPass, p: Json, l: JsonlLine, at: number | null): void {
@@ -101,6 +120,12 @@ function message(pass: CodexPass, p: Json, l: JsonlLine, at: number | null): voi
     });
   }
   if (!text && !images) return;
+  if (
+    pass.state.inherited && role === "developer" &&
+    text.startsWith("You are now a newly spawned child agent")
+  ) {
+    pass.state.inherited = false; // the thread's own part begins here
+  }
   const injected = role !== "user" || isInjectedText(text);
   if (role !== "user") ext.role = role;
   if (!injected) pass.lastPrompt = text;
@@ -160,7 +185,10 @@ function functionCall(pass: CodexPass, p: Json, l: JsonlLine, at: number | null)
     return patchCall(pass, l, at, nonEmpty(p.call_id), name ?? "apply_patch", patch, ext);
   }
   let kind: OperationKind = name ? classifyTool(name) : "other";
-  if (kind === "other" && name && (name.includes("__") || ext.namespace)) kind = "mcp";
+  // A tool Chronicle does not know, from a namespace or named server__tool, is an MCP tool.
+  if (kind === "other" && name && !toolFacts(name) && (name.includes("__") || ext.namespace)) {
+    kind = "mcp";
+  }
   if (raw === undefined || raw === null) {
     ext.arguments_missing = true;
     pass.shape("a function_call without arguments", l);

@@ -17,16 +17,19 @@ import type {
 } from "../types.ts";
 import {
   beginJsonlPass,
+  isObj,
   isoOf,
   joinPath,
   type Json,
+  nonEmpty,
+  parseJsonText,
   passResult,
   readPass,
   stemOf,
 } from "../_import_kit.ts";
 import { CodexPass } from "./pass.ts";
 import { readLine } from "./records.ts";
-import { type CodexState, freshState, MAIN, STATE_VERSION } from "./state.ts";
+import { type CodexState, freshState, MAIN, STATE_VERSION, threadConnection } from "./state.ts";
 
 export { outputFacts, parseApplyPatch, patchFromCommand } from "./output.ts";
 export type { PatchFile } from "./output.ts";
@@ -38,7 +41,7 @@ function codexIdFromPath(path: string): string {
   return m ? m[1] : stem;
 }
 
-function connectionOf(state: CodexState): Connection {
+function connectionOf(state: CodexState, sid: string): Connection {
   const m = state.meta;
   const client: Connection["client"] = { agent: "codex", evidence: [] };
   if (m.version) {
@@ -55,6 +58,16 @@ function connectionOf(state: CodexState): Connection {
     server.model = state.models[0];
     server.evidence.push(...state.modelEvidence.slice(0, 1));
   }
+  if (m.parent) {
+    const conn: Connection = {
+      id: threadConnection(sid, m.parent.path),
+      kind: "subagent",
+      agent_type: m.parent.role ?? "thread",
+      client,
+      server,
+    };
+    return conn;
+  }
   return { id: MAIN, kind: "main", client, server };
 }
 
@@ -67,7 +80,14 @@ async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<Unit
   pass.sawFirstLine = plan.offset > 0;
   const outcome = await readPass(fs, unit.path, plan, ctx, (l, v) => readLine(pass, l, v));
   const sid = pass.sid();
-  const info: SessionDelta["info"] = { id: `codex:${sid}`, native_id: sid, source: "codex" };
+  // A spawned thread is a sub-agent of its parent's session.
+  const parent = state.meta.parent;
+  const session = parent?.thread ?? sid;
+  const info: SessionDelta["info"] = {
+    id: `codex:${session}`,
+    native_id: session,
+    source: "codex",
+  };
   const started = state.meta.started ?? isoOf(pass.firstTs);
   if (started) info.started_at = started;
   const ended = isoOf(pass.lastTs);
@@ -77,19 +97,28 @@ async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<Unit
     if (state.meta.cwd) info.project.path = state.meta.cwd;
     if (state.meta.git) info.project.git = state.meta.git;
   }
-  if (pass.title) info.title = pass.title;
+  const title = pass.title ?? (parent ? undefined : await indexedTitle(fs, unit.path, sid));
+  if (title) info.title = title;
   if (pass.lastPrompt) info.last_prompt = pass.lastPrompt.slice(0, 2000);
   const ext: Json = {};
-  if (state.meta.metaIds.length > 1) ext.session_ids = state.meta.metaIds;
-  if (state.meta.forkedFrom) ext.forked_from = state.meta.forkedFrom;
+  if (parent) {
+    ext.threads = [{
+      id: sid,
+      ...parent,
+      ...(state.meta.forkedFrom ? { forked_from: state.meta.forkedFrom } : {}),
+    }];
+  } else {
+    if (state.meta.metaIds.length > 1) ext.session_ids = state.meta.metaIds;
+    if (state.meta.forkedFrom) ext.forked_from = state.meta.forkedFrom;
+  }
   return passResult({
     mode: plan.mode,
     deltas: [{
-      session_id: `codex:${sid}`,
+      session_id: info.id,
       file: unit.path,
       info,
-      primary: true,
-      connections: [connectionOf(state)],
+      primary: !parent,
+      connections: [connectionOf(state, sid)],
       operations: pass.records.values(),
       usage: pass.usage,
       loss_windows: outcome.loss,
@@ -101,6 +130,42 @@ async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<Unit
     sink: pass.sink,
     bytesRead: outcome.bytesRead,
   });
+}
+
+/** Thread names from `session_index.jsonl`, per index file, kept while it does not change. */
+const INDEX_CACHE = new Map<
+  string,
+  { size: number; mtime: number | null; names: Map<string, string> }
+>();
+
+/**
+ * A thread's name from `${CODEX_HOME}/session_index.jsonl` (`{id, thread_name, updated_at}`,
+ * appended, the newest entry of an id wins), for a rollout that names none itself.
+ */
+async function indexedTitle(
+  fs: SourceFs,
+  rollout: string,
+  id: string,
+): Promise<string | undefined> {
+  const segs = rollout.split("/");
+  const at = Math.max(segs.lastIndexOf("sessions"), segs.lastIndexOf("archived_sessions"));
+  if (at < 1) return undefined;
+  const path = `${segs.slice(0, at).join("/")}/session_index.jsonl`;
+  const st = await fs.stat(path);
+  if (!st?.isFile) return undefined;
+  let cached = INDEX_CACHE.get(path);
+  if (!cached || cached.size !== st.size || cached.mtime !== st.mtimeMs) {
+    const names = new Map<string, string>();
+    for (const line of (await fs.readTextFile(path)).split("\n")) {
+      const v = parseJsonText(line);
+      if (!v.ok || !isObj(v.value)) continue;
+      const key = nonEmpty(v.value.id), name = nonEmpty(v.value.thread_name);
+      if (key && name) names.set(key, name);
+    }
+    cached = { size: st.size, mtime: st.mtimeMs, names };
+    INDEX_CACHE.set(path, cached);
+  }
+  return cached.names.get(id);
 }
 
 /** Endpoint evidence the file lacks: recorded once per full read, never filled with guesses. */

@@ -12,11 +12,14 @@ import type { SourceUnit } from "../types.ts";
 import {
   capList,
   type DraftRecord,
+  fileRank,
+  isObj,
   IssueTally,
   type Json,
   nonEmpty,
   type OperationDraft,
   orderKey,
+  parseJsonText,
   rangeOf,
 } from "../_import_kit.ts";
 import { applySignalTarget, isErrorOf, outputFacts, type Signal } from "./output.ts";
@@ -28,6 +31,7 @@ import {
   MAX_MIRRORS,
   type Mirror,
   mirrorKey,
+  threadConnection,
 } from "./state.ts";
 
 const isMissingRef = (v: unknown): v is PayloadRef =>
@@ -67,8 +71,28 @@ export class CodexPass {
     return stableId("op_", "codex", this.sid(), line, block);
   }
 
+  /** The connection this rollout's steps are on: main, or the thread it is in its parent. */
+  get connection(): string {
+    const parent = this.state.meta.parent;
+    return parent ? threadConnection(this.sid(), parent.path) : MAIN;
+  }
+
+  /** The rank of this rollout's steps: a spawned thread's file ranks apart from its parent's. */
+  get rank(): number {
+    return this.state.meta.parent ? fileRank({ ...this.unit, rank: 1 }) : this.unit.rank;
+  }
+
   emit(rec: DraftRecord): void {
+    if (this.state.inherited) rec.op.inherited = true;
     this.records.set(rec.id, rec);
+  }
+
+  /** The call `callId` spawned the thread that is connection `conn`. */
+  spawned(callId: string | undefined, conn: string): void {
+    for (const id of (callId && this.state.calls[callId]) || []) {
+      const rec = this.recordOf(id);
+      if (rec) rec.op.spawns = conn;
+    }
   }
 
   noteModel(model: string, l: JsonlLine, field: string): void {
@@ -117,7 +141,7 @@ export class CodexPass {
     if (known && source !== "item") return; // an event repeating what an item said
     // An item takes over the op an event made first: its id and place.
     const id = known ? known.op : this.opId(l.line, block);
-    const order = known ? known.order : orderKey(at, this.unit.rank, l.line, block);
+    const order = known ? known.order : orderKey(at, this.rank, l.line, block);
     if (key !== null && !known) this.remember(key, id, order, source);
     const op: OperationDraft = {
       ...init,
@@ -130,7 +154,7 @@ export class CodexPass {
     }
     if (op.extensions) op.extensions = { codex: op.extensions };
     if (at !== null) op.ts_ms = at;
-    this.emit({ id, connection: MAIN, order, op });
+    this.emit({ id, connection: this.connection, order, op });
   }
 
   /** Records a field of an unexpected type (null, a string for an object, ...). */
@@ -202,8 +226,8 @@ export class CodexPass {
     if (init.extensions) op.extensions = { codex: init.extensions };
     const rec: DraftRecord = {
       id,
-      connection: MAIN,
-      order: orderKey(at, this.unit.rank, l.line, block),
+      connection: this.connection,
+      order: orderKey(at, this.rank, l.line, block),
       op,
     };
     this.emit(rec);
@@ -256,8 +280,8 @@ export class CodexPass {
       op.is_error = isErrorOf(facts, undefined, undefined);
       this.emit({
         id: this.opId(l.line, 0),
-        connection: MAIN,
-        order: orderKey(at, this.unit.rank, l.line, 0),
+        connection: this.connection,
+        order: orderKey(at, this.rank, l.line, 0),
         op,
       });
       return;
@@ -275,6 +299,14 @@ export class CodexPass {
         ...op.provenance,
         completion: { epoch: this.epoch, source_range: rangeOf(this.file, l) },
       };
+      if (op.kind === "task") {
+        // spawn_agent answers with the new thread's task path (or, older, its id).
+        const out = parseJsonText(facts.text ?? (typeof output === "string" ? output : undefined));
+        const o = out.ok && isObj(out.value) ? out.value : {};
+        const path = nonEmpty(o.task_name) ?? nonEmpty(o.agent_path);
+        const thread = nonEmpty(o.agent_id) ?? nonEmpty(o.thread_id);
+        if (path || thread) op.spawns = threadConnection(thread ?? "", path);
+      }
       op.completeness = "complete";
       delete this.state.open[id];
     }

@@ -95,9 +95,22 @@ function envelope(pass: CodexPass, type: string, p: Json, l: JsonlLine, at: numb
 
 function sessionMeta(pass: CodexPass, p: Json, l: JsonlLine): void {
   const s = pass.state;
-  const id = nonEmpty(p.session_id) ?? nonEmpty(p.id);
-  if (!s.sid && id) s.sid = id;
+  // `id` is the thread's own id; `session_id` (newer) names the thread tree's root session, the
+  // same id for a root thread and the parent's for a spawned one.
+  const id = nonEmpty(p.id) ?? nonEmpty(p.session_id);
+  if (!s.sid && id) {
+    s.sid = id;
+    s.meta.parent = spawnedBy(p);
+  }
   if (id && !s.meta.metaIds.includes(id)) s.meta.metaIds.push(id);
+  if (
+    id && id !== s.sid && s.meta.parent && (id === s.meta.forkedFrom || id === s.meta.parent.thread)
+  ) {
+    // A forked thread's rollout goes on with the parent's history, copied: marked inherited
+    // until the thread's own part begins.
+    s.inherited = true;
+    return;
+  }
   if (id && id !== s.sid) {
     pass.issues.add(
       "repeated_session_meta",
@@ -126,6 +139,23 @@ function sessionMeta(pass: CodexPass, p: Json, l: JsonlLine): void {
     if (nonEmpty(p.git.repository_url)) git.repository = nonEmpty(p.git.repository_url);
     m.git = git;
   }
+}
+
+/** Who spawned this thread: `source.subagent.thread_spawn` (or `parent_thread_id`). */
+function spawnedBy(p: Json): NonNullable<CodexPass["state"]["meta"]["parent"]> | undefined {
+  const spawn = isObj(p.source) && isObj(p.source.subagent) && isObj(p.source.subagent.thread_spawn)
+    ? p.source.subagent.thread_spawn
+    : undefined;
+  const thread = nonEmpty(spawn?.parent_thread_id) ?? nonEmpty(p.parent_thread_id);
+  if (!thread) return undefined;
+  const out: NonNullable<CodexPass["state"]["meta"]["parent"]> = { thread };
+  const path = nonEmpty(spawn?.agent_path) ?? nonEmpty(p.agent_path);
+  const nickname = nonEmpty(spawn?.agent_nickname) ?? nonEmpty(p.agent_nickname);
+  const role = nonEmpty(spawn?.agent_role) ?? nonEmpty(p.agent_role);
+  if (path) out.path = path;
+  if (nickname) out.nickname = nickname;
+  if (role) out.role = role;
+  return out;
 }
 
 function turnContext(pass: CodexPass, p: Json, l: JsonlLine): void {

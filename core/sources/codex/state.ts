@@ -8,8 +8,17 @@ import { num, shortHash } from "../_import_kit.ts";
 import type { Signal } from "./output.ts";
 
 export const MAIN = "main";
+
+/**
+ * The connection a spawned thread is, in its parent's session: named by its task path
+ * (`/root/inspect`, what the spawn call's output and the thread's session_meta both say), or by
+ * its thread id when it has none (what the older collab_agent_spawn_end event says).
+ */
+export function threadConnection(threadId: string, path?: string): string {
+  return path ? `thread:${path}` : `thread-${threadId}`;
+}
 /** Version of `CodexState`: a saved state of another version is dropped, the file read again. */
-export const STATE_VERSION = 1;
+export const STATE_VERSION = 2;
 /** How many recent call ids and mirror texts the state remembers across passes. */
 export const MAX_CALLS = 512;
 export const MAX_MIRRORS = 64;
@@ -34,7 +43,11 @@ export interface CodexState {
     evidence: { version?: Evidence; provider?: Evidence };
     metaIds: string[];
     forkedFrom?: string;
+    /** Set when this rollout is a thread another one spawned (a sub-agent). */
+    parent?: { thread: string; path?: string; nickname?: string; role?: string };
   };
+  /** Reading the parent's history a forked thread starts with (its copied prefix). */
+  inherited: boolean;
   models: string[];
   modelEvidence: Evidence[];
   model: string | null;
@@ -55,6 +68,7 @@ export function freshState(): CodexState {
     v: STATE_VERSION,
     sid: null,
     meta: { evidence: {}, metaIds: [] },
+    inherited: false,
     models: [],
     modelEvidence: [],
     model: null,

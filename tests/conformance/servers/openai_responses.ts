@@ -26,6 +26,16 @@ export function responsesView(body: Record<string, unknown>): ConversationView {
       results.push({ err: false, head: out.slice(0, 200) });
     } else if (i.role === "user" && (i.type ?? "message") === "message") {
       userTexts.push({ text: textOf(i.content), after: results.length });
+    } else if (i.type === "agent_message" && Array.isArray(i.content)) {
+      // A task one Codex thread sends another (spawn_agent): its text is in `encrypted_content`.
+      const text = (i.content as Item[]).map((p) =>
+        typeof p.text === "string"
+          ? p.text
+          : typeof p.encrypted_content === "string"
+          ? p.encrypted_content
+          : ""
+      ).join("\n");
+      userTexts.push({ text, after: results.length });
     }
   }
   return {
@@ -34,6 +44,16 @@ export function responsesView(body: Record<string, unknown>): ConversationView {
     userTexts,
     hasTools: Array.isArray(body.tools) && body.tools.length > 0,
   };
+}
+
+/** The namespace a function tool is offered in (Codex's `collaboration` tools), if any. */
+function namespaceOf(body: Record<string, unknown>, name: string): string | undefined {
+  const tools = (Array.isArray(body.tools) ? body.tools : []) as Item[];
+  const ns = tools.find((t) =>
+    t.type === "namespace" && Array.isArray(t.tools) &&
+    (t.tools as Item[]).some((x) => x.name === name)
+  );
+  return typeof ns?.name === "string" ? ns.name : undefined;
 }
 
 function isCustomTool(body: Record<string, unknown>, name: string): boolean {
@@ -128,6 +148,8 @@ export function responsesRespond(
     } else {
       // A free-form tool offered as a function takes its text under "input".
       const args = JSON.stringify(typeof c.input === "string" ? { input: c.input } : c.input);
+      const namespace = namespaceOf(body, c.name);
+      const ns = namespace ? { namespace } : {};
       push("response.output_item.added", {
         output_index: outputIndex,
         item: {
@@ -135,6 +157,7 @@ export function responsesRespond(
           id,
           call_id: callId,
           name: c.name,
+          ...ns,
           arguments: "",
           status: "in_progress",
         },
@@ -156,6 +179,7 @@ export function responsesRespond(
         id,
         call_id: callId,
         name: c.name,
+        ...ns,
         arguments: args,
         status: "completed",
       };

@@ -676,11 +676,19 @@ const realFs = createDenoFs();
 Deno.test("codex importer: every peers and real-client fixture imports, validates and matches its snapshot", async (t) => {
   const roots = [`${SHARED}/peers/codex`, `${SHARED}/realclients/codex`];
   for (const root of roots) {
-    for (const path of await filesUnder(root, /\.jsonl$/)) {
-      if (path.includes("/mock/")) continue;
-      const name = path.slice(SHARED.length + 1);
+    const files = (await filesUnder(root, /\.jsonl$/)).filter((p) => !p.includes("/mock/"));
+    // A real-client scenario's rollouts (a parent and the threads it spawned) are one session.
+    const groups = new Map<string, string[]>();
+    for (const path of files) {
+      const key = /^(.*\/realclients\/codex\/[^/]+)\//.exec(path)?.[1] ?? path;
+      groups.set(key, [...(groups.get(key) ?? []), path]);
+    }
+    for (const paths of groups.values()) {
+      const name = paths[0].slice(SHARED.length + 1);
       await t.step(name, async () => {
-        const { sessions } = await importUnits(codex, realFs, [unit(path)], { closed: true });
+        const { sessions } = await importUnits(codex, realFs, paths.map((p) => unit(p)), {
+          closed: true,
+        });
         assertEquals(sessions.length, 1);
         for (const s of sessions) assertEquals(validationProblems(s), []);
         await assertSnapshot(
@@ -840,4 +848,60 @@ Deno.test("codex importer: a last line without its newline is read when it parse
     ["second"],
   ]);
   assertEquals(second.deltas[0].loss_windows, []);
+});
+
+Deno.test("codex importer: a spawned thread is a sub-agent of its parent, its fork marked inherited", async () => {
+  const dir = `${SHARED}/realclients/codex/s8-spawn`;
+  const truth = await readScenario(dir);
+  const units = await codex.discover(
+    { home: `${dir}/native`, env: {}, platform: "linux" },
+    realFs,
+  );
+  assertEquals(units.length, 2, "the parent's rollout and the thread's");
+  const { sessions, payloads } = await importUnits(codex, realFs, units, { closed: true });
+  assertEquals(sessions.length, 1, "the thread is not a session of its own");
+  const s = sessions[0];
+  assertEquals(validationProblems(s), []);
+  const thread = s.connections.find((c) => c.kind === "subagent")!;
+  assertEquals(thread.id, "thread:/root/inspect");
+  const spawn = s.operations[thread.parent_op!];
+  assertEquals([spawn.tool, spawn.spawns], ["spawn_agent", thread.id], "linked both ways");
+  const mine = ops(s).filter((o) => o.conn === thread.id && !o.inherited);
+  const inherited = ops(s).filter((o) => o.inherited);
+  assert(inherited.length > 0 && inherited.every((o) => o.conn === thread.id));
+  assert(inherited.some((o) => o.tool === "spawn_agent"), "the copied prefix ends at the spawn");
+  // The thread's own first prompt is the task it was given.
+  const firstPrompt = mine.find((o) => o.kind === "prompt" && !o.injected)!;
+  assertEquals(firstPrompt.text, (truth.tool_calls[0].input as { message: string }).message);
+  // Every scripted call once, the thread's on its connection, none of the copies.
+  const calls = ops(s).filter((o) => o.tool !== undefined && !o.inherited);
+  assertEquals(calls.map((c) => c.tool).sort(), truth.tool_calls.map((c) => c.native_tool).sort());
+  for (const c of calls) {
+    assertEquals(c.completeness, "complete", c.tool);
+    assert(payloadText(payloads, c.response) !== undefined, `${c.tool} keeps its result`);
+  }
+  assertEquals(
+    calls.filter((c) => c.conn === thread.id).length,
+    truth.tool_calls.filter((c) => c.agent === "subagent").length,
+  );
+});
+
+Deno.test("codex importer: a thread without a name of its own takes it from session_index.jsonl", async () => {
+  const fs = new MemFs();
+  fs.write(PATH, META + TURN + user("hello"));
+  fs.write(
+    "/home/u/.codex/session_index.jsonl",
+    JSON.stringify({
+      id: "0aa0aa0a-0000-7000-8000-000000000001",
+      thread_name: "First name",
+      updated_at: "2026-01-02T10:00:00Z",
+    }) + "\n" +
+      JSON.stringify({
+        id: "0aa0aa0a-0000-7000-8000-000000000001",
+        thread_name: "Renamed",
+        updated_at: "2026-01-02T11:00:00Z",
+      }) + "\n",
+  );
+  const { sessions } = await importUnits(codex, fs, [unit()], { closed: true });
+  assertEquals(sessions[0].session.title, "Renamed", "the newest entry wins");
 });
