@@ -25,6 +25,16 @@ function isLocalCode(c: number): boolean {
   return isAlnumCode(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
 }
 
+/** True when the word that holds index `i` (up to 256 characters back) has a `://` before it. */
+function inUrl(text: string, i: number): boolean {
+  for (let k = i - 1; k >= 0 && i - k < 256; k--) {
+    const c = text.charCodeAt(k);
+    if (c <= 32 || c === 34 || c === 39 || c === 96) return false;
+    if (c === 47 && text[k - 1] === "/" && text[k - 2] === ":") return true;
+  }
+  return false;
+}
+
 /** `at` is the index of an `@`: read the local part back and the domain forward. */
 export function onAt(text: string, at: number, push: Push): void {
   // the domain first: most `@`s (package@1.2.3, decorators, handles) fail here, cheaply
@@ -51,7 +61,8 @@ export function onAt(text: string, at: number, push: Push): void {
   if (s === at || text[at - 1] === ".") return;
   const before = s > 0 ? text[s - 1] : "";
   if (before === "/" || before === "@" || before === "\\") return;
-  if (before === ":" && !text.endsWith("mailto", s - 1)) return;
+  // `scheme://user:secret@host` is the credential URL rule's; `file:3:ann@mail.com` a mailbox
+  if (before === ":" && !text.endsWith("mailto", s - 1) && inUrl(text, s - 1)) return;
   const domain = text.slice(at + 1, e).toLowerCase();
   const labels = domain.split(".");
   if (labels.some((l) => l.length === 0 || l.length > 63)) return;
