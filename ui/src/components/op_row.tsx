@@ -12,53 +12,14 @@ import { bytes, duration } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import { createTimeline, type SessionState } from "../session_state.ts";
 import type { ConnectionView, PayloadText, Row } from "../types.ts";
+import { callSummary as summaryOf, KIND_LABEL } from "../../../core/export/tool_view.ts";
 import { CausalityBadge, causalityRowClass } from "./causality_badge.tsx";
 import { DiffView, fileChanges } from "./diff_view.tsx";
 import { Markdown } from "./markdown.tsx";
 
-const KIND_LABEL: Record<string, string> = {
-  read: "Read",
-  search: "Search",
-  write: "Write",
-  edit: "Edit",
-  exec: "Run",
-  web: "Web",
-  task: "Sub-agent",
-  plan: "Plan",
-  mcp: "MCP",
-  other: "Tool",
-};
-
 /** A one-line description of a tool call: its command, path or query. */
 export function callSummary(row: Row): string {
-  const op = row.op;
-  if (op.summary) return op.summary;
-  const text = row.input?.text ?? "";
-  try {
-    const v = JSON.parse(text);
-    if (v && typeof v === "object") {
-      const o = v as Record<string, unknown>;
-      for (
-        const k of [
-          "command",
-          "cmd",
-          "file_path",
-          "filePath",
-          "path",
-          "pattern",
-          "query",
-          "url",
-          "description",
-          "prompt",
-        ]
-      ) {
-        const x = o[k];
-        if (typeof x === "string" && x) return x;
-        if (Array.isArray(x) && x.every((p) => typeof p === "string")) return x.join(" ");
-      }
-    }
-  } catch { /* not JSON */ }
-  return op.target ?? text.slice(0, 200);
+  return summaryOf(row.op, row.input?.text);
 }
 
 function prettyInput(text: string): string {

@@ -1,0 +1,88 @@
+/**
+ * @module
+ * Sessions as documents people read and send: a redacted export document (prompts, replies,
+ * optional thinking, tool calls with inputs, truncated results and diffs, sub-agents nested,
+ * errors marked, a header with agent, model, project, times and tokens), rendered as Markdown
+ * or as one self-contained HTML page, and frozen by shares. Redaction is core/security's, run
+ * on every text the document shows; the renderers escape everything.
+ */
+import type { CanonicalSession } from "../model/types.ts";
+import type { CustomRule } from "../security/mod.ts";
+import { IMPORTERS } from "../sources/registry.ts";
+import { buildDocument, type ExportDocument, type ExportLimits } from "./document.ts";
+import { renderHtml } from "./html.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { createRedactor } from "./redactor.ts";
+
+export * from "./document.ts";
+export * from "./redactor.ts";
+export * from "./tool_view.ts";
+export { esc, EXPORT_CSP, markdownHtml, renderHtml } from "./html.ts";
+export type { HtmlOptions } from "./html.ts";
+export { code, fence, hasRawHtml, plain, prose, renderMarkdown } from "./markdown.ts";
+
+export type DocumentFormat = "md" | "html";
+export const DOCUMENT_FORMATS: readonly DocumentFormat[] = ["md", "html"];
+
+/** Display names of the agents, by source id. */
+export const AGENT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  IMPORTERS.map((i) => [i.id, i.displayName]),
+);
+
+export interface DocumentOptions {
+  /** Redact (default true). False is for an explicit `--no-redact`. */
+  redact?: boolean;
+  /** The user's custom rules, in claim order. */
+  rules?: readonly CustomRule[];
+  /** Include thinking (default false). */
+  thinking?: boolean;
+  limits?: Partial<ExportLimits>;
+  now?: () => Date;
+}
+
+/** The redacted export document of a session, with the agent names filled in. */
+export function sessionDocument(
+  session: CanonicalSession,
+  readPayload: (sha256: string) => string | null,
+  options: DocumentOptions = {},
+): ExportDocument {
+  return buildDocument(session, readPayload, {
+    redactor: createRedactor({ enabled: options.redact ?? true, rules: options.rules }),
+    thinking: options.thinking,
+    limits: options.limits,
+    agentNames: AGENT_NAMES,
+    now: options.now,
+  });
+}
+
+/** Where sessions come from: the store, or anything with the same two reads. */
+export interface SessionSource {
+  loadSession(id: string): CanonicalSession | null;
+  payload(sha256: string): Uint8Array | null;
+}
+
+const decoder = new TextDecoder();
+
+/** The export document of a stored session; null when there is no such session. */
+export function documentOf(
+  source: SessionSource,
+  id: string,
+  options: DocumentOptions = {},
+): ExportDocument | null {
+  const session = source.loadSession(id);
+  if (!session) return null;
+  return sessionDocument(session, (sha) => {
+    const bytes = source.payload(sha);
+    return bytes ? decoder.decode(bytes) : null;
+  }, options);
+}
+
+/** A document as the text of a file in one of the formats. */
+export function renderDocument(doc: ExportDocument, format: DocumentFormat): string {
+  return format === "md" ? renderMarkdown(doc) : renderHtml(doc);
+}
+
+/** The file extension of a format. */
+export function extensionOf(format: DocumentFormat): string {
+  return format === "md" ? ".md" : ".html";
+}

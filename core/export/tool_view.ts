@@ -1,0 +1,163 @@
+/**
+ * How a tool call reads: its label, its one-line summary, and the file changes in a write or
+ * edit tool's input (every agent's shape) with their diff lines. The UI's session view and the
+ * Markdown / HTML exports both use these, so a call reads the same everywhere.
+ */
+import { structuredPatch } from "diff";
+
+export interface FileChange {
+  path: string;
+  /** Old and new text of the changed region (or whole file for writes). */
+  before?: string;
+  after?: string;
+  /** A patch as the agent wrote it, when there is no before/after. */
+  patch?: string;
+  kind: "edit" | "write" | "patch";
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+const PATCH_START = /^\*\*\* Begin Patch|^(---|\+\+\+|@@) /m;
+
+/** Reads the file changes out of a write/edit tool's input, for every agent's shape. */
+export function fileChanges(inputText: string): FileChange[] {
+  let input: Record<string, unknown> | null = null;
+  try {
+    const v = JSON.parse(inputText);
+    if (v && typeof v === "object" && !Array.isArray(v)) input = v;
+  } catch { /* a raw patch, handled below */ }
+  if (!input) {
+    return PATCH_START.test(inputText)
+      ? [{ path: patchPath(inputText), patch: inputText, kind: "patch" }]
+      : [];
+  }
+  const path = str(input.file_path) ?? str(input.filePath) ?? str(input.path) ??
+    str(input.target_file) ?? str(input.notebook_path) ?? "";
+  const patchText = str(input.patch) ?? str(input.input) ?? str(input.diff);
+  if (patchText && PATCH_START.test(patchText)) {
+    return [{ path: path || patchPath(patchText), patch: patchText, kind: "patch" }];
+  }
+  if (Array.isArray(input.edits)) {
+    return input.edits.flatMap((e: Record<string, unknown>) => {
+      const before = str(e?.old_string) ?? str(e?.oldString);
+      const after = str(e?.new_string) ?? str(e?.newString);
+      return after !== undefined
+        ? [{ path, before: before ?? "", after, kind: "edit" as const }]
+        : [];
+    });
+  }
+  const before = str(input.old_string) ?? str(input.oldString) ?? str(input.old_str);
+  const after = str(input.new_string) ?? str(input.newString) ?? str(input.new_str);
+  if (after !== undefined) return [{ path, before: before ?? "", after, kind: "edit" }];
+  const content = str(input.content) ?? str(input.contents) ?? str(input.code_edit) ??
+    str(input.new_source);
+  if (content !== undefined) return [{ path, before: "", after: content, kind: "write" }];
+  return [];
+}
+
+function patchPath(patch: string): string {
+  const m = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/m.exec(patch) ??
+    /^\+\+\+ (?:b\/)?(.+)$/m.exec(patch);
+  return m ? m[1].trim() : "";
+}
+
+/** One line of a diff as a reader sees it. */
+export interface DiffLine {
+  type: "add" | "del" | "ctx" | "hunk" | "meta";
+  text: string;
+  oldNo?: number;
+  newNo?: number;
+}
+
+/** The lines of a change: a real diff (3 lines of context) or the agent's patch as written. */
+export function diffLines(change: FileChange): DiffLine[] {
+  if (change.patch !== undefined) {
+    return change.patch.split("\n").map((l): DiffLine => {
+      if (/^(\*\*\* |--- |\+\+\+ )/.test(l)) return { type: "meta", text: l };
+      if (l.startsWith("@@")) return { type: "hunk", text: l };
+      if (l.startsWith("+")) return { type: "add", text: l.slice(1) };
+      if (l.startsWith("-")) return { type: "del", text: l.slice(1) };
+      return { type: "ctx", text: l.startsWith(" ") ? l.slice(1) : l };
+    });
+  }
+  const p = structuredPatch(
+    change.path,
+    change.path,
+    change.before ?? "",
+    change.after ?? "",
+    "",
+    "",
+    {
+      context: 3,
+    },
+  );
+  const out: DiffLine[] = [];
+  for (const hunk of p.hunks) {
+    out.push({
+      type: "hunk",
+      text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+    });
+    let o = hunk.oldStart;
+    let n = hunk.newStart;
+    for (const l of hunk.lines) {
+      if (l.startsWith("\\")) continue;
+      const text = l.slice(1);
+      if (l[0] === "+") out.push({ type: "add", text, newNo: n++ });
+      else if (l[0] === "-") out.push({ type: "del", text, oldNo: o++ });
+      else out.push({ type: "ctx", text, oldNo: o++, newNo: n++ });
+    }
+  }
+  return out;
+}
+
+/** The label of each tool kind. */
+export const KIND_LABEL: Readonly<Record<string, string>> = {
+  read: "Read",
+  search: "Search",
+  write: "Write",
+  edit: "Edit",
+  exec: "Run",
+  web: "Web",
+  task: "Sub-agent",
+  plan: "Plan",
+  mcp: "MCP",
+  other: "Tool",
+};
+
+/** The keys of a tool input that name what the call is about, in the order they are tried. */
+const SUMMARY_KEYS = [
+  "command",
+  "cmd",
+  "file_path",
+  "filePath",
+  "path",
+  "pattern",
+  "query",
+  "url",
+  "description",
+  "prompt",
+];
+
+/**
+ * A one-line description of a tool call: the summary the importer recorded, else its command,
+ * path or query from the input, else its target or the opening of the input.
+ */
+export function callSummary(
+  op: { summary?: string; target?: string },
+  inputText: string | undefined,
+): string {
+  if (op.summary) return op.summary;
+  const text = inputText ?? "";
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v === "object") {
+      const o = v as Record<string, unknown>;
+      for (const k of SUMMARY_KEYS) {
+        const x = o[k];
+        if (typeof x === "string" && x) return x;
+        if (Array.isArray(x) && x.every((p) => typeof p === "string")) return x.join(" ");
+      }
+    }
+  } catch { /* not JSON */ }
+  return op.target ?? text.slice(0, 200);
+}
