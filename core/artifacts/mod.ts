@@ -8,6 +8,7 @@
 import {
   CANONICAL_SCHEMA_VERSION,
   type CanonicalSession,
+  ChronicleError,
   isHashRef,
   readCanonicalSession,
   sha256Hex,
@@ -42,7 +43,6 @@ export interface Manifest {
   session_id: string;
   native_id: string;
   source: string;
-  exported_at: string;
   session_sha256: string;
   payload_count: number;
   payload_bytes: number;
@@ -55,6 +55,11 @@ export interface Manifest {
 
 const MAX_MANIFEST_ISSUES = 50;
 const encoder = new TextEncoder();
+
+/** The text of `session.json`: what the manifest's checksum covers. */
+export function sessionJson(session: CanonicalSession): string {
+  return JSON.stringify(session, null, 2) + "\n";
+}
 
 /** Folder name for a session id: the id itself, with anything unusual replaced. */
 export function sessionDirName(id: string): string {
@@ -83,12 +88,14 @@ export function payloadHashes(session: CanonicalSession): Set<string> {
   return out;
 }
 
+/**
+ * The manifest of an exported session. It holds no time of export: the same session always
+ * exports to the same bytes, so an export moved to another machine and exported again is
+ * identical.
+ */
 export function buildManifest(
   session: CanonicalSession,
-  sessionSha: string,
-  payloadBytes: number,
-  payloadCount: number,
-  exportedAt: string,
+  files: { sessionSha256: string; payloadBytes: number; payloadCount: number },
 ): Manifest {
   const completeness: Record<string, number> = {};
   const blockers: Record<string, number> = {};
@@ -101,21 +108,15 @@ export function buildManifest(
     session_id: session.session.id,
     native_id: session.session.native_id,
     source: session.session.source,
-    exported_at: exportedAt,
-    session_sha256: sessionSha,
-    payload_count: payloadCount,
-    payload_bytes: payloadBytes,
+    session_sha256: files.sessionSha256,
+    payload_count: files.payloadCount,
+    payload_bytes: files.payloadBytes,
     checkpoints: session.provenance.epochs.flatMap((e) => e.checkpoints),
     issue_count: session.issues.length,
     issues: session.issues.slice(0, MAX_MANIFEST_ISSUES),
     completeness,
     replay_blockers: blockers,
   };
-}
-
-export interface ExportOptions {
-  /** ISO time written into the manifest. Default now. */
-  exportedAt?: string;
 }
 
 /**
@@ -126,7 +127,6 @@ export async function exportSession(
   session: CanonicalSession,
   io: { writer: ArtifactWriter; readPayload: (sha256: string) => Uint8Array | null },
   outDir: string,
-  options: ExportOptions = {},
 ): Promise<string> {
   const { writer } = io;
   const sessionsDir = `${outDir}/sessions`;
@@ -146,15 +146,13 @@ export async function exportSession(
       bytes += data.byteLength;
       count++;
     }
-    const body = encoder.encode(JSON.stringify(session, null, 2) + "\n");
+    const body = encoder.encode(sessionJson(session));
     await writer.writeFile(`${tmp}/session.json`, body, 0o600);
-    const manifest = buildManifest(
-      session,
-      sha256Hex(body),
-      bytes,
-      count,
-      options.exportedAt ?? new Date().toISOString(),
-    );
+    const manifest = buildManifest(session, {
+      sessionSha256: sha256Hex(body),
+      payloadBytes: bytes,
+      payloadCount: count,
+    });
     await writer.writeFile(
       `${tmp}/manifest.json`,
       encoder.encode(JSON.stringify(manifest, null, 2) + "\n"),
@@ -259,4 +257,63 @@ export async function verifyArtifacts(reader: ArtifactReader, dir: string): Prom
   }
   report.ok = report.ok && report.sessions.every((s) => s.ok);
   return report;
+}
+
+/** What `importArtifacts` did with one exported session. */
+export interface ImportedArtifact {
+  id: string;
+  dir: string;
+  /** What the sink answered (`imported`, `unchanged`, ...), or `failed`. */
+  outcome: string;
+  problems: string[];
+}
+
+/**
+ * Puts each exported session under `dir` into a sink (the store), verified first: a session
+ * that fails `verifyArtifacts` is not put, and the bytes put are checked against the manifest
+ * and their SHA-256 again as they are read.
+ */
+export async function importArtifacts(
+  reader: ArtifactReader,
+  dir: string,
+  put: (
+    session: CanonicalSession,
+    payloads: Map<string, Uint8Array>,
+    sessionSha256: string,
+  ) => string,
+): Promise<{ ok: boolean; sessions: ImportedArtifact[] }> {
+  const report = await verifyArtifacts(reader, dir);
+  const sessions: ImportedArtifact[] = [];
+  for (const v of report.sessions) {
+    const entry: ImportedArtifact = {
+      id: v.id,
+      dir: v.dir,
+      outcome: "failed",
+      problems: v.problems,
+    };
+    sessions.push(entry);
+    if (!v.ok) continue;
+    try {
+      const manifest = JSON.parse(new TextDecoder().decode(
+        (await reader.readFile(`${v.dir}/manifest.json`))!,
+      )) as Manifest;
+      const bytes = await reader.readFile(`${v.dir}/session.json`);
+      if (!bytes || sha256Hex(bytes) !== manifest.session_sha256) {
+        throw new ChronicleError("checksum_mismatch", "session.json changed while importing");
+      }
+      const session = readCanonicalSession(JSON.parse(new TextDecoder().decode(bytes)));
+      const payloads = new Map<string, Uint8Array>();
+      for (const sha of payloadHashes(session)) {
+        const data = await reader.readFile(`${v.dir}/payloads/${sha}`);
+        if (!data || sha256Hex(data) !== sha) {
+          throw new ChronicleError("checksum_mismatch", `payload ${sha} changed while importing`);
+        }
+        payloads.set(sha, data);
+      }
+      entry.outcome = put(session, payloads, manifest.session_sha256);
+    } catch (e) {
+      entry.problems = [...entry.problems, (e as Error).message];
+    }
+  }
+  return { ok: report.ok && sessions.every((s) => s.outcome !== "failed"), sessions };
 }

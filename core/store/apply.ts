@@ -305,7 +305,7 @@ function mergeConnection(sql: Sql, sessionId: string, c: Connection): Connection
   return merged;
 }
 
-function upsertOperation(
+export function upsertOperation(
   sql: Sql,
   d: PreparedDelta,
   rec: PreparedOp,
@@ -340,7 +340,7 @@ function upsertOperation(
   if (body) sql.stmt(INSERT_FTS).run(rowid, body);
 }
 
-function refreshAggregates(sql: Sql, sessionId: string): void {
+export function refreshAggregates(sql: Sql, sessionId: string): void {
   sql.stmt(
     `UPDATE sessions SET
        op_count = (SELECT count(*) FROM operations WHERE session_id = ?1),
@@ -361,7 +361,7 @@ function refreshAggregates(sql: Sql, sessionId: string): void {
   if (gone.n === 0 && sources.n === 0) deleteSession(sql, sessionId);
 }
 
-function deleteSession(sql: Sql, id: string): void {
+export function deleteSession(sql: Sql, id: string): void {
   dropSessionStats(sql, id);
   for (
     const t of ["operations", "connections", "usage", "session_issues", "loss_windows", "epochs"]

@@ -20,4 +20,6 @@ export type {
   SessionChanges,
   SessionChangesOptions,
 } from "./live_query.ts";
+export { type NewShareRow, type ShareRow, ShareTable } from "./shares.ts";
+export type { CanonicalImportOutcome } from "./canonical.ts";
 export { MIGRATIONS } from "./schema.ts";

@@ -255,4 +255,34 @@ ALTER TABLE payloads ADD COLUMN codec INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE payloads ADD COLUMN stored INTEGER;
 `,
   },
+  {
+    version: 9,
+    name: "shares and canonical imports",
+    // A share keeps the SHA-256 of its URL token (never the token) and the redacted export
+    // document frozen at creation (gzip JSON): nothing the redaction took out is in the row.
+    // A canonical import records the checksum of the session.json it came from, so importing
+    // the same export again changes nothing.
+    sql: `
+CREATE TABLE shares (
+  id TEXT PRIMARY KEY,
+  token_sha256 TEXT NOT NULL UNIQUE,
+  session_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  revoked_at TEXT,
+  views INTEGER NOT NULL DEFAULT 0,
+  last_viewed_at TEXT,
+  findings INTEGER NOT NULL,
+  document BLOB NOT NULL
+);
+CREATE INDEX shares_session ON shares(session_id);
+
+CREATE TABLE canonical_imports (
+  session_id TEXT PRIMARY KEY,
+  session_sha256 TEXT NOT NULL,
+  imported_at TEXT NOT NULL
+);
+`,
+  },
 ];

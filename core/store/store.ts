@@ -28,6 +28,8 @@ import { PayloadStore } from "./payloads.ts";
 import { indexText, type PreparedUnit } from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
+import { ShareTable } from "./shares.ts";
+import { type CanonicalImportOutcome, putCanonical } from "./canonical.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { Search } from "./search.ts";
 import { computeStats } from "./stats.ts";
@@ -64,6 +66,8 @@ export class ChronicleStore {
   private readonly searcher: Search;
   /** Custom security rules and the guard's interception log (see core/security's RuleStore). */
   readonly ruleTable: RuleTable;
+  /** Share links (see core/shares). */
+  readonly shareTable: ShareTable;
   private readonly changes: ChangeStamps;
   private savepoints = 0;
   /** Set by a write group: nested transactions join the group's (see `WriteGroup.run`). */
@@ -78,6 +82,7 @@ export class ChronicleStore {
     this.queries = new Queries(this.sql);
     this.searcher = new Search(this.sql, this.payloads, this.queries);
     this.ruleTable = new RuleTable(this.sql);
+    this.shareTable = new ShareTable(this.sql);
     this.changes = new ChangeStamps(this.sql);
   }
 
@@ -259,6 +264,26 @@ export class ChronicleStore {
         unit,
         result,
         epoch,
+      )
+    );
+  }
+
+  /**
+   * Stores an exported canonical session whole, in one transaction: unless the store already
+   * holds exactly these bytes, or this machine's own logs hold the session (canonical.ts).
+   */
+  putCanonicalSession(
+    session: CanonicalSession,
+    payloads: Map<string, Uint8Array>,
+    options: { sessionSha256: string; now?: () => Date },
+  ): CanonicalImportOutcome {
+    const stored = this.loadSession(session.session.id);
+    return this.transaction(() =>
+      putCanonical(
+        { sql: this.sql, payloads: this.payloads, changes: this.changes },
+        session,
+        payloads,
+        { ...options, stored },
       )
     );
   }
