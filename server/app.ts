@@ -6,6 +6,7 @@
  * bearer token, or the cookie the printed URL trades it for: auth.ts); state-changing ones also
  * need a loopback Origin (when sent). Errors have one JSON shape (errors.ts).
  */
+import { SHARE_PATH } from "../core/shares/mod.ts";
 import { checkRequest, signInPage, signInResponse } from "./auth.ts";
 import type { AppDeps } from "./deps.ts";
 import { errorResponse, HttpError, json, toErrorResponse } from "./errors.ts";
@@ -15,6 +16,7 @@ import type { Route } from "./routes/_http.ts";
 import { replayRoutes } from "./routes/replay.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { securityRoutes } from "./routes/security.ts";
+import { createSharePages, shareRoutes } from "./routes/share.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { createEventHub } from "./sse.ts";
 import { createStatic } from "./static.ts";
@@ -47,7 +49,9 @@ export function createApp(deps: AppDeps): Handler {
     ...securityRoutes(full),
     ...replayRoutes(full),
     ...causalityRoutes(full),
+    ...shareRoutes(full),
   ];
+  const sharePages = createSharePages(full);
   const compiled: CompiledRoute[] = routes.map((r) => ({
     ...r,
     pattern: new URLPattern({ pathname: r.path }),
@@ -59,6 +63,7 @@ export function createApp(deps: AppDeps): Handler {
       if (admission.kind === "sign_in") return signInResponse(admission);
       const url = new URL(req.url);
       const path = url.pathname;
+      if (path.startsWith(SHARE_PATH)) return sharePages(req, url);
       if (!path.startsWith("/api/")) {
         if (req.method !== "GET" && req.method !== "HEAD") {
           return errorResponse(405, "method_not_allowed", `${req.method} is not allowed here`);

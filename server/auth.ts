@@ -18,10 +18,11 @@ import { HttpError, SECURITY_HEADERS } from "./errors.ts";
 export { TOKEN_HEADER };
 
 /**
- * The only paths reachable without the install token (the Host check still applies). Empty
- * today; the share route (`/share/<token>`, which carries its own share token) goes here.
+ * The only paths reachable without the install token (the Host check still applies): share
+ * pages, `/share/<token>`, whose own random token is the credential (core/shares; the route
+ * answers GET only).
  */
-export const PUBLIC_PATHS: readonly RegExp[] = [];
+export const PUBLIC_PATHS: readonly RegExp[] = [/^\/share\/[^/]*$/];
 
 /** The query parameter the printed URL carries the token in. */
 export const TOKEN_PARAM = "token";

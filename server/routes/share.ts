@@ -1,0 +1,164 @@
+/**
+ * Share pages and the API behind the share / export dialog. `GET /share/<token>` renders the
+ * frozen, redacted document server-side (no script, strict CSP, `noindex`); every refused token
+ * (unknown, expired, revoked, malformed) gets the same 404 page after the same work. It is the
+ * one path reachable without the install token (see `TOKEN_EXEMPT` in auth.ts). The API lists,
+ * creates and revokes shares, previews what redaction finds, and downloads Markdown / HTML.
+ */
+import {
+  DOCUMENT_FORMATS,
+  type DocumentFormat,
+  documentOf,
+  type DocumentOptions,
+  EXPORT_CSP,
+  type ExportDocument,
+  extensionOf,
+  renderDocument,
+} from "../../core/export/mod.ts";
+import { RuleStore } from "../../core/security/mod.ts";
+import {
+  createShare,
+  DEFAULT_SHARE_DAYS,
+  openShare,
+  revokeShare,
+  SHARE_NOT_FOUND_PAGE,
+  SHARE_PATH,
+  type ShareDeps,
+  sharePage,
+  type ShareRow,
+  shareState,
+} from "../../core/shares/mod.ts";
+import type { ChronicleStore } from "../../core/store/mod.ts";
+import type { AppDeps } from "../deps.ts";
+import { errorResponse, HttpError, json, SECURITY_HEADERS } from "../errors.ts";
+import { readJson, type Route } from "./_http.ts";
+
+/** Headers of every share page, found or not. */
+export const SHARE_HEADERS: Readonly<Record<string, string>> = {
+  ...SECURITY_HEADERS,
+  "content-security-policy": `${EXPORT_CSP}; frame-ancestors 'none'`,
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "x-robots-tag": "noindex, nofollow, noarchive",
+};
+
+const NOT_FOUND_BYTES = new TextEncoder().encode(SHARE_NOT_FOUND_PAGE);
+
+function shareDeps(store: ChronicleStore, now?: () => number): ShareDeps {
+  return { records: store.shareTable, now: now ? () => new Date(now()) : undefined };
+}
+
+/** Serves `GET /share/<token>`. */
+export function createSharePages(deps: AppDeps): (req: Request, url: URL) => Response {
+  const shares = shareDeps(deps.store, deps.now);
+  return (req, url) => {
+    if (req.method !== "GET") {
+      const r = errorResponse(405, "method_not_allowed", "A share page answers GET only");
+      r.headers.set("allow", "GET");
+      return r;
+    }
+    const doc = openShare(shares, url.pathname.slice(SHARE_PATH.length));
+    if (!doc) {
+      return new Response(NOT_FOUND_BYTES.slice(), { status: 404, headers: SHARE_HEADERS });
+    }
+    return new Response(sharePage(doc), { status: 200, headers: SHARE_HEADERS });
+  };
+}
+
+function requireDocument(store: ChronicleStore, id: string, options: DocumentOptions) {
+  const doc = documentOf(store, id, { ...options, rules: new RuleStore(store.ruleTable).active() });
+  if (!doc) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
+  return doc;
+}
+
+function flag(url: URL, name: string): boolean {
+  const v = url.searchParams.get(name);
+  return v === "1" || v === "true";
+}
+
+/** What the dialog shows before a share or export: counts and masked samples, never secrets. */
+function preview(doc: ExportDocument) {
+  return { session_id: doc.session.id, title: doc.session.title, redaction: doc.redaction };
+}
+
+/** A download name from the title: letters, digits and dashes. */
+function fileName(doc: ExportDocument, format: DocumentFormat): string {
+  const base = doc.session.title.normalize("NFKD").replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "").slice(0, 60).toLowerCase() || "session";
+  return base + extensionOf(format);
+}
+
+export function shareRoutes(deps: AppDeps): Route[] {
+  const { store } = deps;
+  const shares = shareDeps(store, deps.now);
+  const now = () => new Date(deps.now?.() ?? Date.now());
+  const view = (row: ShareRow) => ({ ...row, state: shareState(row, now()) });
+  return [
+    {
+      method: "GET",
+      path: "/api/sessions/:id/redaction",
+      handler: ({ params, url }) =>
+        json(preview(requireDocument(store, params.id, { thinking: flag(url, "thinking") }))),
+    },
+    {
+      method: "GET",
+      path: "/api/sessions/:id/export",
+      handler: ({ params, url }) => {
+        const format = url.searchParams.get("format") ?? "html";
+        if (!(DOCUMENT_FORMATS as readonly string[]).includes(format)) {
+          throw new HttpError(
+            400,
+            "bad_request",
+            `Unknown format "${format.slice(0, 20)}" (md, html)`,
+          );
+        }
+        const doc = requireDocument(store, params.id, { thinking: flag(url, "thinking") });
+        const f = format as DocumentFormat;
+        const headers = new Headers(SECURITY_HEADERS);
+        headers.set(
+          "content-type",
+          f === "md" ? "text/markdown; charset=utf-8" : "text/html; charset=utf-8",
+        );
+        headers.set("content-disposition", `attachment; filename="${fileName(doc, f)}"`);
+        headers.set("cache-control", "no-store");
+        // A download, never a page of this origin: the policy of an export page applies anyway.
+        headers.set("content-security-policy", `${EXPORT_CSP}; frame-ancestors 'none'; sandbox`);
+        return new Response(renderDocument(doc, f), { headers });
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/shares",
+      handler: ({ url }) => {
+        const session = url.searchParams.get("session") ?? undefined;
+        return json({ items: shares.records.list({ sessionId: session }).map(view) });
+      },
+    },
+    {
+      method: "POST",
+      path: "/api/sessions/:id/shares",
+      handler: async ({ params, req }) => {
+        const body = await readJson(req);
+        const days = body.days === undefined ? DEFAULT_SHARE_DAYS : body.days;
+        if (typeof days !== "number") {
+          throw new HttpError(400, "bad_request", 'Field "days" must be a number');
+        }
+        const doc = requireDocument(store, params.id, { thinking: body.thinking === true });
+        const created = createShare(shares, doc, { days });
+        return json({
+          share: view(created.share),
+          path: created.path,
+          redaction: doc.redaction,
+        }, { status: 201 });
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/api/shares/:id",
+      handler: ({ params }) => {
+        const row = revokeShare(shares, params.id);
+        return json({ share: view(row) });
+      },
+    },
+  ];
+}
