@@ -11,6 +11,7 @@ import { scanCommand } from "./scan.ts";
 import { searchCommand } from "./search.ts";
 import { serveCommand } from "./serve.ts";
 import { sessionsCommand, showCommand } from "./sessions.ts";
+import { shareCommand } from "./share.ts";
 
 export interface CommandEntry {
   run: Command;
@@ -41,7 +42,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     run: diffCommand,
     summary: "what a session (or one of its steps) changed, as unified diffs",
   },
-  export: { run: exportCommand, summary: "write a session as canonical session files" },
+  export: {
+    run: exportCommand,
+    summary: "write sessions as redacted Markdown or HTML, or as canonical session files",
+  },
+  share: { run: shareCommand, summary: "make, list and revoke redacted share links" },
   verify: { run: verifyCommand, summary: "check exported canonical session files" },
   replay: {
     run: replayCommand,

@@ -1,78 +1,317 @@
-/** `chronicle export` and `chronicle verify`: canonical session files on disk. */
-import { exportSession, verifyArtifacts } from "../core/artifacts/mod.ts";
+/**
+ * `chronicle export`, `chronicle verify` and `chronicle import --canonical`: sessions as
+ * redacted Markdown or one self-contained HTML file, and as canonical session files that
+ * move between machines (verified before they are imported).
+ */
+import {
+  exportSession,
+  importArtifacts,
+  type ImportedArtifact,
+  sessionDirName,
+  verifyArtifacts,
+} from "../core/artifacts/mod.ts";
+import {
+  DOCUMENT_FORMATS,
+  type DocumentFormat,
+  documentOf,
+  extensionOf,
+  type RedactionSummary,
+  renderDocument,
+} from "../core/export/mod.ts";
+import { type CustomRule, RuleStore, scanSession } from "../core/security/mod.ts";
+import type { ChronicleStore } from "../core/store/mod.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../runtime/artifact_fs.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
-import type { Command } from "./io.ts";
+import type { CliIo, Command } from "./io.ts";
+import { userPath } from "./user_cwd.ts";
 
-export const EXPORT_HELP = `Usage: chronicle export ID --format canonical --out DIR [--json]
+export const EXPORT_HELP = `Usage: chronicle export [ID | all] [--project PATH] [--since DATE]
+                        [--format md|html|canonical] [--out PATH] [OPTIONS]
 
-Writes the session as canonical session files (schema v1):
-  DIR/sessions/<id>/manifest.json   identity, checksum of session.json, payload count, issues
-  DIR/sessions/<id>/session.json    the canonical session
-  DIR/sessions/<id>/payloads/<sha256>  raw payload bytes
-Folders are 0700 and files 0600; the session is written to a temporary folder and renamed
-into place, manifest last. ID may be "all" to export every session.
+Writes sessions as files to read or send, or to move to another machine.
+
+Formats:
+  md         one Markdown file a session: a header (agent, model, project, times, tokens),
+             prompts, replies, tool calls with their inputs and truncated results, diffs as
+             fenced diff blocks, sub-agents nested, errors marked
+  html       one self-contained HTML page a session: the same, with inline CSS and no
+             script; long outputs fold; opens from file:// with no network, safe to mail
+  canonical  DIR/sessions/<id>/{manifest.json, session.json, payloads/<sha256>}: the
+             canonical session (schema v1), folders 0700, files 0600, written to a temporary
+             folder and renamed into place, manifest last; \`chronicle import --canonical DIR\`
+             reads it back
+
+md and html are redacted (secrets and personal data replaced by core/security's rules and
+your custom rules); a summary of what redaction found goes to stderr. canonical is a
+faithful copy unless --redact.
+
+Sessions: an ID (full id, native id or unique prefix), "all", or the filters alone.
 
 Options:
-  --format canonical  the only format so far
-  --out DIR           where to write
-  --json              print what was written as JSON
-  -h, --help          show this help
+  --format F        md, html or canonical (default canonical)
+  --out PATH        md/html: the file to write (default: standard output), or a folder for
+                    several sessions; canonical: the folder (required). Relative paths are
+                    taken from the folder you ran the command in
+  --project PATH    only sessions of this project (and its subfolders)
+  --since DATE      only sessions active on or after this ISO date
+  --redact          redact (default for md and html; optional for canonical)
+  --no-redact       write secrets as they are (md/html; prints a warning)
+  --thinking        include the agent's thinking (md/html; left out by default)
+  --json            print what was written as JSON
+  -h, --help        show this help
 `;
+
+/** Control characters (C0, DEL, C1) from transcripts shown visibly, never sent to a terminal. */
+export function printable(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code === 0x1b ? "\\e" : `\\x${code.toString(16).padStart(2, "0")}`;
+  });
+}
+
+/** What redaction found, as the lines the CLI prints (masked samples, never secrets). */
+export function redactionReport(r: RedactionSummary, label = "Redaction", samples = 10): string {
+  if (!r.enabled) return `${label}: off (--no-redact)\n`;
+  if (!r.total) return `${label}: nothing found to redact\n`;
+  const rules = Object.entries(r.by_rule).map(([k, v]) => `${k} ${v}`).join(", ");
+  const lines = [`${label}: ${r.total} finding${r.total === 1 ? "" : "s"} replaced (${rules})`];
+  for (const s of r.samples.slice(0, samples)) {
+    lines.push(`  ${s.where}, ${s.rule}: ${printable(s.sample.replace(/\s+/g, " "))}`);
+  }
+  if (r.total > samples) {
+    lines.push(`  … and ${r.total - Math.min(samples, r.samples.length)} more`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+export const NO_REDACT_WARNING =
+  "chronicle: WARNING: --no-redact: the export holds every secret and personal detail the " +
+  "session saw. Do not send it to anyone.\n";
+
+/** Throws a usage error for a selection that can name no sessions, before any I/O. */
+export function checkSelection(selection: { id?: string; project?: string; since?: string }) {
+  const { id, project, since } = selection;
+  if (!id && !project && !since) {
+    throw new UsageError('name a session ID, "all", or filters (--project, --since)');
+  }
+  if (since !== undefined && Number.isNaN(Date.parse(since))) {
+    throw new UsageError(`--since "${since}" is not an ISO date`);
+  }
+  if (id && id !== "all" && (project || since)) {
+    throw new UsageError('give a session ID or filters, not both (or "all")');
+  }
+}
+
+/** The sessions a command names: one ID, "all", or the project / since filters. */
+export function selectSessions(
+  store: ChronicleStore,
+  io: CliIo,
+  selection: { id?: string; project?: string; since?: string },
+): string[] {
+  checkSelection(selection);
+  const { id, project, since } = selection;
+  if (id && id !== "all") {
+    const resolved = store.resolveSessionId(id);
+    if (!resolved) throw new NotFound(`no session "${printable(id)}" (see \`chronicle sessions\`)`);
+    return [resolved];
+  }
+  const ids: string[] = [];
+  const q = { project: project ? userPath(io.cwd, project) : undefined, from: since };
+  for (let offset = 0;; offset += 1000) {
+    const page = store.listSessions({ ...q, limit: 1000, offset, order: "asc" }).items;
+    ids.push(...page.map((s) => s.id));
+    if (page.length < 1000) break;
+  }
+  if (!ids.length) throw new NotFound("no session matches");
+  return ids;
+}
+
+/** A failure the command reports in one line with exit 1. */
+class NotFound extends Error {}
+
+function activeRules(store: ChronicleStore): readonly CustomRule[] {
+  return new RuleStore(store.ruleTable).active();
+}
+
+/** Writes a file next to its target and renames it into place (0600). */
+async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
+  await denoArtifactWriter.writeFile(tmp, new TextEncoder().encode(text), 0o600);
+  try {
+    await denoArtifactWriter.rename(tmp, path);
+  } catch (e) {
+    await denoArtifactWriter.remove(tmp);
+    throw e;
+  }
+}
+
+const byteLength = (text: string) => new TextEncoder().encode(text).byteLength;
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
 
 export const exportCommand: Command = async (args, io) => {
   const p = parseArgs(args, {
     format: { type: "string" },
     out: { type: "string" },
+    project: { type: "string" },
+    since: { type: "string" },
+    redact: { type: "boolean" },
+    "no-redact": { type: "boolean" },
+    thinking: { type: "boolean" },
     json: { type: "boolean" },
   });
   const early = helpOrVersion(p, EXPORT_HELP, io);
   if (early !== null) return early;
-  const id = p.positionals[0];
-  if (!id || p.positionals.length > 1) throw new UsageError("export takes exactly one session id");
+  if (p.positionals.length > 1) throw new UsageError("export takes at most one session id");
   const format = str(p.values.format) ?? "canonical";
-  if (format !== "canonical") {
-    throw new UsageError(`unknown --format "${format}" (known: canonical)`);
+  if (format !== "canonical" && !(DOCUMENT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`unknown --format "${format}" (known: md, html, canonical)`);
+  }
+  if (p.values.redact && p.values["no-redact"]) {
+    throw new UsageError("--redact and --no-redact contradict each other");
   }
   const out = str(p.values.out);
-  if (!out) throw new UsageError("export needs --out DIR");
-  const outDir = out.startsWith("/") ? out : `${io.cwd}/${out}`;
+  const selection = {
+    id: p.positionals[0],
+    project: str(p.values.project),
+    since: str(p.values.since),
+  };
+  checkSelection(selection);
+  if (format === "canonical") {
+    if (!out) throw new UsageError("export --format canonical needs --out DIR");
+    if (p.values["no-redact"]) throw new UsageError("canonical is unredacted unless --redact");
+    if (p.values.thinking) throw new UsageError("--thinking is for md and html");
+  }
   const { store } = await openUserStore(io);
   try {
     let ids: string[];
-    if (id === "all") {
-      ids = [];
-      for (let offset = 0;; offset += 1000) {
-        const page = store.listSessions({ limit: 1000, offset }).items.map((s) => s.id);
-        ids.push(...page);
-        if (page.length < 1000) break;
+    try {
+      ids = selectSessions(store, io, selection);
+    } catch (e) {
+      if (!(e instanceof NotFound)) throw e;
+      io.stderr(`chronicle: ${e.message}\n`);
+      return 1;
+    }
+    if (format === "canonical") {
+      return await exportCanonical(store, io, ids, {
+        outDir: userPath(io.cwd, out!),
+        redact: p.values.redact === true,
+        json: p.values.json === true,
+      });
+    }
+    const redact = p.values["no-redact"] !== true;
+    if (!redact) io.stderr(NO_REDACT_WARNING);
+    const f = format as DocumentFormat;
+    const target = out ? userPath(io.cwd, out) : null;
+    const intoFolder = target !== null && (ids.length > 1 || await isDirectory(target));
+    if (ids.length > 1 && !target) {
+      throw new UsageError(`${ids.length} sessions: name a folder with --out DIR`);
+    }
+    if (intoFolder) await denoArtifactWriter.mkdir(target!, 0o700);
+    const rules = activeRules(store);
+    const written: {
+      session_id: string;
+      path: string | null;
+      bytes: number;
+      redaction: RedactionSummary;
+    }[] = [];
+    for (const id of ids) {
+      const doc = documentOf(store, id, { redact, rules, thinking: p.values.thinking === true })!;
+      const text = renderDocument(doc, f);
+      const redaction = doc.redaction;
+      if (ids.length === 1 && !p.values.json) io.stderr(redactionReport(redaction));
+      if (!target) {
+        io.stdout(text);
+        written.push({ session_id: id, path: null, bytes: byteLength(text), redaction });
+        continue;
       }
-    } else ids = [store.resolveSessionId(id) ?? id];
-    const written: string[] = [];
-    for (const sid of ids) {
-      const session = store.loadSession(sid);
-      if (!session) {
-        io.stderr(`chronicle: no session "${id}" (see \`chronicle sessions\`)\n`);
-        return 1;
-      }
-      written.push(
-        await exportSession(session, {
-          writer: denoArtifactWriter,
-          readPayload: (sha) => store.payload(sha),
-        }, outDir),
+      const path = intoFolder ? `${target}/${sessionDirName(id)}${extensionOf(f)}` : target;
+      await writeFileAtomic(path, text);
+      written.push({ session_id: id, path, bytes: byteLength(text), redaction });
+    }
+    if (ids.length > 1 && !p.values.json) {
+      const total = written.reduce((n, w) => n + w.redaction.total, 0);
+      io.stderr(
+        `Redaction: ${total} finding${total === 1 ? "" : "s"} replaced in ${ids.length} sessions\n`,
       );
     }
-    io.stdout(
-      p.values.json
-        ? JSON.stringify({ written }, null, 2) + "\n"
-        : written.map((w) => `wrote ${w}\n`).join(""),
-    );
+    if (p.values.json) {
+      io.stdout(
+        JSON.stringify(
+          {
+            written: written.map(({ redaction, ...w }) => ({
+              ...w,
+              findings: redaction.total,
+              by_rule: redaction.by_rule,
+              redacted: redaction.enabled,
+            })),
+          },
+          null,
+          2,
+        ) + "\n",
+      );
+    } else if (target) {
+      io.stdout(written.map((w) => `wrote ${printable(w.path!)}\n`).join(""));
+    }
     return 0;
   } finally {
     store.close();
   }
 };
+
+async function exportCanonical(
+  store: ChronicleStore,
+  io: CliIo,
+  ids: string[],
+  options: { outDir: string; redact: boolean; json: boolean },
+): Promise<number> {
+  const rules = options.redact ? activeRules(store) : [];
+  const decoder = new TextDecoder();
+  const written: string[] = [];
+  let findings = 0;
+  for (const sid of ids) {
+    let session = store.loadSession(sid);
+    if (!session) {
+      io.stderr(`chronicle: no session "${printable(sid)}" (see \`chronicle sessions\`)\n`);
+      return 1;
+    }
+    if (options.redact) {
+      const scan = scanSession(session, {
+        rules,
+        readPayload: (ref) => {
+          if (!("sha256" in ref)) return null;
+          const bytes = store.payload(ref.sha256);
+          return bytes ? decoder.decode(bytes) : null;
+        },
+      });
+      findings += scan.total;
+      session = scan.redacted;
+    }
+    written.push(
+      await exportSession(session, {
+        writer: denoArtifactWriter,
+        readPayload: (sha) => store.payload(sha),
+      }, options.outDir),
+    );
+  }
+  if (options.redact && !options.json) {
+    io.stderr(`Redaction: ${findings} finding${findings === 1 ? "" : "s"} replaced\n`);
+  }
+  io.stdout(
+    options.json
+      ? JSON.stringify({ written }, null, 2) + "\n"
+      : written.map((w) => `wrote ${printable(w)}\n`).join(""),
+  );
+  return 0;
+}
 
 export const VERIFY_HELP = `Usage: chronicle verify DIR [--json]
 
@@ -92,17 +331,61 @@ export const verifyCommand: Command = async (args, io) => {
   if (early !== null) return early;
   const dir = p.positionals[0];
   if (!dir || p.positionals.length > 1) throw new UsageError("verify takes exactly one folder");
-  const report = await verifyArtifacts(
-    denoArtifactReader,
-    dir.startsWith("/") ? dir : `${io.cwd}/${dir}`,
-  );
+  const report = await verifyArtifacts(denoArtifactReader, userPath(io.cwd, dir));
   if (p.values.json) io.stdout(JSON.stringify(report, null, 2) + "\n");
-  else if (!report.sessions.length) io.stdout(`No exported sessions found in ${dir}\n`);
+  else if (!report.sessions.length) io.stdout(`No exported sessions found in ${printable(dir)}\n`);
   else {
     for (const s of report.sessions) {
-      io.stdout(`${s.ok ? "ok  " : "FAIL"} ${s.id} (${s.payloads} payloads)\n`);
-      for (const problem of s.problems) io.stdout(`     ${problem}\n`);
+      io.stdout(`${s.ok ? "ok  " : "FAIL"} ${printable(s.id)} (${s.payloads} payloads)\n`);
+      for (const problem of s.problems) io.stdout(`     ${printable(problem)}\n`);
     }
   }
   return report.ok ? 0 : 1;
 };
+
+const OUTCOME_LABEL: Record<string, string> = {
+  imported: "imported ",
+  unchanged: "unchanged",
+  kept_local: "kept     ",
+  failed: "FAILED   ",
+};
+
+/**
+ * `chronicle import --canonical DIR`: puts exported canonical sessions into the store, each
+ * verified first. The same export imported twice changes nothing; a session that this
+ * machine's own agent logs hold is kept as those logs say.
+ */
+export async function importCanonical(io: CliIo, dir: string, json: boolean): Promise<number> {
+  const root = userPath(io.cwd, dir);
+  const { store } = await openUserStore(io);
+  try {
+    const report = await importArtifacts(
+      denoArtifactReader,
+      root,
+      (session, payloads, sha) =>
+        store.putCanonicalSession(session, payloads, { sessionSha256: sha }),
+    );
+    if (json) io.stdout(JSON.stringify(report, null, 2) + "\n");
+    else if (!report.sessions.length) {
+      io.stdout(`No exported sessions found in ${printable(dir)}\n`);
+    } else {
+      io.stdout(report.sessions.map(importLine).join(""));
+      const n = (o: string) => report.sessions.filter((s) => s.outcome === o).length;
+      io.stdout(
+        `${n("imported")} imported, ${n("unchanged")} unchanged, ${
+          n("kept_local")
+        } kept from local logs, ${n("failed")} failed\n`,
+      );
+    }
+    return report.ok && report.sessions.length > 0 ? 0 : 1;
+  } finally {
+    store.close();
+  }
+}
+
+function importLine(s: ImportedArtifact): string {
+  const lines = [`${OUTCOME_LABEL[s.outcome] ?? s.outcome} ${printable(s.id)}`];
+  if (s.outcome === "kept_local") lines[0] += " (this machine imports it from its own logs)";
+  for (const p of s.problems) lines.push(`          ${printable(p)}`);
+  return lines.join("\n") + "\n";
+}

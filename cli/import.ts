@@ -8,19 +8,26 @@ import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createWorkerRunner } from "../runtime/worker_runner.ts";
 import { helpOrVersion, parseArgs, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
+import { importCanonical } from "./export.ts";
 import type { CliIo, Command } from "./io.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 
 export const IMPORT_HELP = `Usage: chronicle import [--source ID]... [--json]
+       chronicle import --canonical DIR [--json]
 
 Finds the session logs of every agent (from HOME and the agents' own variables:
 CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, ...) and imports what changed since the last
 import into the local store. Unchanged files cost one stat each.
 
+With --canonical, imports the canonical session files that \`chronicle export --format
+canonical\` wrote (on this machine or another), each verified first. Importing the same
+export twice changes nothing; a session this machine's own logs hold is left as they say.
+
 Options:
-  --source ID   only this agent (repeatable): ${SOURCE_IDS.join(", ")}
-  --json        print the summary as JSON
-  -h, --help    show this help
+  --source ID      only this agent (repeatable): ${SOURCE_IDS.join(", ")}
+  --canonical DIR  import exported canonical sessions from DIR instead
+  --json           print the summary as JSON
+  -h, --help       show this help
 `;
 
 /** Imports with the read-only worker; `inProcess` skips the worker (tests, debugging). */
@@ -96,9 +103,16 @@ export const importCommand: Command = async (args, io) => {
     source: { type: "string", multiple: true },
     json: { type: "boolean" },
     "in-process": { type: "boolean" },
+    canonical: { type: "string" },
   });
   const early = helpOrVersion(parsed, IMPORT_HELP, io);
   if (early !== null) return early;
+  if (typeof parsed.values.canonical === "string") {
+    if (parsed.positionals.length || parsed.values.source) {
+      throw new UsageError("--canonical DIR takes no other sources");
+    }
+    return await importCanonical(io, parsed.values.canonical, parsed.values.json === true);
+  }
   if (parsed.positionals.length) {
     throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   }

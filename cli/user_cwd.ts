@@ -54,3 +54,8 @@ export function resolvePathVars(
   }
   return out;
 }
+
+/** A path the user typed, absolute: a relative one resolves against their folder (`io.cwd`). */
+export function userPath(cwd: string, path: string): string {
+  return resolve(cwd, path);
+}
