@@ -12,9 +12,10 @@ import { CodeAtMomentHost } from "./code_at_moment.tsx";
 import { Inspector } from "./inspector.tsx";
 import { OpRow } from "./op_row.tsx";
 import { replayMarkClass, ReplayPanel } from "./replay_panel.tsx";
+import { ShareDialog } from "./share_dialog.tsx";
 import { VirtualList } from "./virtual_list.tsx";
 
-function Overview({ state }: { state: SessionState }): VNode {
+function Overview({ state, onShare }: { state: SessionState; onShare: () => void }): VNode {
   const d = state.detail.value;
   const stats = state.stats.value;
   if (!d) return <div class="overview muted">Loading…</div>;
@@ -24,7 +25,12 @@ function Overview({ state }: { state: SessionState }): VNode {
     stats?.tokens.reduce((n, t) => n + t.input + t.output + t.cache_read + t.cache_write, 0) ?? 0;
   return (
     <header class="overview">
-      <h1 class="session-title">{sessionTitle(s)}</h1>
+      <div class="overview-top">
+        <h1 class="session-title">{sessionTitle(s)}</h1>
+        <button type="button" class="secondary share-open" onClick={onShare}>
+          Share / export
+        </button>
+      </div>
       <div class="facts">
         <span class={`agent agent-${s.source}`}>{agentName(s.source)}</span>
         {main?.client.version && <span class="muted">{main.client.version}</span>}
@@ -104,6 +110,8 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
   const state = useMemo(() => createSessionState(id), [id]);
   const main = state.main.value;
   const replaying = useSignal(false);
+  const sharing = useSignal(false);
+  const openShare = () => (sharing.value = true);
 
   // A deep link (or a search hit) names a step: open its threads and scroll to it.
   useEffect(() => {
@@ -159,7 +167,7 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
               class="timeline"
               count={total}
               estimate={90}
-              header={<Overview state={state} />}
+              header={<Overview state={state} onShare={openShare} />}
               scrollTo={state.scrollTo.value}
               onRange={(a, b) => main.ensure(a, b)}
               renderRow={(i) => {
@@ -176,7 +184,7 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
           )
           : (
             <div class="vscroll">
-              <Overview state={state} />
+              <Overview state={state} onShare={openShare} />
               <div class="muted pad">Loading steps…</div>
             </div>
           )}
@@ -190,6 +198,7 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
           Replay
         </button>
       )}
+      {sharing.value && <ShareDialog id={id} onClose={() => (sharing.value = false)} />}
     </div>
   );
 }
