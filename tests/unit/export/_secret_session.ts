@@ -8,7 +8,7 @@
 import { payloadHashes, sessionJson } from "../../../core/artifacts/mod.ts";
 import type { CanonicalSession } from "../../../core/model/mod.ts";
 import { scanText } from "../../../core/security/mod.ts";
-import { ChronicleStore, importAll, putCanonicalSession } from "../../../core/store/mod.ts";
+import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { loadCases } from "../../bench/secret_cases.ts";
@@ -111,7 +111,7 @@ export async function secretStore(): Promise<
   first.close();
   await Deno.remove(home, { recursive: true });
   const store = ChronicleStore.open(":memory:");
-  const outcome = putCanonicalSession(store, session, payloads, {
+  const outcome = store.putCanonicalSession(session, payloads, {
     sessionSha256: sha256Hex(sessionJson(session)),
   });
   if (outcome !== "imported") throw new Error(`secret session not stored: ${outcome}`);

@@ -3,8 +3,7 @@
  * checked by the substrings themselves (raw, JSON-escaped and after HTML decoding), by
  * `chronicle scan` run on the written files, and by secretlint as a second scanner.
  */
-import { lintSource } from "@secretlint/core";
-import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
+import { lintSource, secretlintRecommended as recommended } from "../../_helpers/test_deps.ts";
 import { documentOf, renderHtml, renderMarkdown } from "../../../core/export/mod.ts";
 import { runCli } from "../../../cli/main.ts";
 import type { CliIo } from "../../../cli/io.ts";
