@@ -92,7 +92,8 @@ export function prose(text: string): string {
   }
   if (open) out.push(open);
   const safe = out.join("\n");
-  return hasRawHtml(safe) ? fence(text, "text") : safe;
+  // Raw HTML needs a `<`; only then is markdown-it asked.
+  return safe.includes("<") && hasRawHtml(safe) ? fence(text, "text") : safe;
 }
 
 /** `<` as `&lt;` in one line, except inside code spans on that line. */

@@ -5,6 +5,7 @@
  * crosses it is still replaced whole.
  */
 import {
+  contentText,
   createRedactor,
   type DocStep,
   documentOf,
@@ -131,6 +132,24 @@ Deno.test("a long result keeps its head and tail and says how much was left out"
     renderMarkdown(doc),
     `… ${(long.length - 150).toLocaleString("en-US")} characters left out …`,
   );
+});
+
+Deno.test("a result recorded as content blocks reads as its text", async (t) => {
+  const cases = [
+    {
+      name: "text blocks are joined",
+      input: '[{"type":"text","text":"one"},{"type":"text","text":"two"}]',
+      expected: "one\n\ntwo",
+    },
+    {
+      name: "other blocks are named",
+      input: '[{"type":"image","source":{}}]',
+      expected: "[image]",
+    },
+    { name: "an array of other things stays", input: '[{"a":1}]', expected: '[{"a":1}]' },
+    { name: "plain text stays", input: "[{ not json", expected: "[{ not json" },
+  ];
+  for (const c of cases) await t.step(c.name, () => assertEquals(contentText(c.input), c.expected));
 });
 
 Deno.test("the redactor replaces a secret that crosses a cut, whole, and counts it", async (t) => {

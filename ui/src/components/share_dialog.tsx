@@ -8,7 +8,7 @@ import { useSignal } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import type { RedactionSummary } from "../../../core/export/redactor.ts";
-import type { ShareRow } from "../../../core/store/shares.ts";
+import type { ShareRow } from "../../../core/shares/mod.ts";
 import { api, qs } from "../api.ts";
 
 /** A share as the API lists it: the store's row and its state now. */
