@@ -6,9 +6,9 @@
  * or as one self-contained HTML page, and frozen by shares. Redaction is core/security's, run
  * on every text the document shows; the renderers escape everything.
  */
+import { AGENTS } from "../model/agents.ts";
 import type { CanonicalSession } from "../model/types.ts";
 import type { CustomRule } from "../security/mod.ts";
-import { IMPORTERS } from "../sources/registry.ts";
 import { buildDocument, type ExportDocument, type ExportLimits } from "./document.ts";
 import { renderHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
@@ -26,7 +26,7 @@ export const DOCUMENT_FORMATS: readonly DocumentFormat[] = ["md", "html"];
 
 /** Display names of the agents, by source id. */
 export const AGENT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
-  IMPORTERS.map((i) => [i.id, i.displayName]),
+  AGENTS.map((a) => [a.id, a.name]),
 );
 
 export interface DocumentOptions {
