@@ -235,8 +235,12 @@ export function buildDocument(
       const result = refText(op.response);
       step.kind = op.kind;
       if (op.tool) step.tool = op.tool;
-      const summary = callSummary(op, input ?? undefined).replace(/\s+/g, " ").slice(0, 300);
-      if (summary) step.summary = red.text(summary, `${where} (summary)`);
+      // Redacted whole, then shortened: a cut first could leave half a secret unrecognised.
+      const summary = oneLine(
+        red.text(callSummary(op, input ?? undefined), `${where} (summary)`),
+        300,
+      );
+      if (summary) step.summary = summary;
       if (op.completeness !== "complete") step.completeness = op.completeness;
       step.error = isErrorResult(op, result);
       if (step.error) errors++;
@@ -292,7 +296,7 @@ export function buildDocument(
     id: info.id,
     source: info.source,
     agent: options.agentNames?.[info.source] ?? info.source,
-    title: red.text(titleOf(session), "title"),
+    title: oneLine(red.text(titleOf(session), "title"), 100),
     models: [...models].sort(),
     tokens: Object.entries(session.usage.by_model).map(([model, u]) => ({ model, ...u })),
     steps: session.timeline.length,
@@ -388,17 +392,25 @@ function pretty(text: string): string {
   }
 }
 
-/** The session's title: its own, else the opening of the first prompt typed by the user. */
+/**
+ * The session's title, whole: its own, else the first line of the first prompt typed by the
+ * user. (The document redacts it before shortening it.)
+ */
 export function titleOf(session: CanonicalSession): string {
   if (session.session.title?.trim()) return session.session.title.trim();
   for (const t of session.timeline) {
     const op = session.operations[t.op];
     if (op?.kind === "prompt" && !op.injected && op.text?.trim()) {
-      const line = op.text.trim().split("\n")[0];
-      return line.length > 100 ? line.slice(0, 99) + "…" : line;
+      return op.text.trim().split("\n")[0];
     }
   }
   return session.session.native_id;
+}
+
+/** Text on one line, at most `max` characters (an ellipsis says it was cut). */
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type DocStep, documentOf, renderHtml } from "../../core/export/mod.ts";
+import { createSecurityService } from "../../server/security_service.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
 import { realClients } from "../unit/server/_helpers.ts";
@@ -192,3 +193,81 @@ Deno.test({
 });
 
 Deno.test({ name: "export e2e teardown", ...opts, fn: () => store.close() });
+
+Deno.test({
+  name: "from the session view a user sees what redaction finds, adds a rule, shares and revokes",
+  ...opts,
+  fn: async (t) => {
+    const leaky = await Deno.makeTempDir({ prefix: "chronicle-e2e-leaky-" });
+    // A fake key in OpenAI's legacy shape and a project name for a custom rule to take.
+    const key = "sk-" + "O4FWiXsd9tNNHVrtjy4R" + "T3BlbkFJ" + "1bMQCPua2KlzFiEImFDA";
+    await writeClaudeSession(leaky, {
+      sessionId: "44444444-5555-4666-8777-888888888888",
+      cwd: "/tmp/leaky",
+      turns: [
+        {
+          user: `Deploy acme-internal-billing with OPENAI_API_KEY=${key}`,
+          assistant: "Deploying.",
+        },
+      ],
+    });
+    const fx = await serveFixtures({
+      scenarios: [],
+      homes: [leaky],
+      security: (store) =>
+        createSecurityService({
+          store,
+          guard: {
+            status: () => Promise.resolve({ installed: false, settings_path: "/x/settings.json" }),
+            change: () => Promise.resolve({ changed: false }),
+          },
+        }),
+    });
+    const b = await openBrowser({ width: 1280, height: 900 });
+    const { page } = b;
+    try {
+      const id = fx.store.listSessions().items[0].id;
+      await page.goto(`${fx.server.url}sessions/${encodeURIComponent(id)}`);
+      await t.step("the dialog shows the key found, masked", async () => {
+        await page.click(".share-open");
+        await page.waitForSelector(".redaction-box");
+        const text = await page.locator(".redaction-box").innerText();
+        // The prompt and the title made from it.
+        assert(text.includes("2 findings will be replaced"), text);
+        assert(text.includes("api_key"), text);
+        assert(!text.includes(key.slice(3, 20)), "the key itself is never shown");
+      });
+      await t.step("a rule added in the dialog is found at once", async () => {
+        await page.fill("#share-rule", "acme-internal-*");
+        await page.click(".rule-form button");
+        await page.waitForFunction(() =>
+          document.querySelector(".redaction-box")?.textContent?.includes("4 findings")
+        );
+        await screenshot(page, "share_dialog");
+      });
+      let url = "";
+      await t.step("a share link is made and opens as a redacted page", async () => {
+        await page.click("text=Create link");
+        await page.waitForSelector(".share-url");
+        url = await page.inputValue(".share-url");
+        assert(/\/share\/[A-Za-z0-9_-]{43}$/.test(url), url);
+        const shared = await b.page.context().newPage();
+        await shared.goto(url);
+        const body = await shared.locator("main").innerText();
+        assert(!body.includes(key) && !body.includes("acme-internal-billing"), "redacted");
+        await shared.close();
+      });
+      await t.step("revoking from the list ends the link at once", async () => {
+        await page.locator(".share-list button", { hasText: "Revoke" }).click();
+        await page.waitForSelector(".share-list .share-revoked");
+        const res = await fetch(url);
+        assert.equal(res.status, 404);
+        await res.body?.cancel();
+      });
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});

@@ -196,6 +196,23 @@ Deno.test("the redactor replaces a secret that crosses a cut, whole, and counts 
   });
 });
 
+Deno.test("a title and a summary are redacted before they are shortened", () => {
+  const s = byAgent("claude-code", /sub-agent/);
+  const session = store.loadSession(s.id)!;
+  const key = new FakeSecrets(9).anthropic();
+  const prompt = Object.values(session.operations).find((o) => o.kind === "prompt")!;
+  prompt.text = "x".repeat(70) + " " + key;
+  const call = Object.values(session.operations).find((o) => o.kind === "exec")!;
+  call.summary = "echo " + "y".repeat(270) + " " + key;
+  const doc = sessionDocument(session, () => null);
+  assert(doc.session.title.length <= 100);
+  const exec = flatten(doc.steps).find((st) => st.kind === "exec")!;
+  assert(exec.summary!.length <= 300);
+  for (const text of [doc.session.title, exec.summary!, renderMarkdown(doc)]) {
+    assert(!text.includes(key.slice(0, 20)), "no opening of the key survives the cut");
+  }
+});
+
 Deno.test("a custom redact rule applies to exports", () => {
   const s = byAgent("claude-code", /sub-agent/);
   const rules = [{
