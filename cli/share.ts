@@ -4,6 +4,7 @@ import { RuleStore } from "../core/security/mod.ts";
 import {
   createShare,
   DEFAULT_SHARE_DAYS,
+  listShares,
   MAX_SHARE_DAYS,
   revokeShare,
   type ShareDeps,
@@ -78,7 +79,7 @@ export const shareCommand: Command = async (args, io) => {
     if (sub === "list") {
       if (arg) throw new UsageError(`unexpected argument "${arg}"`);
       const session = str(p.values.session);
-      const rows = deps.records.list({
+      const rows = listShares(deps, {
         sessionId: session ? store.resolveSessionId(session) ?? session : undefined,
       });
       const now = new Date();

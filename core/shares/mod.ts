@@ -30,6 +30,7 @@ export interface ShareRecords {
   get(id: string): ShareRow | null;
   revoke(id: string, at: string): ShareRow | null;
   open(tokenSha256: string, now: string): Uint8Array | null;
+  purgeExpired(now: string): void;
 }
 
 export interface ShareDeps {
@@ -102,8 +103,18 @@ export function createShare(
     findings: doc.redaction.total,
     document: gzipSync(JSON.stringify(frozen)),
   };
+  deps.records.purgeExpired(row.created_at);
   deps.records.insert(row);
   return { share: deps.records.get(id)!, token, path: SHARE_PATH + token };
+}
+
+/**
+ * Every share (newest first, optionally of one session). Shares that expired lose their
+ * frozen copy here: what was shared does not outlive its link.
+ */
+export function listShares(deps: ShareDeps, options: { sessionId?: string } = {}): ShareRow[] {
+  deps.records.purgeExpired((deps.now?.() ?? new Date()).toISOString());
+  return deps.records.list(options);
 }
 
 /** Revokes a share by id (the link stops working at once); throws `not_found` when unknown. */

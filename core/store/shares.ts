@@ -96,6 +96,13 @@ export class ShareTable {
     return this.get(id);
   }
 
+  /** Drops the copies of shares that expired before `now` (their rows and counts stay). */
+  purgeExpired(now: string): void {
+    this.#stmt(
+      "UPDATE shares SET document = X'' WHERE expires_at <= ? AND length(document) > 0",
+    ).run(now);
+  }
+
   /**
    * The document of the live share whose token hashes to `tokenSha256`, counting the view; null
    * for an unknown, expired or revoked one. A refusal is the same one indexed read whatever the

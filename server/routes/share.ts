@@ -19,6 +19,7 @@ import { RuleStore } from "../../core/security/mod.ts";
 import {
   createShare,
   DEFAULT_SHARE_DAYS,
+  listShares,
   openShare,
   revokeShare,
   SHARE_NOT_FOUND_PAGE,
@@ -131,7 +132,7 @@ export function shareRoutes(deps: AppDeps): Route[] {
       path: "/api/shares",
       handler: ({ url }) => {
         const session = url.searchParams.get("session") ?? undefined;
-        return json({ items: shares.records.list({ sessionId: session }).map(view) });
+        return json({ items: listShares(shares, { sessionId: session }).map(view) });
       },
     },
     {

@@ -7,6 +7,7 @@ import { documentOf } from "../../../core/export/mod.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
 import {
   createShare,
+  listShares,
   openShare,
   revokeShare,
   SHARE_TOKEN_LENGTH,
@@ -116,6 +117,11 @@ Deno.test("a share expires after its days", () => {
   c.advance(1);
   assertEquals(openShare(deps, made.token), null);
   assertEquals(shareState(deps.records.get(made.share.id)!, c.now()), "expired");
+  // Listing drops the expired copy; the row and its counts stay.
+  const before = dbOf(store).prepare("SELECT length(document) AS n FROM shares WHERE id = ?");
+  assert((before.get(made.share.id) as { n: number }).n > 0);
+  assertEquals(listShares(deps).map((r) => r.id), [made.share.id]);
+  assertEquals((before.get(made.share.id) as { n: number }).n, 0);
   dbOf(store).exec("DELETE FROM shares");
 });
 
