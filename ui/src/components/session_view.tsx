@@ -15,7 +15,7 @@ import { replayMarkClass, ReplayPanel } from "./replay_panel.tsx";
 import { ShareDialog } from "./share_dialog.tsx";
 import { VirtualList } from "./virtual_list.tsx";
 
-function Overview({ state, onShare }: { state: SessionState; onShare: () => void }): VNode {
+function Overview({ state }: { state: SessionState }): VNode {
   const d = state.detail.value;
   const stats = state.stats.value;
   if (!d) return <div class="overview muted">Loading…</div>;
@@ -25,12 +25,7 @@ function Overview({ state, onShare }: { state: SessionState; onShare: () => void
     stats?.tokens.reduce((n, t) => n + t.input + t.output + t.cache_read + t.cache_write, 0) ?? 0;
   return (
     <header class="overview">
-      <div class="overview-top">
-        <h1 class="session-title">{sessionTitle(s)}</h1>
-        <button type="button" class="secondary share-open" onClick={onShare}>
-          Share / export
-        </button>
-      </div>
+      <h1 class="session-title">{sessionTitle(s)}</h1>
       <div class="facts">
         <span class={`agent agent-${s.source}`}>{agentName(s.source)}</span>
         {main?.client.version && <span class="muted">{main.client.version}</span>}
@@ -111,7 +106,6 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
   const main = state.main.value;
   const replaying = useSignal(false);
   const sharing = useSignal(false);
-  const openShare = () => (sharing.value = true);
 
   // A deep link (or a search hit) names a step: open its threads and scroll to it.
   useEffect(() => {
@@ -167,7 +161,7 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
               class="timeline"
               count={total}
               estimate={90}
-              header={<Overview state={state} onShare={openShare} />}
+              header={<Overview state={state} />}
               scrollTo={state.scrollTo.value}
               onRange={(a, b) => main.ensure(a, b)}
               renderRow={(i) => {
@@ -184,7 +178,7 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
           )
           : (
             <div class="vscroll">
-              <Overview state={state} onShare={openShare} />
+              <Overview state={state} />
               <div class="muted pad">Loading steps…</div>
             </div>
           )}
@@ -194,9 +188,14 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
         : <Inspector state={state} />}
       <CodeAtMomentHost state={state} />
       {!replaying.value && (
-        <button type="button" class="replay-open" onClick={() => (replaying.value = true)}>
-          Replay
-        </button>
+        <div class="session-actions">
+          <button type="button" class="secondary share-open" onClick={() => (sharing.value = true)}>
+            Share / export
+          </button>
+          <button type="button" class="replay-open" onClick={() => (replaying.value = true)}>
+            Replay
+          </button>
+        </div>
       )}
       {sharing.value && <ShareDialog id={id} onClose={() => (sharing.value = false)} />}
     </div>
