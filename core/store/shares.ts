@@ -1,5 +1,5 @@
 /**
- * Share links in the store (table `shares`, migration 8): each row holds the SHA-256 of its
+ * Share links in the store (table `shares`, migration 9): each row holds the SHA-256 of its
  * URL token, never the token, and the redacted export document frozen when it was made. A
  * revoked share loses its document at once.
  */
