@@ -18,7 +18,7 @@ import {
   type RedactionSummary,
   renderDocument,
 } from "../core/export/mod.ts";
-import { type CustomRule, RuleStore, scanSession } from "../core/security/mod.ts";
+import { type CustomRule, RuleStore, scanSession, termSafe } from "../core/security/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../runtime/artifact_fs.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
@@ -62,15 +62,6 @@ Options:
   -h, --help        show this help
 `;
 
-/** Control characters (C0, DEL, C1) from transcripts shown visibly, never sent to a terminal. */
-export function printable(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code === 0x1b ? "\\e" : `\\x${code.toString(16).padStart(2, "0")}`;
-  });
-}
-
 /** What redaction found, as the lines the CLI prints (masked samples, never secrets). */
 export function redactionReport(r: RedactionSummary, label = "Redaction", samples = 10): string {
   if (!r.enabled) return `${label}: off (--no-redact)\n`;
@@ -78,7 +69,7 @@ export function redactionReport(r: RedactionSummary, label = "Redaction", sample
   const rules = Object.entries(r.by_rule).map(([k, v]) => `${k} ${v}`).join(", ");
   const lines = [`${label}: ${r.total} finding${r.total === 1 ? "" : "s"} replaced (${rules})`];
   for (const s of r.samples.slice(0, samples)) {
-    lines.push(`  ${s.where}, ${s.rule}: ${printable(s.sample.replace(/\s+/g, " "))}`);
+    lines.push(`  ${s.where}, ${s.rule}: ${termSafe(s.sample.replace(/\s+/g, " "))}`);
   }
   if (r.total > samples) {
     lines.push(`  … and ${r.total - Math.min(samples, r.samples.length)} more`);
@@ -114,7 +105,7 @@ export function selectSessions(
   const { id, project, since } = selection;
   if (id && id !== "all") {
     const resolved = store.resolveSessionId(id);
-    if (!resolved) throw new NotFound(`no session "${printable(id)}" (see \`chronicle sessions\`)`);
+    if (!resolved) throw new NotFound(`no session "${termSafe(id)}" (see \`chronicle sessions\`)`);
     return [resolved];
   }
   const ids: string[] = [];
@@ -259,7 +250,7 @@ export const exportCommand: Command = async (args, io) => {
         ) + "\n",
       );
     } else if (target) {
-      io.stdout(written.map((w) => `wrote ${printable(w.path!)}\n`).join(""));
+      io.stdout(written.map((w) => `wrote ${termSafe(w.path!)}\n`).join(""));
     }
     return 0;
   } finally {
@@ -280,7 +271,7 @@ async function exportCanonical(
   for (const sid of ids) {
     let session = store.loadSession(sid);
     if (!session) {
-      io.stderr(`chronicle: no session "${printable(sid)}" (see \`chronicle sessions\`)\n`);
+      io.stderr(`chronicle: no session "${termSafe(sid)}" (see \`chronicle sessions\`)\n`);
       return 1;
     }
     if (options.redact) {
@@ -308,7 +299,7 @@ async function exportCanonical(
   io.stdout(
     options.json
       ? JSON.stringify({ written }, null, 2) + "\n"
-      : written.map((w) => `wrote ${printable(w)}\n`).join(""),
+      : written.map((w) => `wrote ${termSafe(w)}\n`).join(""),
   );
   return 0;
 }
@@ -333,11 +324,11 @@ export const verifyCommand: Command = async (args, io) => {
   if (!dir || p.positionals.length > 1) throw new UsageError("verify takes exactly one folder");
   const report = await verifyArtifacts(denoArtifactReader, userPath(io.cwd, dir));
   if (p.values.json) io.stdout(JSON.stringify(report, null, 2) + "\n");
-  else if (!report.sessions.length) io.stdout(`No exported sessions found in ${printable(dir)}\n`);
+  else if (!report.sessions.length) io.stdout(`No exported sessions found in ${termSafe(dir)}\n`);
   else {
     for (const s of report.sessions) {
-      io.stdout(`${s.ok ? "ok  " : "FAIL"} ${printable(s.id)} (${s.payloads} payloads)\n`);
-      for (const problem of s.problems) io.stdout(`     ${printable(problem)}\n`);
+      io.stdout(`${s.ok ? "ok  " : "FAIL"} ${termSafe(s.id)} (${s.payloads} payloads)\n`);
+      for (const problem of s.problems) io.stdout(`     ${termSafe(problem)}\n`);
     }
   }
   return report.ok ? 0 : 1;
@@ -367,7 +358,7 @@ export async function importCanonical(io: CliIo, dir: string, json: boolean): Pr
     );
     if (json) io.stdout(JSON.stringify(report, null, 2) + "\n");
     else if (!report.sessions.length) {
-      io.stdout(`No exported sessions found in ${printable(dir)}\n`);
+      io.stdout(`No exported sessions found in ${termSafe(dir)}\n`);
     } else {
       io.stdout(report.sessions.map(importLine).join(""));
       const n = (o: string) => report.sessions.filter((s) => s.outcome === o).length;
@@ -384,8 +375,8 @@ export async function importCanonical(io: CliIo, dir: string, json: boolean): Pr
 }
 
 function importLine(s: ImportedArtifact): string {
-  const lines = [`${OUTCOME_LABEL[s.outcome] ?? s.outcome} ${printable(s.id)}`];
+  const lines = [`${OUTCOME_LABEL[s.outcome] ?? s.outcome} ${termSafe(s.id)}`];
   if (s.outcome === "kept_local") lines[0] += " (this machine imports it from its own logs)";
-  for (const p of s.problems) lines.push(`          ${printable(p)}`);
+  for (const p of s.problems) lines.push(`          ${termSafe(p)}`);
   return lines.join("\n") + "\n";
 }

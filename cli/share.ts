@@ -1,6 +1,6 @@
 /** `chronicle share`: links to a session's redacted copy, frozen when made; list and revoke. */
 import { documentOf } from "../core/export/mod.ts";
-import { RuleStore } from "../core/security/mod.ts";
+import { RuleStore, termSafe } from "../core/security/mod.ts";
 import {
   createShare,
   DEFAULT_SHARE_DAYS,
@@ -13,7 +13,7 @@ import {
 } from "../core/shares/mod.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
-import { printable, redactionReport } from "./export.ts";
+import { redactionReport } from "./export.ts";
 import type { Command } from "./io.ts";
 import { DEFAULT_PORT } from "./serve.ts";
 
@@ -52,7 +52,7 @@ function listLine(row: ShareRow, now: Date): string {
     state.padEnd(8),
     `${row.views} view${row.views === 1 ? "" : "s"}`.padEnd(9),
     `expires ${row.expires_at.slice(0, 16).replace("T", " ")}`,
-    ` ${printable(row.session_id)} · ${printable(row.title).slice(0, 60)}`,
+    ` ${termSafe(row.session_id)} · ${termSafe(row.title).slice(0, 60)}`,
   ].join(" ");
 }
 
@@ -122,7 +122,7 @@ export const shareCommand: Command = async (args, io) => {
       })
       : null;
     if (!doc) {
-      io.stderr(`chronicle: no session "${printable(arg)}" (see \`chronicle sessions\`)\n`);
+      io.stderr(`chronicle: no session "${termSafe(arg)}" (see \`chronicle sessions\`)\n`);
       return 1;
     }
     const created = createShare(deps, doc, { days });
@@ -142,7 +142,7 @@ export const shareCommand: Command = async (args, io) => {
 };
 
 function shareCreatedText(share: ShareRow, url: string, port: number): string {
-  return `Share ${share.id} of "${printable(share.title)}", until ${
+  return `Share ${share.id} of "${termSafe(share.title)}", until ${
     share.expires_at.slice(0, 16).replace("T", " ")
   } UTC.
 Link (shown only now; Chronicle keeps only its hash):

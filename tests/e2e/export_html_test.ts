@@ -11,7 +11,7 @@ import { createSecurityService } from "../../server/security_service.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
 import { realClients } from "../unit/server/_helpers.ts";
-import { openBrowser, screenshot, SCREENSHOTS, serveFixtures } from "./_harness.ts";
+import { type Fixture, openBrowser, screenshot, SCREENSHOTS, serveFixtures } from "./_harness.ts";
 import {
   hostileTurns,
   LONG_SESSION,
@@ -55,10 +55,22 @@ async function writeExport(id: string, name: string) {
   return { path, doc, expected: steps(doc.steps) };
 }
 
+/** A server only for the browser to sign in to; the files themselves open offline. */
+let signIn: Fixture | null = null;
+
 /** Opens a file offline; fails on any request other than the file itself. */
 async function openOffline(path: string, options: { width?: number; dark?: boolean } = {}) {
-  const b = await openBrowser({ width: options.width ?? 1280, height: 900, dark: options.dark });
+  signIn ??= await serveFixtures({ scenarios: [] });
+  const b = await openBrowser({
+    width: options.width ?? 1280,
+    height: 900,
+    dark: options.dark,
+    fixture: signIn,
+  });
+  // Leave the signed-in app (it keeps asking its server) before the network goes.
+  await b.page.goto("about:blank");
   await b.page.context().setOffline(true);
+  b.problems.length = 0;
   const requests: string[] = [];
   b.page.on("request", (r) => requests.push(r.url()));
   await b.page.goto(`file://${path}`, { waitUntil: "load" });
@@ -168,7 +180,7 @@ Deno.test({
   ...opts,
   fn: async () => {
     const fx = await serveFixtures({ scenarios: ["claude/s6-subagent"] });
-    const b = await openBrowser({ width: 390, height: 900, dark: true });
+    const b = await openBrowser({ width: 390, height: 900, dark: true, fixture: fx });
     try {
       const id = fx.store.listSessions().items[0].id;
       const res = await fetch(`${fx.server.url}api/sessions/${encodeURIComponent(id)}/shares`, {
@@ -192,7 +204,14 @@ Deno.test({
   },
 });
 
-Deno.test({ name: "export e2e teardown", ...opts, fn: () => store.close() });
+Deno.test({
+  name: "export e2e teardown",
+  ...opts,
+  fn: async () => {
+    store.close();
+    await signIn?.close();
+  },
+});
 
 Deno.test({
   name: "from the session view a user sees what redaction finds, adds a rule, shares and revokes",
@@ -223,7 +242,7 @@ Deno.test({
           },
         }),
     });
-    const b = await openBrowser({ width: 1280, height: 900 });
+    const b = await openBrowser({ width: 1280, height: 900, fixture: fx });
     const { page } = b;
     try {
       const id = fx.store.listSessions().items[0].id;

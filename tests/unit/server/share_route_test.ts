@@ -75,9 +75,19 @@ Deno.test("a share page opens without the install token, escaped, under a strict
     403,
     "forbidden_host",
   );
-  // GET only, and only GET is exempt from the install token.
-  await assertApiError(await call(app, "POST", made.path, { token: null }), 401, "missing_token");
+  // GET only, with or without the install token.
+  await assertApiError(
+    await call(app, "POST", made.path, { token: null }),
+    405,
+    "method_not_allowed",
+  );
   await assertApiError(await call(app, "POST", made.path), 405, "method_not_allowed");
+  // Every other page and the API still need the install token.
+  await assertApiError(
+    await call(app, "GET", "/api/shares", { token: null }),
+    401,
+    "missing_token",
+  );
 });
 
 Deno.test("1,000 random tokens get 1,000 identical 404s", async () => {
