@@ -114,7 +114,7 @@ export function putCanonical(
   w.payloads.write(unit.payloads);
   for (const d of unit.deltas) {
     for (const rec of d.operations) {
-      upsertOperation(w.sql, d, rec, { fresh: true, stamp });
+      upsertOperation(w.sql, d, rec, { payloads: unit.payloads, fresh: true, stamp });
     }
   }
   const firstFile = new Map<string, string>();
