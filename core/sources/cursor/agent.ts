@@ -102,6 +102,8 @@ interface TranscriptState {
   /** Calls without an id, waiting in order: results without a known id pair with the oldest. */
   queue: DraftRecord[];
   lastPrompt?: string;
+  /** Prompts of task calls not linked to their sub-agent yet, by op id. */
+  taskPrompts?: Record<string, string>;
 }
 
 const freshState = (): TranscriptState => ({ v: STATE_VERSION, pending: {}, queue: [] });
@@ -124,11 +126,39 @@ function transcriptRole(path: string): TranscriptRole {
 
 const USER_QUERY = /^\s*<user_query>\s*([\s\S]*?)\s*<\/user_query>\s*$/;
 
+/** The first of `keys` that holds a non-empty string. */
+function firstStr(b: Json, keys: string[]): string | undefined {
+  for (const k of keys) if (typeof b[k] === "string" && b[k]) return b[k] as string;
+  return undefined;
+}
+
+/** Arguments written as a JSON string are read as the object they hold. */
+function jsonOf(v: unknown): unknown {
+  if (typeof v !== "string") return v;
+  const parsed = parseJsonText(v);
+  return parsed.ok ? parsed.value : v;
+}
+
+/** The visible text of a block: a text field, or text parts of its content. */
+function textOfBlock(b: Json): string {
+  for (const k of ["text", "markdown", "content", "value", "body"]) {
+    const v = b[k];
+    if (typeof v === "string") return v;
+    if (Array.isArray(v)) {
+      return v.map((x) => (isObj(x) && typeof x.text === "string" ? x.text : "")).filter(Boolean)
+        .join("\n");
+    }
+  }
+  return "";
+}
+
 /** One pass over one transcript file. */
 class TranscriptPass {
   readonly sink = new PayloadSink();
   readonly ops = new Map<string, DraftRecord>();
   readonly issues: IssueTally;
+  /** Task calls of this pass and their prompts, for linking the sub-agents they ran. */
+  readonly tasks: { rec: DraftRecord; prompt: string }[] = [];
 
   constructor(
     readonly unit: SourceUnit,
@@ -212,8 +242,34 @@ class TranscriptPass {
       }
       case "tool_use":
         return this.toolUse(l, i, b);
+      case "tool_call":
+      case "tool-call":
+        // The same call in the AI SDK's words (toolCallId, toolName, args).
+        return this.toolUse(l, i, {
+          id: firstStr(b, ["id", "toolCallId", "tool_call_id", "callId"]),
+          name: firstStr(b, ["name", "toolName", "tool_name", "tool"]),
+          input: jsonOf(b.input ?? b.args ?? b.arguments ?? b.params),
+        });
       case "tool_result":
-        return this.toolResult(l, i, b);
+      case "tool-result":
+        return this.toolResult(l, i, {
+          tool_use_id: firstStr(b, ["tool_use_id", "toolCallId", "tool_call_id", "id", "callId"]),
+          content: b.content ?? b.result ?? b.output,
+          is_error: b.is_error === true || b.isError === true,
+        });
+      case "custom_block": {
+        // A block Cursor renders itself (a card, a diff, a note): its text is shown.
+        const text = textOfBlock(b);
+        if (!text.trim()) return;
+        const kind = firstStr(b, ["kind", "name", "blockType", "subtype"]);
+        this.push(l, i, "event", {
+          event: "custom_block",
+          text,
+          response: this.sink.text(text),
+          ...(kind ? { extensions: { [SOURCE]: { block: kind } } } : {}),
+        });
+        return;
+      }
       default:
         this.issues.add(
           "unknown_block_type",
@@ -237,6 +293,10 @@ class TranscriptPass {
     });
     if (rec.op.native_id) this.state.pending[rec.op.native_id] = rec;
     else this.state.queue.push(rec);
+    if (rec.op.kind === "task" && isObj(input) && typeof input.prompt === "string") {
+      this.tasks.push({ rec, prompt: input.prompt });
+      (this.state.taskPrompts ??= {})[rec.id] = input.prompt;
+    }
   }
 
   private toolResult(l: JsonlLine, i: number, b: Json): void {
@@ -268,6 +328,12 @@ class TranscriptPass {
     rec.op.response = response;
     rec.op.is_error = b.is_error === true;
     rec.op.completeness = "complete";
+    // A sub-agent written after its call was read is linked when the call completes.
+    const prompt = this.state.taskPrompts?.[rec.id];
+    if (prompt !== undefined) {
+      delete this.state.taskPrompts![rec.id];
+      if (!rec.op.spawns && !this.tasks.some((t) => t.rec === rec)) this.tasks.push({ rec, prompt });
+    }
     rec.op.provenance.completion = { epoch: this.epoch, source_range: range };
     if (byPosition) {
       rec.op.extensions = { [SOURCE]: { matched_by: "position", result_id: useId } };
@@ -321,6 +387,7 @@ async function importTranscript(unit: SourceUnit, ctx: ImportContext): Promise<U
   const { plan, state } = start;
   const pass = new TranscriptPass(unit, ctx.epoch, state, transcriptRole(unit.path));
   const outcome = await readPass(ctx.fs, unit.path, plan, ctx, (l, v) => pass.line(l, v));
+  if (!pass.role.subagent) await linkSubagents(ctx.fs, unit.path, pass.tasks);
   const delta = pass.delta(outcome.loss, plan.mode === "full");
   return passResult({
     mode: plan.mode,
@@ -330,6 +397,44 @@ async function importTranscript(unit: SourceUnit, ctx: ImportContext): Promise<U
     sink: pass.sink,
     bytesRead: outcome.bytesRead,
   });
+}
+
+const normalize = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/**
+ * A sub-agent transcript (`<id>/subagents/<sub>.jsonl`, no ids anywhere) belongs to the task
+ * call whose prompt is its first message: the call spawns `agent-<sub>` when exactly one
+ * transcript matches.
+ */
+async function linkSubagents(
+  fs: SourceFs,
+  transcript: string,
+  tasks: { rec: DraftRecord; prompt: string }[],
+): Promise<void> {
+  const open = tasks.filter((t) => !t.rec.op.spawns);
+  if (!open.length) return;
+  const folder = `${dirname(transcript)}/subagents`;
+  const firsts: [string, string][] = [];
+  for (const e of await fs.readDir(folder)) {
+    if (!e.isFile || !e.name.endsWith(".jsonl")) continue;
+    const head = new TextDecoder().decode(await fs.readRange(`${folder}/${e.name}`, 0, 65536));
+    for (const line of head.split("\n")) {
+      const v = parseJsonText(line);
+      if (!v.ok || !isObj(v.value) || v.value.role !== "user" || !isObj(v.value.message)) continue;
+      const c = v.value.message.content;
+      const raw = typeof c === "string" ? c : textOfBlock({ content: c });
+      const text = USER_QUERY.exec(raw)?.[1] ?? raw;
+      if (text.trim()) firsts.push([`agent-${e.name.slice(0, -6)}`, normalize(text)]);
+      break;
+    }
+  }
+  const claimed = new Set<string>();
+  for (const { rec, prompt } of open) {
+    const matches = firsts.filter(([id, text]) => !claimed.has(id) && text === normalize(prompt));
+    if (matches.length !== 1) continue;
+    claimed.add(matches[0][0]);
+    rec.op.spawns = matches[0][0];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -609,3 +609,32 @@ Deno.test("cursor importer keeps a transcript's bad lines as loss windows and re
     "unknown_record_type",
   ]);
 });
+
+Deno.test("cursor-agent: tool_call, tool-result and custom_block blocks are shown; sub-agents link by prompt", async () => {
+  const root = `${PEERS}/constructed/agent_layout/eeeeeeee-5555-4555-8555-eeeeeeeeeeee`;
+  const fs = createDenoFs();
+  const { sessions, payloads } = await importUnits(cursor, fs, [
+    jsonlUnit(`${root}/eeeeeeee-5555-4555-8555-eeeeeeeeeeee.jsonl`),
+    { ...jsonlUnit(`${root}/subagents/readme-agent.jsonl`), rank: 1 },
+    { ...jsonlUnit(`${root}/subagents/todo-agent.jsonl`), rank: 1 },
+  ]);
+  assertEquals(sessions.length, 1);
+  const s = sessions[0];
+  assertEquals(s.issues.filter((i) => i.code === "unknown_block_type"), []);
+  const main = ops(s).filter((o) => o.conn === "main");
+  assertEquals(main.map((o) => o.kind), ["prompt", "reply", "task", "task", "event", "reply"]);
+  const tasks = main.filter((o) => o.kind === "task");
+  for (const t of tasks) assertEquals(t.completeness, "complete");
+  // Spawned TODOs first, README second; the transcripts sort the other way.
+  assertEquals(tasks.map((t) => [t.summary, t.spawns]), [
+    ["TODOs", "agent-todo-agent"],
+    ["README", "agent-readme-agent"],
+  ]);
+  assertEquals(payloadText(payloads, tasks[1].response), "README.md names inventory-api.");
+  const card = main.find((o) => o.event === "custom_block")!;
+  assertEquals(card.text, "2 sub-agents finished: 1 TODO, README ok.");
+  for (const c of s.connections.filter((c) => c.kind === "subagent")) {
+    assert(tasks.some((t) => t.id === c.parent_op), `${c.id} nests under its call`);
+  }
+  await assertSnapshot("cursor__constructed__agent_layout", normalize(s, roots));
+});
