@@ -332,7 +332,9 @@ class TranscriptPass {
     const prompt = this.state.taskPrompts?.[rec.id];
     if (prompt !== undefined) {
       delete this.state.taskPrompts![rec.id];
-      if (!rec.op.spawns && !this.tasks.some((t) => t.rec === rec)) this.tasks.push({ rec, prompt });
+      if (!rec.op.spawns && !this.tasks.some((t) => t.rec === rec)) {
+        this.tasks.push({ rec, prompt });
+      }
     }
     rec.op.provenance.completion = { epoch: this.epoch, source_range: range };
     if (byPosition) {
