@@ -3,6 +3,7 @@ import { termSafe } from "../core/security/terminal.ts";
 import { RuleStore } from "../core/security/rule_store.ts";
 import { takeGuardJournal } from "../guard/files.ts";
 import { importAll, type ImportSummary, type UnitRunner } from "../core/store/mod.ts";
+import type { DiscoverEnv } from "../core/sources/types.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createWorkerRunner } from "../runtime/worker_runner.ts";
@@ -30,6 +31,28 @@ Options:
   -h, --help       show this help
 `;
 
+/** Where the agents' logs are: the user's HOME and the agents' own variables. */
+export function discoverEnv(io: CliIo): DiscoverEnv {
+  return {
+    home: io.env.HOME ?? "",
+    env: io.env,
+    platform: Deno.build.os === "darwin"
+      ? "darwin"
+      : Deno.build.os === "windows"
+      ? "windows"
+      : "linux",
+  };
+}
+
+/** One line of a terminal progress bar, drawn over itself: `[####------] 12/40 files ...`. */
+export function progressBar(done: number, total: number, note = ""): string {
+  const width = 30;
+  const filled = Math.round((Math.min(done, total) / Math.max(total, 1)) * width);
+  return `\r[${"#".repeat(filled)}${
+    "-".repeat(width - filled)
+  }] ${done}/${total} files${note}\x1b[K`;
+}
+
 /** Imports with the read-only worker; `inProcess` skips the worker (tests, debugging). */
 export async function runImport(
   store: ChronicleStore,
@@ -50,15 +73,7 @@ export async function runImport(
   let lastDraw = 0;
   try {
     return await importAll(store, {
-      env: {
-        home: io.env.HOME ?? "",
-        env: io.env,
-        platform: Deno.build.os === "darwin"
-          ? "darwin"
-          : Deno.build.os === "windows"
-          ? "windows"
-          : "linux",
-      },
+      env: discoverEnv(io),
       fs,
       sources: options.sources,
       runner: options.runner ?? worker?.runner,
@@ -67,11 +82,7 @@ export async function runImport(
           const t = performance.now();
           if (t - lastDraw < 80 && done < total) return;
           lastDraw = t;
-          const width = 30;
-          const filled = Math.round((done / Math.max(total, 1)) * width);
-          io.stderr(
-            `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} files`,
-          );
+          io.stderr(progressBar(done, total));
           if (done === total) io.stderr("\n");
         }
         : undefined,

@@ -1,8 +1,10 @@
 /**
- * `chronicle serve`: import what changed, serve the UI and API on 127.0.0.1, and keep
- * importing changed logs in the background. `chronicle` with no command does the same.
+ * `chronicle serve`: serve the UI and API on 127.0.0.1 at once, import what changed in the
+ * background (newest sessions first; cli/serve_import.ts), keep importing changed logs, and
+ * follow the sessions people view live. `chronicle` with no command does the same.
  */
 import { createGitEngine, type GitEngine, gitEnv } from "../core/git/mod.ts";
+import type { ImportProgress, LiveService } from "../core/live/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import { VERSION } from "../core/version.ts";
 import { readOrCreateToken } from "../runtime/data_dir.ts";
@@ -23,17 +25,18 @@ import {
 } from "./guard.ts";
 import { takeGuardJournal, writeGuardRules } from "../guard/files.ts";
 import { dataDir } from "../runtime/data_dir.ts";
-import { formatSummary, runImport } from "./import.ts";
 import type { CliIo, Command } from "./io.ts";
-import { createWorkerRunner } from "../runtime/worker_runner.ts";
+import { startImporting } from "./serve_import.ts";
 
 export const SERVE_HELP = `Usage: chronicle serve [--port N] [--no-import] [--open]
 
-Imports new and changed agent logs, then serves Chronicle's browser UI and JSON API on
-http://127.0.0.1:PORT/ and keeps importing changed logs in the background. Only loopback,
-and only its owner: the server refuses requests whose Host is not 127.0.0.1/localhost with
-its port, and every request without the install token (in the data folder, 0600). It prints
-an address carrying the token; the browser trades it for a cookie (--open opens it).
+Serves Chronicle's browser UI and JSON API on http://127.0.0.1:PORT/ at once, and imports
+new and changed agent logs in the background (newest sessions first; the UI shows how far
+it is), then keeps importing changed logs and updates the sessions you watch live. Only
+loopback, and only its owner: the server refuses requests whose Host is not
+127.0.0.1/localhost with its port, and every request without the install token (in the
+data folder, 0600). It prints an address carrying the token; the browser trades it for a
+cookie (--open opens it).
 
 Options:
   --port N          port to listen on (default 4173; 0 picks a free one)
@@ -54,6 +57,9 @@ export interface ServeOptions {
   replay?: ReplayService;
   git?: GitEngine;
   events?: EventHub;
+  /** Live views of sessions; shut down with the server. */
+  live?: LiveService;
+  importProgress?: () => ImportProgress;
   /** Called once the socket is bound. */
   onListen?: (url: string) => void;
   signal?: AbortSignal;
@@ -80,6 +86,8 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
     replay: options.replay,
     git: options.git,
     events,
+    live: options.live,
+    importProgress: options.importProgress,
     version: VERSION,
   });
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -107,7 +115,9 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
     events,
     finished: server.finished,
     shutdown: async () => {
+      // Event streams never end by themselves: end them, or the server waits for them.
       events.close();
+      await options.live?.close();
       await server.shutdown();
     },
   });
@@ -187,20 +197,30 @@ export const serveCommand: Command = async (args, io) => {
   const importing = p.values["no-import"] !== true;
 
   const { store, dir } = await openUserStore(io);
+  // Imports write through their own connection: a bulk pass keeps a transaction open across
+  // units, and what the server writes meanwhile (a rule) must not join it.
+  const writer = importing ? (await openUserStore(io)).store : null;
   const token = await readOrCreateToken(dir);
-  const tempRoot = `${dir}/tmp`;
+  const events = createEventHub();
+  const importer = writer
+    ? startImporting({
+      store,
+      writer,
+      io,
+      tempRoot: `${dir}/tmp`,
+      intervalS: interval,
+      events,
+      terminal: io.isTerminal,
+    })
+    : null;
   try {
-    if (importing) {
-      const summary = await runImport(store, io, { tempRoot, progress: io.isTerminal });
-      io.stdout(formatSummary(summary));
-    }
-    const events = createEventHub();
     // security checks run in a worker with no permissions: the API answers during a long one
     const checks = createCheckWorker();
     checks.warm();
     const security = securityFor(store, io, events, checks);
     const stop = new AbortController();
     const replay = createReplayService(store, { dataDir: dir, env: io.env });
+    // The port is bound (or reported busy) before anything is imported.
     const server = await startServer({
       store,
       token,
@@ -209,6 +229,8 @@ export const serveCommand: Command = async (args, io) => {
       replay,
       events,
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),
+      live: importer?.live,
+      importProgress: importer?.progress,
       signal: stop.signal,
     });
     // what the guard journals shows up live (it decides without the server)
@@ -226,55 +248,33 @@ export const serveCommand: Command = async (args, io) => {
         `  ${signIn}\n`,
     );
     await writeServerFile(dir, { url: server.url, port: server.port, pid: Deno.pid });
+    // The first import runs in the background: the UI answers meanwhile and fills in.
+    importer?.start();
     if (p.values.open) await openBrowser(signIn, io);
 
-    // One read-only import worker lives as long as the server: an appended line costs a
-    // message, not a worker start. Background passes write through their own connection: a
-    // bulk pass keeps a transaction open across units, and what the server writes meanwhile
-    // (a rule) must not join it.
-    const worker = importing ? createWorkerRunner({ tempRoot }) : null;
-    const background = importing ? (await openUserStore(io)).store : null;
-    let pass: Promise<void> | null = null;
-    const runPass = async () => {
-      try {
-        const s = await runImport(background!, io, {
-          tempRoot,
-          progress: false,
-          runner: worker!.runner,
-        });
-        const changed = Object.values(s.sources).some((x) => x.full + x.appended > 0);
-        if (changed) server.events.publish("import", { sessions: s.sessions, at: Date.now() });
-      } catch (e) {
-        io.stderr(`chronicle: background import failed: ${(e as Error).message}\n`);
-      }
+    const onSignal = () => {
+      // Streams first (the server waits for open responses), then the server stops.
+      events.close();
+      if (importer) void importer.stop().finally(() => stop.abort());
+      else stop.abort();
     };
-    const timer = importing
-      ? setInterval(() => {
-        if (pass) return; // the last pass is still running
-        pass = runPass().finally(() => (pass = null));
-      }, interval * 1000)
-      : undefined;
-
-    const onSignal = () => stop.abort();
     Deno.addSignalListener("SIGINT", onSignal);
     if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", onSignal);
     try {
       await server.finished;
     } finally {
-      if (timer !== undefined) clearInterval(timer);
       clearInterval(journalTimer);
       checks.close();
       await removeServerFile(dir, Deno.pid);
-      await pass;
-      background?.close();
-      worker?.close();
+      await importer?.stop();
       replay.close();
-      server.events.close();
+      events.close();
       Deno.removeSignalListener("SIGINT", onSignal);
       if (Deno.build.os !== "windows") Deno.removeSignalListener("SIGTERM", onSignal);
     }
     return 0;
   } finally {
+    writer?.close();
     store.close();
   }
 };

@@ -12,6 +12,7 @@ import type { AppDeps } from "./deps.ts";
 import { errorResponse, HttpError, json, toErrorResponse } from "./errors.ts";
 import { analyticsRoutes } from "./routes/analytics.ts";
 import { causalityRoutes } from "./routes/causality.ts";
+import { liveRoutes } from "./routes/live.ts";
 import type { Route } from "./routes/_http.ts";
 import { replayRoutes } from "./routes/replay.ts";
 import { searchRoutes } from "./routes/search.ts";
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): Handler {
     ...replayRoutes(full),
     ...causalityRoutes(full),
     ...shareRoutes(full),
+    ...liveRoutes(full),
   ];
   const sharePages = createSharePages(full);
   const compiled: CompiledRoute[] = routes.map((r) => ({

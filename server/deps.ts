@@ -5,6 +5,7 @@
 import type { GitEngine } from "../core/git/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import type { ReplayService } from "./replay_service.ts";
+import type { ImportProgress, LiveService } from "../core/live/mod.ts";
 import type { EventHub } from "./sse.ts";
 import type { StaticHandler } from "./static.ts";
 
@@ -76,4 +77,8 @@ export interface AppDeps {
   version?: string;
   /** Clock (ms) for "live" marks; injected for tests. Default Date.now. */
   now?: () => number;
+  /** Live views of sessions (`/api/sessions/:id/live`); without it they answer 503. */
+  live?: LiveService;
+  /** The background import's progress (the UI's bar, search's "still indexing"). */
+  importProgress?: () => ImportProgress;
 }

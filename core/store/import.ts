@@ -129,6 +129,26 @@ export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources
   errors?: SessionIssue[];
   /** When the pass began, on the `now` clock (default: now). */
   started?: number;
+  /**
+   * Count the store's sessions, operations, issues and loss windows for the summary (a scan
+   * of the store). Default true; the server's chunks and live imports skip it (zeros).
+   */
+  totals?: boolean;
+}
+
+/** The summary of a pass that did nothing (yet). */
+export function emptySummary(errors: SessionIssue[] = []): ImportSummary {
+  return {
+    sessions: 0,
+    operations: 0,
+    issues: 0,
+    loss_windows: 0,
+    seconds: 0,
+    bytes_read: 0,
+    sources: {},
+    errors,
+    changed_sessions: [],
+  };
 }
 
 /**
@@ -149,17 +169,7 @@ export async function importUnits(
   const units = [...discovered].sort((a, b) =>
     a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   );
-  const summary: ImportSummary = {
-    sessions: 0,
-    operations: 0,
-    issues: 0,
-    loss_windows: 0,
-    seconds: 0,
-    bytes_read: 0,
-    sources: {},
-    errors,
-    changed_sessions: [],
-  };
+  const summary = emptySummary(errors);
   const touched = new Set<string>();
   // Checkpoints only: an importer's state is read for the units that changed.
   const known = store.sourceCheckpoints();
@@ -186,11 +196,13 @@ export async function importUnits(
     group?.close();
     restore();
   }
-  const totals = store.totals();
-  summary.sessions = totals.sessions;
-  summary.operations = totals.operations;
-  summary.issues = totals.issues;
-  summary.loss_windows = totals.loss_windows;
+  if (options.totals !== false) {
+    const totals = store.totals();
+    summary.sessions = totals.sessions;
+    summary.operations = totals.operations;
+    summary.issues = totals.issues;
+    summary.loss_windows = totals.loss_windows;
+  }
   summary.seconds = Math.round(now() - started) / 1000;
   summary.changed_sessions = [...touched];
   return summary;

@@ -53,6 +53,16 @@ export function changeClock(sql: Sql): number {
   return Number(row?.stamp ?? 0);
 }
 
+/** The files a session was imported from (its recording's source paths): what a live view watches. */
+export function sessionSourcePaths(sql: Sql, sessionId: string): string[] {
+  const row = sql.stmt("SELECT recording FROM sessions WHERE id = ?").get(sessionId) as
+    | { recording: string }
+    | undefined;
+  if (!row) return [];
+  const paths = (JSON.parse(row.recording) as { source_paths?: unknown }).source_paths;
+  return Array.isArray(paths) ? paths.filter((p): p is string => typeof p === "string") : [];
+}
+
 /** The session's last change stamp and reset stamp; null when there is no such session. */
 function sessionStamps(
   sql: Sql,

@@ -22,6 +22,7 @@ import {
   type SessionChanges,
   sessionChanges,
   type SessionChangesOptions,
+  sessionSourcePaths,
 } from "./live_query.ts";
 import type { PackFiles } from "./packs.ts";
 import { PayloadStore } from "./payloads.ts";
@@ -373,6 +374,11 @@ export class ChronicleStore {
    */
   sessionChanges(id: string, options: SessionChangesOptions): SessionChanges | null {
     return sessionChanges(this.sql, id, options);
+  }
+
+  /** The files a session was imported from: what a live view of it watches. */
+  sourcePathsOf(id: string): string[] {
+    return sessionSourcePaths(this.sql, id);
   }
 
   /** Full-text search over every operation; see `Search.search`. */

@@ -20,7 +20,13 @@ export function searchRoutes(deps: AppDeps): Route[] {
       if (f.limit! > 200) throw new HttpError(400, "bad_request", 'Query "limit" must be 1..200');
       const started = performance.now();
       const result = deps.store.search(q, { ...f, text: undefined });
-      return json({ ...result, q, ms: Math.round((performance.now() - started) * 10) / 10 });
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      // While a first import runs, the index is still being built: say so, and how far.
+      const p = deps.importProgress?.();
+      const indexing = p && p.first && p.state !== "idle"
+        ? { percent: p.percent, files_done: p.files_done, files_total: p.files_total }
+        : null;
+      return json({ ...result, q, ms, indexing });
     },
   }];
 }

@@ -43,7 +43,8 @@ function payloadText(store: ChronicleStore, ref: PayloadRef | undefined, max: nu
   return out;
 }
 
-function row(store: ChronicleStore, item: TimelineItem): TimelineRow {
+/** A timeline item with the openings of its input and result: what the UI renders. */
+export function timelineRow(store: ChronicleStore, item: TimelineItem): TimelineRow {
   const op: Operation = item.op;
   const inputMax = op.kind === "write" || op.kind === "edit" ? DIFF_TEXT_CHARS : ROW_TEXT_CHARS;
   return {
@@ -92,12 +93,18 @@ export function sessionRoutes(deps: AppDeps): Route[] {
         if (connection === ":main") {
           connection = store.mainConnection(params.id) ?? undefined;
         }
+        // Read first: a live view started from it misses nothing written after the page.
+        const stamp = store.changeClock();
         const page = store.timeline(params.id, {
           offset: intParam(url, "offset", 0, 0, 100_000_000),
           limit: intParam(url, "limit", 100, 1, 500),
           connection,
         });
-        return json({ total: page.total, items: page.items.map((i) => row(store, i)) });
+        return json({
+          total: page.total,
+          items: page.items.map((i) => timelineRow(store, i)),
+          stamp,
+        });
       },
     },
     {

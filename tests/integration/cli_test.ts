@@ -204,6 +204,10 @@ Deno.test("chronicle serve imports new logs in the background while the API take
     const auth = { headers: { "x-chronicle-token": token } };
     const total = async () =>
       (await (await fetch(`${url}/api/sessions`, auth)).json()).total as number;
+    // Serving starts at once; the first import runs in the background.
+    for (let tries = 0; tries < 100 && await total() < 1; tries++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     assertEquals(await total(), 1);
     // Enough new files for a bulk pass (a transaction open across units), and a rule written
     // through the API while it runs.

@@ -1,0 +1,220 @@
+/**
+ * The server's importing, wired from core/live and runtime/: one read-only import worker and
+ * one import queue for the life of the server; a first background pass right after the server
+ * binds (newest sessions first, in growing chunks, with progress for the UI and the terminal),
+ * a pass every few seconds after it (the polling fallback for everything nobody watches), and
+ * live imports of the sessions someone views, which go before waiting background work. Every
+ * import goes through `importUnits`, the pipeline of `chronicle import`.
+ */
+import {
+  backgroundPass,
+  type ImportProgress,
+  ImportQueue,
+  LiveService,
+  ProgressTracker,
+  systemClock,
+  UnitBatcher,
+  type WatchTiming,
+} from "../core/live/mod.ts";
+import type { SourceUnit } from "../core/sources/types.ts";
+import {
+  type ChronicleStore,
+  discoverUnits,
+  emptySummary,
+  type ImportSummary,
+  importUnits,
+  looksUnchanged,
+} from "../core/store/mod.ts";
+import { createDenoFs } from "../runtime/deno_fs.ts";
+import { createDenoWatcher } from "../runtime/fs_watch.ts";
+import { createWorkerRunner, type WorkerRunner } from "../runtime/worker_runner.ts";
+import { liveSource } from "../server/routes/live.ts";
+import type { EventHub } from "../server/sse.ts";
+import { discoverEnv, progressBar } from "./import.ts";
+import type { CliIo } from "./io.ts";
+
+export interface ImportingOptions {
+  /** The server's connection: what live views read. */
+  store: ChronicleStore;
+  /** The importer's own connection (see serve.ts): what every pass writes through. */
+  writer: ChronicleStore;
+  io: CliIo;
+  tempRoot: string;
+  /** Seconds between background passes. */
+  intervalS: number;
+  /** Where "sessions changed" and progress go (the UI's `/api/events`). */
+  events: EventHub;
+  /** Draw a progress bar on stderr during the first pass. */
+  terminal?: boolean;
+  timing?: Partial<WatchTiming>;
+}
+
+export interface Importing {
+  live: LiveService;
+  progress: () => ImportProgress;
+  /** Starts the first pass now, and a pass every interval after it. */
+  start(): void;
+  /** Resolves when the first pass has finished (tests, benchmarks). */
+  firstPass: Promise<void>;
+  /** Stops passes and watches; resolves once the running import has finished. */
+  stop(): Promise<void>;
+}
+
+/** Calls `fn` at most every `ms`, the last call always landing. */
+function throttle(ms: number, fn: () => void): { call(): void; cancel(): void } {
+  let last = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    call() {
+      const wait = last + ms - Date.now();
+      if (wait <= 0) {
+        last = Date.now();
+        fn();
+      } else {
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          last = Date.now();
+          fn();
+        }, wait);
+      }
+    },
+    cancel: () => clearTimeout(timer),
+  };
+}
+
+export function startImporting(options: ImportingOptions): Importing {
+  const { io, writer, events } = options;
+  const fs = createDenoFs({ tempRoot: options.tempRoot });
+  const env = discoverEnv(io);
+  const queue = new ImportQueue();
+  const tracker = new ProgressTracker(systemClock);
+  const stopping = new AbortController();
+  let worker: WorkerRunner | null = null;
+  let known = new Map<string, SourceUnit>();
+  let pass: Promise<void> | null = null;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let soon: ReturnType<typeof setTimeout> | undefined;
+  let resolveFirst!: () => void;
+  const firstPass = new Promise<void>((r) => (resolveFirst = r));
+
+  const announce = throttle(500, () => events.publish("import", { at: Date.now() }));
+  const report = throttle(250, () => events.publish("progress", tracker.snapshot()));
+  let lastDraw = 0;
+  const draw = (final = false) => {
+    if (!options.terminal) return;
+    const p = tracker.snapshot();
+    if (!final && (p.files_total === 0 || performance.now() - lastDraw < 100)) return;
+    lastDraw = performance.now();
+    const eta = p.eta_s === null ? "" : `, about ${p.eta_s} s left`;
+    io.stderr(
+      progressBar(p.files_done, p.files_total, ` ${p.percent}%, ${p.sessions} sessions${eta}`),
+    );
+    if (final) io.stderr("\n");
+  };
+
+  const run = (units: SourceUnit[]): Promise<ImportSummary> =>
+    importUnits(writer, units, { fs, runner: worker!.runner, totals: false });
+
+  const changed = (s: ImportSummary, live: boolean) => {
+    if (!s.changed_sessions.length) return;
+    service.changed(s.changed_sessions, { live });
+    announce.call();
+  };
+
+  const batcher = new UnitBatcher(queue, async (units) => {
+    if (stopping.signal.aborted || !worker) return;
+    changed(await run(units), true);
+  });
+
+  const service = new LiveService({
+    clock: systemClock,
+    source: liveSource(options.store),
+    stat: (p) => fs.stat(p),
+    watcher: createDenoWatcher(),
+    unitsOf: (id) => options.store.sourcePathsOf(id).flatMap((p) => known.get(p) ?? []),
+    importUnits: (units) => batcher.request(units),
+    // A new file beside a watched session's (a sub-agent's log): look for it soon.
+    onNewPath: () => {
+      soon ??= setTimeout(() => {
+        soon = undefined;
+        startPass(false);
+      }, 300);
+    },
+    onError: (e) => {
+      if (io.env.CHRONICLE_DEBUG) io.stderr(`chronicle: live: ${(e as Error).message}\n`);
+    },
+    timing: options.timing,
+  });
+
+  const onePass = async (first: boolean) => {
+    const checkpoints = writer.sourceCheckpoints();
+    const result = await backgroundPass({
+      discover: () => discoverUnits({ env, fs }),
+      stat: (p) => fs.stat(p),
+      unchanged: (u) => {
+        const c = checkpoints.get(u.path)?.checkpoint;
+        return c ? looksUnchanged(fs, u, c) : Promise.resolve(false);
+      },
+      importChunk: (units) =>
+        queue.run(async () => {
+          if (stopping.signal.aborted) return emptySummary();
+          const s = await run(units);
+          // A first pass fills in a backlog: those sessions are not "being written".
+          changed(s, !first);
+          report.call();
+          draw();
+          return s;
+        }),
+      discovered: (units) => {
+        known = new Map(units.map((u) => [u.path, u]));
+        service.refreshUnits();
+      },
+      progress: tracker,
+      first,
+    });
+    report.call();
+    if (first) {
+      draw(true);
+      const errors = result.errors.length ? `; ${result.errors.length} problems` : "";
+      io.stdout(
+        `Imported ${result.imported} new or changed files (${result.changed_sessions.length} sessions) in ${
+          ((tracker.snapshot().finished_at! - tracker.snapshot().started_at!) / 1000).toFixed(1)
+        } s${errors}.\n`,
+      );
+      for (const e of result.errors.slice(0, 5)) io.stderr(`  ! ${e.message}\n`);
+    }
+  };
+
+  const startPass = (first: boolean) => {
+    if (pass || stopping.signal.aborted) return;
+    pass = onePass(first)
+      .catch((e) => io.stderr(`chronicle: background import failed: ${(e as Error).message}\n`))
+      .finally(() => {
+        pass = null;
+        if (first) resolveFirst();
+      });
+  };
+
+  return {
+    live: service,
+    progress: () => tracker.snapshot(),
+    firstPass,
+    start() {
+      worker = createWorkerRunner({ tempRoot: options.tempRoot });
+      startPass(true);
+      timer = setInterval(() => startPass(false), options.intervalS * 1000);
+    },
+    async stop() {
+      stopping.abort();
+      clearInterval(timer);
+      clearTimeout(soon);
+      announce.cancel();
+      report.cancel();
+      resolveFirst();
+      await service.close();
+      await pass;
+      await queue.idle();
+      worker?.close();
+    },
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The server's background import pass, so that a first start never waits: discover every
+ * unit, skip the unchanged ones (a stat each), then import the rest newest first, in chunks
+ * that start small (the sessions someone is likely to open land within a second) and grow (a
+ * big backlog goes at bulk speed). Between chunks the server's queue lets live imports go
+ * first. Progress (files, bytes, sessions, percent, an estimate) is kept for the UI and the
+ * terminal.
+ */
+import type { SessionIssue } from "../model/mod.ts";
+import type { SourceUnit } from "../sources/types.ts";
+import type { ImportSummary } from "../store/mod.ts";
+import type { Clock, StatFn } from "./types.ts";
+
+export interface ImportProgress {
+  state: "idle" | "discovering" | "importing";
+  /** The server's first pass: sessions and the search index are still filling in. */
+  first: boolean;
+  files_total: number;
+  files_done: number;
+  bytes_total: number;
+  bytes_done: number;
+  /** Sessions the pass has written to so far. */
+  sessions: number;
+  /** 0..100, by bytes. */
+  percent: number;
+  /** Seconds left, from the rate so far; null until there is a rate. */
+  eta_s: number | null;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+/** Progress of the running (or last) background pass. */
+export class ProgressTracker {
+  private p: ImportProgress = {
+    state: "idle",
+    first: true,
+    files_total: 0,
+    files_done: 0,
+    bytes_total: 0,
+    bytes_done: 0,
+    sessions: 0,
+    percent: 100,
+    eta_s: null,
+    started_at: null,
+    finished_at: null,
+  };
+  private importingSince = 0;
+  private readonly sessions = new Set<string>();
+
+  constructor(private readonly clock: Clock) {}
+
+  begin(first: boolean): void {
+    this.sessions.clear();
+    this.p = {
+      ...this.p,
+      state: "discovering",
+      first,
+      files_total: 0,
+      files_done: 0,
+      bytes_total: 0,
+      bytes_done: 0,
+      sessions: 0,
+      started_at: this.clock.now(),
+      finished_at: null,
+    };
+  }
+
+  planned(files: number, bytes: number): void {
+    this.p.state = "importing";
+    this.p.files_total = files;
+    this.p.bytes_total = bytes;
+    this.importingSince = this.clock.now();
+  }
+
+  done(files: number, bytes: number, sessions: readonly string[]): void {
+    this.p.files_done += files;
+    this.p.bytes_done += bytes;
+    for (const s of sessions) this.sessions.add(s);
+    this.p.sessions = this.sessions.size;
+  }
+
+  end(): void {
+    this.p.state = "idle";
+    this.p.finished_at = this.clock.now();
+  }
+
+  snapshot(): ImportProgress {
+    const p = { ...this.p };
+    const left = p.bytes_total - p.bytes_done;
+    p.percent = p.state === "idle" || p.bytes_total === 0
+      ? (p.state === "discovering" ? 0 : 100)
+      : Math.min(100, Math.floor((100 * p.bytes_done) / p.bytes_total));
+    const elapsed = (this.clock.now() - this.importingSince) / 1000;
+    p.eta_s = p.state === "importing" && p.bytes_done > 0 && elapsed >= 0.5
+      ? Math.round((elapsed * left) / p.bytes_done)
+      : null;
+    return p;
+  }
+}
+
+/** How chunks grow: from `firstBytes`, doubling up to `maxBytes`, and at most `maxUnits` units. */
+export interface ChunkLimits {
+  firstBytes: number;
+  maxBytes: number;
+  maxUnits: number;
+}
+
+export const DEFAULT_CHUNKS: ChunkLimits = {
+  firstBytes: 2 << 20,
+  maxBytes: 64 << 20,
+  maxUnits: 512,
+};
+
+export interface BackgroundPassOptions {
+  discover: () => Promise<{ units: SourceUnit[]; errors: SessionIssue[] }>;
+  stat: StatFn;
+  /** True when the unit's files match its checkpoint (as the import pass decides it). */
+  unchanged: (unit: SourceUnit) => Promise<boolean>;
+  /** Imports one chunk through the server's queue. */
+  importChunk: (units: SourceUnit[]) => Promise<ImportSummary>;
+  /** Called with every unit found, before any is imported. */
+  discovered?: (units: SourceUnit[]) => void;
+  progress: ProgressTracker;
+  first: boolean;
+  chunks?: ChunkLimits;
+}
+
+export interface BackgroundPassResult {
+  /** Every unit discovered (the server watches from these). */
+  units: SourceUnit[];
+  /** Units that changed and were imported. */
+  imported: number;
+  changed_sessions: string[];
+  errors: SessionIssue[];
+}
+
+/** Cuts the units (newest first) into chunks that grow from small to `maxBytes`. */
+export function chunksOf(
+  units: readonly { unit: SourceUnit; size: number }[],
+  limits: ChunkLimits = DEFAULT_CHUNKS,
+): SourceUnit[][] {
+  const out: SourceUnit[][] = [];
+  let cap = limits.firstBytes;
+  let chunk: SourceUnit[] = [];
+  let bytes = 0;
+  for (const { unit, size } of units) {
+    if (chunk.length && (bytes + size > cap || chunk.length >= limits.maxUnits)) {
+      out.push(chunk);
+      chunk = [];
+      bytes = 0;
+      cap = Math.min(cap * 2, limits.maxBytes);
+    }
+    chunk.push(unit);
+    bytes += size;
+  }
+  if (chunk.length) out.push(chunk);
+  return out;
+}
+
+/** One background pass; see the module comment. Never throws for a bad unit. */
+export async function backgroundPass(
+  options: BackgroundPassOptions,
+): Promise<BackgroundPassResult> {
+  const { progress } = options;
+  progress.begin(options.first);
+  try {
+    const { units, errors } = await options.discover();
+    options.discovered?.(units);
+    const looked = await Promise.all(units.map(async (unit) => {
+      const [st, same] = await Promise.all([
+        options.stat(unit.path).catch(() => null),
+        options.unchanged(unit).catch(() => false),
+      ]);
+      return { unit, same, size: st?.size ?? 0, mtime: st?.mtimeMs ?? 0 };
+    }));
+    // Newest first; a session's main file before its sub-agents' when they are as new.
+    const todo = looked.filter((u) => !u.same).sort((a, b) =>
+      b.mtime - a.mtime || a.unit.rank - b.unit.rank || (a.unit.path < b.unit.path ? -1 : 1)
+    );
+    progress.planned(todo.length, todo.reduce((n, u) => n + u.size, 0));
+    const size = new Map(todo.map((u) => [u.unit.path, u.size]));
+    const changed = new Set<string>();
+    for (const chunk of chunksOf(todo, options.chunks)) {
+      const s = await options.importChunk(chunk);
+      errors.push(...s.errors);
+      for (const id of s.changed_sessions) changed.add(id);
+      progress.done(chunk.length, chunk.reduce((n, u) => n + (size.get(u.path) ?? 0), 0), [
+        ...s.changed_sessions,
+      ]);
+    }
+    return { units, imported: todo.length, changed_sessions: [...changed], errors };
+  } finally {
+    progress.end();
+  }
+}

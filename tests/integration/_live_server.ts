@@ -1,0 +1,76 @@
+/**
+ * A real Chronicle server for live tests, in this process: a data folder on disk, the import
+ * worker, Deno.watchFs and the serve loop's importing (cli/serve_import.ts), exactly as
+ * `chronicle serve` wires them, over a scratch HOME the test writes agent logs into.
+ */
+import type { CliIo } from "../../cli/io.ts";
+import { type RunningServer, startServer } from "../../cli/serve.ts";
+import { type Importing, startImporting } from "../../cli/serve_import.ts";
+import { ChronicleStore } from "../../core/store/mod.ts";
+import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
+import { createEventHub } from "../../server/sse.ts";
+
+export const LIVE_TOKEN = "l".repeat(64);
+
+export interface LiveServer {
+  url: string;
+  store: ChronicleStore;
+  importing: Importing;
+  server: RunningServer;
+  /** Every request presents the install token (a header, as a script would). */
+  headers: Record<string, string>;
+  /** Stops importing, the server and both connections. */
+  stop(): Promise<void>;
+}
+
+export async function liveServer(
+  options: { home: string; data: string; port?: number; intervalS?: number },
+): Promise<LiveServer> {
+  await Deno.mkdir(options.data, { recursive: true });
+  const open = () =>
+    ChronicleStore.open(`${options.data}/chronicle.db`, {
+      packs: createPackFiles(packDir(options.data)),
+    });
+  const store = open();
+  const writer = open();
+  const io: CliIo = {
+    stdout: () => {},
+    stderr: (t) => void console.error(t.trimEnd()),
+    stdin: () => Promise.resolve(new Uint8Array()),
+    env: { HOME: options.home, CHRONICLE_HOME: options.data },
+    cwd: options.home,
+    isTerminal: false,
+  };
+  const events = createEventHub();
+  const importing = startImporting({
+    store,
+    writer,
+    io,
+    tempRoot: `${options.data}/tmp`,
+    intervalS: options.intervalS ?? 3600,
+    events,
+  });
+  const server = await startServer({
+    store,
+    token: LIVE_TOKEN,
+    port: options.port ?? 0,
+    events,
+    live: importing.live,
+    importProgress: importing.progress,
+  });
+  importing.start();
+  await importing.firstPass;
+  return {
+    url: server.url,
+    store,
+    importing,
+    server,
+    headers: { "x-chronicle-token": LIVE_TOKEN },
+    async stop() {
+      await importing.stop();
+      await server.shutdown();
+      writer.close();
+      store.close();
+    },
+  };
+}

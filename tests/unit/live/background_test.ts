@@ -1,0 +1,113 @@
+/** The background pass (newest first, growing chunks, progress) and the import queue. */
+import assert from "node:assert/strict";
+import {
+  backgroundPass,
+  chunksOf,
+  ImportQueue,
+  ProgressTracker,
+  UnitBatcher,
+} from "../../../core/live/mod.ts";
+import type { SourceUnit } from "../../../core/sources/types.ts";
+import { emptySummary, type ImportSummary } from "../../../core/store/mod.ts";
+import { FakeClock, settle, unit } from "./_fakes.ts";
+
+const summary = (changed: string[] = []): ImportSummary => ({
+  ...emptySummary(),
+  changed_sessions: changed,
+});
+
+Deno.test("chunksOf() starts small and doubles up to the limit", () => {
+  const units = Array.from({ length: 10 }, (_, i) => ({ unit: unit(`/u${i}`), size: 10 }));
+  const chunks = chunksOf(units, { firstBytes: 10, maxBytes: 40, maxUnits: 100 });
+  assert.deepEqual(chunks.map((c) => c.length), [1, 2, 4, 3]);
+  const one = chunksOf([{ unit: unit("/huge"), size: 1e9 }], {
+    firstBytes: 10,
+    maxBytes: 40,
+    maxUnits: 9,
+  });
+  assert.deepEqual(one.map((c) => c.length), [1], "a unit bigger than a chunk is a chunk");
+});
+
+Deno.test("backgroundPass() imports changed units newest first and keeps progress", async () => {
+  const clock = new FakeClock();
+  const mtimes: Record<string, number> = { "/old": 1, "/new": 3, "/mid": 2, "/same": 9 };
+  const progress = new ProgressTracker(clock);
+  const seen: string[][] = [];
+  const snapshots: number[] = [];
+  const result = await backgroundPass({
+    discover: () => Promise.resolve({ units: Object.keys(mtimes).map((p) => unit(p)), errors: [] }),
+    stat: (p) =>
+      Promise.resolve({ isFile: true, isDirectory: false, size: 100, mtimeMs: mtimes[p], ino: 1 }),
+    unchanged: (u) => Promise.resolve(u.path === "/same"),
+    importChunk: (units: SourceUnit[]) => {
+      seen.push(units.map((u) => u.path));
+      clock.t += 1000;
+      snapshots.push(progress.snapshot().percent);
+      return Promise.resolve(summary(units.map((u) => `s${u.path}`)));
+    },
+    progress,
+    first: true,
+    chunks: { firstBytes: 100, maxBytes: 200, maxUnits: 10 },
+  });
+  assert.deepEqual(seen, [["/new"], ["/mid", "/old"]]);
+  assert.equal(result.imported, 3);
+  assert.equal(result.units.length, 4);
+  assert.deepEqual(result.changed_sessions.sort(), ["s/mid", "s/new", "s/old"]);
+  assert.deepEqual(snapshots, [0, 33]);
+  const end = progress.snapshot();
+  assert.equal(end.state, "idle");
+  assert.equal(end.files_done, 3);
+  assert.equal(end.bytes_total, 300);
+  assert.equal(end.percent, 100);
+  assert.equal(end.sessions, 3);
+});
+
+Deno.test("the progress estimate is the time left at the rate so far", () => {
+  const clock = new FakeClock();
+  const p = new ProgressTracker(clock);
+  p.begin(true);
+  assert.equal(p.snapshot().state, "discovering");
+  p.planned(4, 400);
+  assert.equal(p.snapshot().eta_s, null, "no rate yet");
+  clock.t += 2000;
+  p.done(1, 100, ["a"]);
+  const s = p.snapshot();
+  assert.equal(s.percent, 25);
+  assert.equal(s.eta_s, 6);
+});
+
+Deno.test("the queue runs one job at a time, urgent ones before waiting background work", async () => {
+  const q = new ImportQueue();
+  const order: string[] = [];
+  let release!: () => void;
+  const first = q.run(() => new Promise<void>((r) => (release = r)).then(() => order.push("bg1")));
+  const bg2 = q.run(() => Promise.resolve(order.push("bg2")));
+  const live = q.run(() => Promise.resolve(order.push("live")), { urgent: true });
+  assert.equal(q.size, 3);
+  release();
+  await Promise.all([first, bg2, live]);
+  assert.deepEqual(order, ["bg1", "live", "bg2"]);
+  await q.idle();
+  assert.equal(q.size, 0);
+});
+
+Deno.test("units asked for while an import waits join it", async () => {
+  const q = new ImportQueue();
+  const calls: string[][] = [];
+  let release!: () => void;
+  const busy = q.run(() => new Promise<void>((r) => (release = r)));
+  const b = new UnitBatcher(q, (units) => {
+    calls.push(units.map((u) => u.path));
+    return Promise.resolve();
+  });
+  const one = b.request([unit("/a")]);
+  const two = b.request([unit("/b"), unit("/a")]);
+  release();
+  await Promise.all([busy, one, two]);
+  await settle();
+  assert.deepEqual(calls, [["/a", "/b"]]);
+  // With the queue idle the job starts at once; the next request is a job of its own.
+  await b.request([unit("/c")]);
+  await b.request([unit("/d")]);
+  assert.deepEqual(calls, [["/a", "/b"], ["/c"], ["/d"]]);
+});
