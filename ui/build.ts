@@ -32,6 +32,7 @@ export async function buildUi(options: { minify?: boolean } = {}): Promise<void>
   }
   await Deno.copyFile(`${here}/index.html`, `${dist}/index.html`);
   await Deno.copyFile(`${here}/src/app.css`, `${dist}/assets/app.css`);
+  await Deno.copyFile(`${here}/src/live.css`, `${dist}/assets/live.css`);
   await Deno.copyFile(`${here}/static/favicon.svg`, `${dist}/assets/favicon.svg`);
 }
 

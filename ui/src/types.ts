@@ -26,7 +26,26 @@ export type {
 export interface Page<T> {
   total: number;
   items: T[];
+  /** Timeline pages: the change stamp they were read at (where a live view starts). */
+  stamp?: number;
 }
+
+/** A changed step from a live stream: a timeline row and its place in its own thread. */
+export interface LiveRow extends Row {
+  index: number;
+}
+
+/** `event: ops` of `/api/sessions/:id/live`. */
+export interface LiveEventOps {
+  ops: LiveRow[];
+  totals: { all: number; connections: Record<string, number> };
+  more: boolean;
+}
+
+/** `event: session`: the session's detail, and when the server last saw it written. */
+export type LiveEventSession = SessionDetail & {
+  live: { last_change_at: number | null; server_now: number };
+};
 
 export interface PayloadText {
   text: string;

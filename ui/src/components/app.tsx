@@ -10,6 +10,7 @@ import { here, navigate, onLink, viewOf } from "../router.ts";
 import { AnalyticsPage } from "./analytics_page.tsx";
 import { SearchPalette } from "./search_palette.tsx";
 import { SecurityPage } from "./security_page.tsx";
+import { importProgress } from "../live.ts";
 import { SessionList } from "./session_list.tsx";
 import { SessionView } from "./session_view.tsx";
 
@@ -32,6 +33,7 @@ export function App(): VNode {
   useEffect(() => {
     const es = new EventSource("/api/events");
     es.addEventListener("import", () => refresh.value++);
+    es.addEventListener("progress", (e) => (importProgress.value = JSON.parse(e.data)));
     es.addEventListener("interception", () => refresh.value++);
     return () => es.close();
   }, []);

@@ -10,7 +10,7 @@ import { isErrorResult } from "../../../core/analytics/error_heuristic.ts";
 import { payloadText } from "../api.ts";
 import { bytes, duration } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
-import { createTimeline, type SessionState } from "../session_state.ts";
+import type { SessionState } from "../session_state.ts";
 import type { ConnectionView, PayloadText, Row } from "../types.ts";
 import { callSummary as summaryOf, KIND_LABEL } from "../../../core/export/tool_view.ts";
 import { CausalityBadge, causalityRowClass } from "./causality_badge.tsx";
@@ -63,10 +63,7 @@ export function PayloadBlock(
 }
 
 function SubagentThread({ state, conn }: { state: SessionState; conn: ConnectionView }): VNode {
-  const timeline = useMemo(() => createTimeline(state.id, conn.id, state.byOp), [
-    state.id,
-    conn.id,
-  ]);
+  const timeline = useMemo(() => state.thread(conn.id), [state, conn.id]);
   const shown = useSignal(200);
   const total = timeline.total.value;
   void timeline.version.value;

@@ -16,6 +16,8 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const capped = useSignal(false);
   const loading = useSignal(false);
   const ms = useSignal<number | null>(null);
+  /** While a first import runs, how far the index is (the hits may be incomplete). */
+  const indexing = useSignal<{ percent: number } | null>(null);
   const active = useSignal(0);
   const error = useSignal<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
@@ -30,9 +32,11 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
     }
     const ctl = new AbortController();
     const t = setTimeout(() => {
-      api<SearchResult & { ms: number }>(`/api/search${qs({ q: text, limit: PAGE })}`, {
-        signal: ctl.signal,
-      }).then((r) => {
+      api<SearchResult & { ms: number; indexing?: { percent: number } | null }>(
+        `/api/search${qs({ q: text, limit: PAGE })}`,
+        { signal: ctl.signal },
+      ).then((r) => {
+        indexing.value = r.indexing ?? null;
         hits.value = r.hits;
         total.value = r.total;
         capped.value = r.total_capped;
@@ -113,6 +117,12 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
                 shortLastWord(q.value) ? " · a one-letter word is matched whole" : ""
               } · "quotes" for a phrase`)}
         </div>
+        {indexing.value && (
+          <div class="search-indexing small" role="status">
+            The index is still being built ({indexing.value.percent}% imported): some sessions are
+            not searchable yet.
+          </div>
+        )}
         <ul class="hits" role="listbox">
           {hits.value.map((h, i) => (
             <li

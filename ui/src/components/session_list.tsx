@@ -9,6 +9,7 @@ import { api, qs } from "../api.ts";
 import { AGENTS, basename, isLive, sessionTitle, when } from "../format.ts";
 import { navigate, onLink, sessionUrl } from "../router.ts";
 import type { Page, Project, SessionSummary } from "../types.ts";
+import { ImportProgressBar } from "./import_progress.tsx";
 
 const PAGE = 100;
 
@@ -152,6 +153,7 @@ export function SessionList(
           {total.value === null ? "Loading…" : `${total.value.toLocaleString("en-US")} sessions`}
         </div>
       </div>
+      <ImportProgressBar />
       {error.value && <div class="error-text pad">{error.value}</div>}
       <ul class="sessions" ref={listRef} onScroll={onScroll} onKeyDown={onKey} tabIndex={0}>
         {items.value.map((s) => {

@@ -7,15 +7,18 @@ import { useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import { agentName, basename, count, dateTime, duration, sessionTitle } from "../format.ts";
+import { followSession, type LiveSession } from "../live_session.ts";
 import { createSessionState, type SessionState } from "../session_state.ts";
 import { CodeAtMomentHost } from "./code_at_moment.tsx";
 import { Inspector } from "./inspector.tsx";
+import { LiveBadge } from "./live_badge.tsx";
+import { NewStepsButton } from "./new_steps.tsx";
 import { OpRow } from "./op_row.tsx";
 import { replayMarkClass, ReplayPanel } from "./replay_panel.tsx";
 import { ShareDialog } from "./share_dialog.tsx";
 import { VirtualList } from "./virtual_list.tsx";
 
-function Overview({ state }: { state: SessionState }): VNode {
+function Overview({ state, live }: { state: SessionState; live: LiveSession }): VNode {
   const d = state.detail.value;
   const stats = state.stats.value;
   if (!d) return <div class="overview muted">Loading…</div>;
@@ -27,6 +30,7 @@ function Overview({ state }: { state: SessionState }): VNode {
     <header class="overview">
       <h1 class="session-title">{sessionTitle(s)}</h1>
       <div class="facts">
+        <LiveBadge live={live} />
         <span class={`agent agent-${s.source}`}>{agentName(s.source)}</span>
         {main?.client.version && <span class="muted">{main.client.version}</span>}
         {s.project_path && <span title={s.project_path}>project {basename(s.project_path)}</span>}
@@ -104,6 +108,8 @@ function Overview({ state }: { state: SessionState }): VNode {
 export function SessionView({ id, op }: { id: string; op: string | null }): VNode {
   const state = useMemo(() => createSessionState(id), [id]);
   const main = state.main.value;
+  const live = useMemo(() => followSession(state), [state]);
+  useEffect(() => () => live.dispose(), [live]);
   const replaying = useSignal(false);
   const sharing = useSignal(false);
 
@@ -161,9 +167,10 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
               class="timeline"
               count={total}
               estimate={90}
-              header={<Overview state={state} />}
+              header={<Overview state={state} live={live} />}
               scrollTo={state.scrollTo.value}
               onRange={(a, b) => main.ensure(a, b)}
+              onAtEnd={(end) => live.setAtEnd(end)}
               renderRow={(i) => {
                 const row = main.row(i);
                 return row
@@ -178,10 +185,11 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
           )
           : (
             <div class="vscroll">
-              <Overview state={state} />
+              <Overview state={state} live={live} />
               <div class="muted pad">Loading steps…</div>
             </div>
           )}
+        <NewStepsButton live={live} />
       </section>
       {replaying.value
         ? <ReplayPanel sessionId={id} onClose={() => (replaying.value = false)} />

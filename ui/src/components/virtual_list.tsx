@@ -12,11 +12,13 @@ export const MAX_ROWS = 400;
 export class HeightIndex {
   readonly sizes: Float64Array;
   private readonly tree: Float64Array;
-  constructor(readonly n: number, estimate: number) {
+  /** `from`: an index over fewer rows whose measured heights carry over (a list that grew). */
+  constructor(readonly n: number, estimate: number, from?: HeightIndex) {
     this.sizes = new Float64Array(n).fill(estimate);
+    if (from) this.sizes.set(from.sizes.subarray(0, Math.min(n, from.n)));
     this.tree = new Float64Array(n + 1);
     for (let i = 1; i <= n; i++) {
-      this.tree[i] += estimate;
+      this.tree[i] += this.sizes[i - 1];
       const j = i + (i & -i);
       if (j <= n) this.tree[j] += this.tree[i];
     }
@@ -66,12 +68,23 @@ export interface VirtualListProps {
   scrollTo?: { index: number; nonce: number } | null;
   header?: ComponentChildren;
   class?: string;
+  /** Told whether the end of the list is on screen, whenever that changes (live views). */
+  onAtEnd?: (atEnd: boolean) => void;
 }
 
 export function VirtualList(props: VirtualListProps): VNode {
   const estimate = props.estimate ?? 72;
   const overscan = props.overscan ?? 8;
-  const heights = useMemo(() => new HeightIndex(props.count, estimate), [props.count, estimate]);
+  // A list that grows (a live session) keeps the heights it measured.
+  const previous = useRef<HeightIndex | null>(null);
+  const heights = useMemo(
+    () => (previous.current = new HeightIndex(
+      props.count,
+      estimate,
+      previous.current ?? undefined,
+    )),
+    [props.count, estimate],
+  );
   const scroller = useRef<HTMLDivElement>(null);
   const headerRef = useRef<HTMLDivElement>(null);
   const [, setTick] = useState(0);
@@ -88,6 +101,14 @@ export function VirtualList(props: VirtualListProps): VNode {
   useEffect(() => {
     if (props.count > 0) props.onRange?.(first, last);
   }, [first, last, props.count]);
+
+  const atEnd = useRef<boolean | null>(null);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el || !props.onAtEnd) return;
+    const end = el.scrollTop + el.clientHeight >= el.scrollHeight - 24;
+    if (end !== atEnd.current) props.onAtEnd(atEnd.current = end);
+  });
 
   useLayoutEffect(() => {
     const el = scroller.current!;
@@ -143,16 +164,21 @@ export function VirtualList(props: VirtualListProps): VNode {
     };
   }, [heights]);
 
+  // A request is done once its row exists: a list that grows later must not repeat it.
+  const doneNonce = useRef<number | null>(null);
+  const releaseTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
     const s = props.scrollTo;
-    if (!s || !scroller.current) return;
+    if (!s || !scroller.current || doneNonce.current === s.nonce) return;
     const el = scroller.current;
+    if (s.index < heights.n) doneNonce.current = s.nonce;
     pendingScroll.current = s.index;
     el.scrollTop = heights.offset(s.index) + (headerRef.current?.offsetHeight ?? 0);
     setViewport({ top: el.scrollTop, height: el.clientHeight });
-    const t = setTimeout(() => (pendingScroll.current = null), 2000);
-    return () => clearTimeout(t);
+    clearTimeout(releaseTimer.current);
+    releaseTimer.current = setTimeout(() => (pendingScroll.current = null), 2000);
   }, [props.scrollTo?.nonce, heights]);
+  useEffect(() => () => clearTimeout(releaseTimer.current), []);
 
   // Observe exactly the rows now in the DOM (rows that left are no longer observed).
   const windowRef = useRef<HTMLDivElement>(null);
