@@ -95,7 +95,13 @@ export function liveRoutes(deps: AppDeps, options: LiveRouteOptions = {}): Route
             watch: w?.watch ?? null,
           }];
         });
-        return json({ now: t, sessions, import: deps.importProgress?.() ?? null });
+        return json({
+          now: t,
+          // Whether this server follows sessions live (`serve --no-import` does not).
+          enabled: deps.live !== undefined,
+          sessions,
+          import: deps.importProgress?.() ?? null,
+        });
       },
     },
   ];

@@ -121,9 +121,22 @@ export interface ImportProgressView {
 
 export const importProgress = signal<ImportProgressView | null>(null);
 
+let status: Promise<{ enabled: boolean; import: ImportProgressView | null }> | null = null;
+
+/** `/api/live`, read once per page: whether the server follows sessions, and the progress. */
+function liveStatus() {
+  status ??= api<{ enabled: boolean; import: ImportProgressView | null }>("/api/live").catch(
+    () => ({ enabled: false, import: null }),
+  );
+  return status;
+}
+
+/** Whether the server follows sessions live (a server that does not import does not). */
+export function liveEnabled(): Promise<boolean> {
+  return liveStatus().then((s) => s.enabled);
+}
+
 /** Reads the progress once (the events carry it from then on). */
 export function loadImportProgress(): void {
-  api<{ import: ImportProgressView | null }>("/api/live")
-    .then((r) => (importProgress.value = r.import))
-    .catch(() => {});
+  void liveStatus().then((s) => (importProgress.value ??= s.import));
 }

@@ -7,7 +7,7 @@
  */
 import { batch, computed, effect, type ReadonlySignal, signal } from "@preact/signals";
 import { api } from "./api.ts";
-import { type LiveStatus, type LiveStream, openLiveStream } from "./live.ts";
+import { liveEnabled, type LiveStatus, type LiveStream, openLiveStream } from "./live.ts";
 import type { SessionState, TimelineState } from "./session_state.ts";
 import type { LiveEventOps, LiveEventSession, LiveRow, Stats } from "./types.ts";
 
@@ -104,10 +104,14 @@ export function followSession(state: SessionState): LiveSession {
     newSteps.value = 0;
   };
 
-  // Opens once the first page is there: its stamp is where the stream starts.
+  // Opens once the first page is there (its stamp is where the stream starts), when the
+  // server follows sessions at all.
+  const enabled = signal(false);
+  let disposed = false;
+  void liveEnabled().then((on) => (enabled.value = on && !disposed));
   const stop = effect(() => {
     const since = state.main.value?.stamp.value;
-    if (since === null || since === undefined || stream.peek()) return;
+    if (!enabled.value || since === null || since === undefined || stream.peek()) return;
     stream.value = openLiveStream(state.id, String(since), { onOps, onSession, onReset });
   });
 
@@ -128,6 +132,7 @@ export function followSession(state: SessionState): LiveSession {
     },
     showNewest,
     dispose() {
+      disposed = true;
       stop();
       clearInterval(ticker);
       clearTimeout(statsTimer);
