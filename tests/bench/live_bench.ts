@@ -27,6 +27,8 @@ function quantile(xs: number[], q: number): number {
 
 interface Served {
   url: string;
+  /** The install token, as a header for every request. */
+  auth: { headers: Record<string, string> };
   child: Deno.ChildProcess;
   /** performance.now() when the process was spawned, and when the URL was printed. */
   spawned: number;
@@ -53,6 +55,7 @@ async function serve(home: string, data: string): Promise<Served> {
     seen += value;
   }
   const printed = performance.now();
+  const token = (await Deno.readTextFile(`${data}/token`)).trim();
   const pump = (async () => {
     while (true) {
       const { value, done } = await reader.read();
@@ -62,6 +65,7 @@ async function serve(home: string, data: string): Promise<Served> {
   })();
   return {
     url: seen.match(/http:\/\/127\.0\.0\.1:\d+\//)![0],
+    auth: { headers: { "x-chronicle-token": token } },
     child,
     spawned,
     printed,
@@ -87,10 +91,13 @@ async function latency(): Promise<number[]> {
     // The first import runs in the background: wait for the session to be there.
     let page: { stamp?: number; total?: number } = {};
     while (!page.total) {
-      page = await (await fetch(`${srv.url}api/sessions/${id}/timeline`)).json();
+      page = await (await fetch(`${srv.url}api/sessions/${id}/timeline`, srv.auth)).json();
       if (!page.total) await new Promise((r) => setTimeout(r, 50));
     }
-    const client = await SseClient.connect(`${srv.url}api/sessions/${id}/live?since=${page.stamp}`);
+    const client = await SseClient.connect(
+      `${srv.url}api/sessions/${id}/live?since=${page.stamp}`,
+      srv.auth,
+    );
     await client.next((e) => e.event === "session");
     const file = await Deno.open(path, { append: true });
     const out: number[] = [];
@@ -128,7 +135,7 @@ async function start(home: string, data: string): Promise<StartFigures> {
   const srv = await serve(home, data);
   try {
     const list = () =>
-      fetch(`${srv.url}api/sessions?limit=50`).then(async (r) => {
+      fetch(`${srv.url}api/sessions?limit=50`, srv.auth).then(async (r) => {
         const body = await r.json();
         return r.ok ? body.total as number : -1;
       });

@@ -37,7 +37,7 @@ Deno.test({
     await write(mainPath, main.slice(0, 6)); // the prompt and the first reply
 
     const srv = await liveServer({ home: `${root}/home`, data: `${root}/data` });
-    const b = await openBrowser({ width: 1280, height: 800 });
+    const b = await openBrowser({ width: 1280, height: 800, fixture: srv });
     const { page } = b;
     const rows = () => page.locator(".timeline .vwindow > .vrow [data-op]").count();
     try {

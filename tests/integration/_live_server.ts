@@ -4,7 +4,7 @@
  * `chronicle serve` wires them, over a scratch HOME the test writes agent logs into.
  */
 import type { CliIo } from "../../cli/io.ts";
-import { type RunningServer, startServer } from "../../cli/serve.ts";
+import { type RunningServer, signInUrl, startServer } from "../../cli/serve.ts";
 import { type Importing, startImporting } from "../../cli/serve_import.ts";
 import { ChronicleStore } from "../../core/store/mod.ts";
 import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
@@ -17,10 +17,14 @@ export interface LiveServer {
   store: ChronicleStore;
   importing: Importing;
   server: RunningServer;
+  token: string;
+  /** The address `chronicle serve` prints: it signs a browser in. */
+  signInUrl: string;
   /** Every request presents the install token (a header, as a script would). */
   headers: Record<string, string>;
   /** Stops importing, the server and both connections. */
   stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export async function liveServer(
@@ -60,17 +64,21 @@ export async function liveServer(
   });
   importing.start();
   await importing.firstPass;
+  const stop = async () => {
+    await importing.stop();
+    await server.shutdown();
+    writer.close();
+    store.close();
+  };
   return {
     url: server.url,
     store,
     importing,
     server,
+    token: LIVE_TOKEN,
+    signInUrl: signInUrl(server.url, LIVE_TOKEN),
     headers: { "x-chronicle-token": LIVE_TOKEN },
-    async stop() {
-      await importing.stop();
-      await server.shutdown();
-      writer.close();
-      store.close();
-    },
+    stop,
+    close: stop,
   };
 }

@@ -56,9 +56,11 @@ Deno.test("serve answers at once and fills the list in while the first import ru
     assert(served >= 0 && served < imported, `served before imported: ${seen}`);
     assertMatch(seen, /Imported 40 new or changed files \(40 sessions\)/);
     const url = seen.match(/http:\/\/127\.0\.0\.1:\d+\//)![0];
-    const list = await (await fetch(`${url}api/sessions?sort=started_at`)).json();
+    const token = (await Deno.readTextFile(`${home}/data/token`)).trim();
+    const auth = { headers: { "x-chronicle-token": token } };
+    const list = await (await fetch(`${url}api/sessions?sort=started_at`, auth)).json();
     assertEquals(list.total, 40);
-    const live = await (await fetch(`${url}api/live`)).json();
+    const live = await (await fetch(`${url}api/live`, auth)).json();
     assertEquals(live.import.state, "idle");
     assertEquals(live.import.files_done, 40);
     assertEquals(live.import.percent, 100);
