@@ -17,6 +17,7 @@ import { type ExportedSession, importAndExport, REPO_ROOT, type SessionRow } fro
 import { drive, type DriveResult } from "./drive.ts";
 import { writeFixture, writeFixturesReadme } from "./fixtures.ts";
 import { runGuardChecks } from "./guard.ts";
+import { runLiveCheck } from "./live.ts";
 import { binPath, cliVersion, ensureInstalled } from "./install.ts";
 import { type Scenario, SCENARIOS } from "./scenarios.ts";
 
@@ -27,7 +28,7 @@ imports exactly what they did. Needs root (for unshare -n), npm and git.
 
 Options:
   --agent NAME        claude, codex, opencode or gemini (repeatable; default all)
-  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, s8-spawn, guard
+  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, s8-spawn, guard, live
                       (repeatable)
   --cli-version A=V   test agent A at npm version V instead of its pin (e.g. claude=2.1.332)
   --update-fixtures   refresh fixtures/realclients/ from the runs
@@ -64,7 +65,7 @@ async function main(): Promise<number> {
   const scenarioIds = values.scenario;
   if (scenarioIds) {
     for (const id of scenarioIds) {
-      if (id !== "guard" && !SCENARIOS.some((s) => s.id === id)) {
+      if (id !== "guard" && id !== "live" && !SCENARIOS.some((s) => s.id === id)) {
         console.error(`conformance: unknown scenario "${id}"`);
         return 2;
       }
@@ -194,6 +195,18 @@ async function inside(
         name: "claude/guard",
         ok: g.ok,
         lines: g.lines,
+        seconds: (performance.now() - t0) / 1000,
+      };
+      reports.push(report);
+      printReport(report);
+    }
+    if (!scenarioIds || scenarioIds.includes("live")) {
+      const t0 = performance.now();
+      const l = await runLiveCheck(agent, bin, root);
+      const report = {
+        name: `${agent.id}/live`,
+        ok: l.ok,
+        lines: l.lines,
         seconds: (performance.now() - t0) / 1000,
       };
       reports.push(report);
