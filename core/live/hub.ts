@@ -166,6 +166,9 @@ export class LiveHub {
   private async sendChanges(v: Viewer): Promise<void> {
     const { source } = this.options;
     while (!v.sink.closed) {
+      // A client that does not read holds its pump here, not an ever longer queue.
+      await v.sink.ready();
+      if (v.sink.closed) return;
       const ch = source.sessionChanges(v.sessionId, { after: v.cursor, limit: this.batch });
       if (!ch) {
         v.sink.send("gone", { id: v.sessionId });
@@ -189,7 +192,6 @@ export class LiveHub {
         );
       }
       if (!ch.more) return;
-      await v.sink.ready();
     }
   }
 

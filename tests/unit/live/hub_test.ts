@@ -115,7 +115,7 @@ Deno.test("a burst is sent in batches, waiting for the client between them", asy
   const batches = sink.sent.filter((s) => s.event === "ops");
   assert.deepEqual(batches.map((b) => (b.data.ops as unknown[]).length), [3, 3, 3, 1]);
   assert.deepEqual(batches.map((b) => b.data.more), [true, true, true, false]);
-  assert.equal(sink.readies, 3);
+  assert.ok(sink.readies >= 4, "it waits for the client before every batch");
   assert.equal(new Set(sink.ops()).size, 10);
 });
 
@@ -126,9 +126,13 @@ Deno.test("a viewer back with the last id it got is sent exactly what it missed"
   const leave = t.hub.subscribe(ID, first, { stamp: 0, rowid: Infinity });
   await settle();
   // It leaves in the middle of a burst, after one batch of it: its last id is inside a stamp.
+  let readies = 0;
   first.ready = () => {
-    first.closed = true;
-    leave();
+    // Before the burst's first batch, then before its second: it leaves there.
+    if (++readies === 2) {
+      first.closed = true;
+      leave();
+    }
     return Promise.resolve();
   };
   await t.grow(...Array.from({ length: 7 }, (_, i) => bash(10 + i)));
