@@ -112,8 +112,8 @@ export function startImporting(options: ImportingOptions): Importing {
     if (final) io.stderr("\n");
   };
 
-  const run = (units: SourceUnit[]): Promise<ImportSummary> =>
-    importUnits(writer, units, { fs, runner: worker!.runner, totals: false });
+  const run = (units: SourceUnit[], bulk?: boolean): Promise<ImportSummary> =>
+    importUnits(writer, units, { fs, runner: worker!.runner, totals: false, bulk });
 
   const changed = (s: ImportSummary, live: boolean) => {
     if (!s.changed_sessions.length) return;
@@ -158,7 +158,8 @@ export function startImporting(options: ImportingOptions): Importing {
       importChunk: (units) =>
         queue.run(async () => {
           if (stopping.signal.aborted) return emptySummary();
-          const s = await run(units);
+          // A first pass is a bulk import even in its small first chunks.
+          const s = await run(units, first || undefined);
           // A first pass fills in a backlog: those sessions are not "being written".
           changed(s, !first);
           report.call();

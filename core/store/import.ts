@@ -134,6 +134,11 @@ export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources
    * of the store). Default true; the server's chunks and live imports skip it (zeros).
    */
   totals?: boolean;
+  /**
+   * A pass that is one piece of a bulk import (the server's first pass, in chunks): relaxed
+   * durability and shared commits however few its units. Default: from this many units on.
+   */
+  bulk?: boolean;
 }
 
 /** The summary of a pass that did nothing (yet). */
@@ -187,7 +192,7 @@ export async function importUnits(
   // can be imported again from the agents' logs, and the store is synced once at the end. Its
   // units also share commits, a few at a time (each unit stays atomic).
   // Small passes (the server's background imports, beside rule edits) stay fully durable.
-  const heavy = unchanged.filter((u) => !u).length >= BULK_UNITS;
+  const heavy = options.bulk ?? unchanged.filter((u) => !u).length >= BULK_UNITS;
   const restore = heavy ? store.relaxDurability() : () => {};
   const group = heavy ? store.writeGroup() : null;
   try {
