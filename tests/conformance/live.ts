@@ -3,7 +3,8 @@
  * starts, a client attaches to the session's live stream as soon as the session exists, and
  * the long scenario (s4-long, 40+ tool calls) runs. Every operation Chronicle ends up with
  * must have reached the client, once, in timeline order, in its final state, before the CLI
- * exited.
+ * exited: at the latest within the live latency target (100 ms) of its exit, since a CLI that
+ * writes its last line and exits at once cannot be beaten by any reader.
  *
  * @module
  */
@@ -12,6 +13,9 @@ import type { AgentSpec } from "./agents.ts";
 import { REPO_ROOT } from "./chronicle.ts";
 import { drive } from "./drive.ts";
 import { SCENARIOS } from "./scenarios.ts";
+
+/** The live target: a line appended reaches a viewer within this (p95). */
+const LATENCY_TARGET_MS = 100;
 
 const DENO_DIR = Deno.env.get("DENO_DIR") ??
   `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
@@ -125,7 +129,8 @@ export async function runLiveCheck(
         startedAt = performance.now();
       },
     });
-    const exitedAt = performance.now();
+    // The run's duration ends when the CLI exited (before its model server closed).
+    const exitedAt = startedAt + run.durationMs;
     stop.done = true;
     lines.push(`cli exit ${run.exitCode}, ${(run.durationMs / 1000).toFixed(1)} s`);
     const f = await following;
@@ -170,16 +175,24 @@ export async function runLiveCheck(
     if (stale.length) {
       problems.push(`${stale.length} operations' last version is not their final state`);
     }
-    const late = final.filter((o) => (last.get(o.op_id)?.at ?? Infinity) > exitedAt);
-    if (late.length) problems.push(`${late.length} operations arrived after the CLI exited`);
+    const late = final.filter((o) =>
+      (last.get(o.op_id)?.at ?? Infinity) > exitedAt + LATENCY_TARGET_MS
+    );
+    if (late.length) {
+      problems.push(
+        `${late.length} operations arrived more than ${LATENCY_TARGET_MS} ms after the CLI exited`,
+      );
+    }
     const lastAt = Math.max(...final.map((o) => last.get(o.op_id)?.at ?? -Infinity));
     lines.push(
       `live: attached ${(f.attachedAt - startedAt).toFixed(0)} ms after the CLI started; ` +
         `${final.length} operations, ${got.length} sent (${
           got.length - first.size
         } of them updates, ${placed} placed before steps already shown), the last ${
-          (exitedAt - lastAt).toFixed(0)
-        } ms before the CLI exited`,
+          lastAt <= exitedAt
+            ? `${(exitedAt - lastAt).toFixed(0)} ms before the CLI exited`
+            : `${(lastAt - exitedAt).toFixed(0)} ms after the CLI exited`
+        }`,
     );
     for (const p of problems) lines.push(`live: ${p}`);
     return { ok: run.exitCode === 0 && problems.length === 0 && final.length > 0, lines };
