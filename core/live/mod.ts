@@ -16,3 +16,4 @@ export * from "./hub.ts";
 export * from "./service.ts";
 export * from "./import_queue.ts";
 export * from "./background.ts";
+export * from "./writing.ts";

@@ -4,16 +4,13 @@
  * timeline page was read at); `GET /api/live` lists the sessions being written, their viewers
  * and watches, and the background import's progress.
  */
-import { type LiveSource, parseEventId } from "../../core/live/mod.ts";
+import { type LiveSource, parseEventId, WRITING_WINDOW_MS } from "../../core/live/mod.ts";
 import type { ChronicleStore } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import { openSseStream } from "../sse.ts";
 import type { Route } from "./_http.ts";
 import { timelineRow } from "./sessions.ts";
-
-/** How recent a session's last record or change must be for it to count as being written. */
-export const WRITING_WINDOW_MS = 120_000;
 
 /** What the live hub reads: the store's change queries, rows rendered as the timeline's. */
 export function liveSource(store: ChronicleStore): LiveSource {

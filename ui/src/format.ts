@@ -1,4 +1,5 @@
 /** Small formatting helpers: times, durations, counts, sizes, agent names. */
+import { WRITING_WINDOW_MS } from "../../core/live/writing.ts";
 
 export const AGENTS: Record<string, string> = {
   "claude-code": "Claude Code",
@@ -69,5 +70,5 @@ export function sessionTitle(
 /** True when a session wrote to its log in the last two minutes (shown with a dot). */
 export function isLive(s: { ended_at: string | null }, now = Date.now()): boolean {
   if (!s.ended_at) return false;
-  return now - Date.parse(s.ended_at) < 120_000;
+  return now - Date.parse(s.ended_at) < WRITING_WINDOW_MS;
 }

@@ -6,13 +6,12 @@
  * written while something reached it in the last two minutes.
  */
 import { batch, computed, effect, type ReadonlySignal, signal } from "@preact/signals";
+import { WRITING_WINDOW_MS } from "../../core/live/writing.ts";
 import { api } from "./api.ts";
 import { liveEnabled, type LiveStatus, type LiveStream, openLiveStream } from "./live.ts";
 import type { SessionState, TimelineState } from "./session_state.ts";
 import type { LiveEventOps, LiveEventSession, LiveRow, Stats } from "./types.ts";
 
-/** How recent the last change must be for a session to be shown as being written. */
-export const WRITING_MS = 120_000;
 /** The overview's numbers are read again at most this often while the session grows. */
 export const STATS_EVERY_MS = 3000;
 
@@ -118,7 +117,7 @@ export function followSession(state: SessionState): LiveSession {
   const writing = computed(() => {
     const ended = state.detail.value?.session.ended_at;
     const last = Math.max(lastChange.value ?? -Infinity, ended ? Date.parse(ended) : -Infinity);
-    return now.value - last < WRITING_MS;
+    return now.value - last < WRITING_WINDOW_MS;
   });
 
   return {
