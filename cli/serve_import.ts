@@ -175,7 +175,7 @@ export function startImporting(options: ImportingOptions): Importing {
     });
     report.call();
     if (first) {
-      draw(true);
+      if (tracker.snapshot().files_total) draw(true);
       const errors = result.errors.length ? `; ${result.errors.length} problems` : "";
       io.stdout(
         `Imported ${result.imported} new or changed files (${result.changed_sessions.length} sessions) in ${
