@@ -11,8 +11,11 @@ export { FIXTURES as SHARED } from "../../_helpers/fixtures.ts";
 
 const decoder = new TextDecoder();
 
-/** Imports units in one pass each and loads their sessions back from a store. */
-export async function importUnits(
+/**
+ * Runs the importer over units (one pass each), merges the passes through a fresh in-memory store
+ * and loads their sessions back. (Not `core/store`'s `importUnits`, the import pass itself.)
+ */
+export async function importThroughStore(
   importer: Importer,
   fs: SourceFs,
   units: SourceUnit[],

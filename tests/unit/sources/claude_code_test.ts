@@ -10,7 +10,7 @@ import type { SourceFs, SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
-import { importUnits } from "./_run_importer.ts";
+import { importThroughStore } from "./_run_importer.ts";
 
 const SHARED = FIXTURES;
 const decoder = new TextDecoder();
@@ -20,7 +20,8 @@ function unit(path: string, rank = 0): SourceUnit {
 }
 
 /** Imports files as one pass and loads their sessions back from a store. */
-const importFiles = (fs: SourceFs, units: SourceUnit[]) => importUnits(claudeCode, fs, units);
+const importFiles = (fs: SourceFs, units: SourceUnit[]) =>
+  importThroughStore(claudeCode, fs, units);
 
 function text(payloads: Map<string, Uint8Array>, ref: unknown): string | undefined {
   if (!ref || typeof ref !== "object" || !("sha256" in ref)) return undefined;

@@ -12,7 +12,7 @@ import { assertSnapshot, normalize } from "./_snapshot.ts";
 import {
   assemble,
   filesUnder,
-  importUnits,
+  importThroughStore,
   ops,
   payloadText,
   readScenario,
@@ -55,7 +55,9 @@ const output = (callId: string, out: unknown) =>
 async function importText(text: string) {
   const fs = new MemFs();
   fs.write(PATH, text);
-  const { sessions, payloads, results } = await importUnits(codex, fs, [unit()], { closed: true });
+  const { sessions, payloads, results } = await importThroughStore(codex, fs, [unit()], {
+    closed: true,
+  });
   assertEquals(sessions.length, 1);
   assertEquals(validationProblems(sessions[0]), []);
   return { s: sessions[0], payloads, result: results[0] };
@@ -686,7 +688,7 @@ Deno.test("codex importer: every peers and real-client fixture imports, validate
     for (const paths of groups.values()) {
       const name = paths[0].slice(SHARED.length + 1);
       await t.step(name, async () => {
-        const { sessions } = await importUnits(codex, realFs, paths.map((p) => unit(p)), {
+        const { sessions } = await importThroughStore(codex, realFs, paths.map((p) => unit(p)), {
           closed: true,
         });
         assertEquals(sessions.length, 1);
@@ -704,7 +706,7 @@ Deno.test("codex importer: every peers and real-client fixture imports, validate
 });
 
 Deno.test("codex importer: schema-drift fixtures report their unknown types as issues", async () => {
-  const { sessions } = await importUnits(codex, realFs, [
+  const { sessions } = await importThroughStore(codex, realFs, [
     unit(`${SHARED}/peers/codex/agentsessions_schema_drift.jsonl`),
   ], { closed: true });
   const s = sessions[0];
@@ -714,7 +716,7 @@ Deno.test("codex importer: schema-drift fixtures report their unknown types as i
   );
   // The one function_call line reads as a bare item; its name sits in `function.name`.
   assertEquals(ops(s).map((o) => [o.tool, o.completeness]), [["translate", "incomplete"]]);
-  const rich = (await importUnits(codex, realFs, [
+  const rich = (await importThroughStore(codex, realFs, [
     unit(`${SHARED}/peers/codex/agentsessions_small_v0.146_schema_rich.jsonl`),
   ])).sessions[0];
   assertEquals(validationProblems(rich), []);
@@ -731,7 +733,9 @@ Deno.test("codex importer: real-client sessions match their scenarios call by ca
         realFs,
       );
       assertEquals(units.length, 1);
-      const { sessions, payloads } = await importUnits(codex, realFs, units, { closed: true });
+      const { sessions, payloads } = await importThroughStore(codex, realFs, units, {
+        closed: true,
+      });
       const s = sessions[0];
       assertEquals(s.session.native_id, truth.session_id);
       assertEquals(s.session.project.path, truth.cwd);
@@ -821,7 +825,9 @@ Deno.test("codex importer: bad input is recorded as issues and loss, other sessi
         good,
         env("session_meta", { id: "900d", cli_version: "0.171.0" }) + TURN + user("fine"),
       );
-      const { sessions } = await importUnits(codex, fs, [unit(), unit(good)], { closed: true });
+      const { sessions } = await importThroughStore(codex, fs, [unit(), unit(good)], {
+        closed: true,
+      });
       assertEquals(sessions.length, 2);
       for (const s of sessions) assertEquals(validationProblems(s), []);
       const bad = sessions.find((s) => s.recording.source_paths[0] === PATH)!;
@@ -858,7 +864,7 @@ Deno.test("codex importer: a spawned thread is a sub-agent of its parent, its fo
     realFs,
   );
   assertEquals(units.length, 2, "the parent's rollout and the thread's");
-  const { sessions, payloads } = await importUnits(codex, realFs, units, { closed: true });
+  const { sessions, payloads } = await importThroughStore(codex, realFs, units, { closed: true });
   assertEquals(sessions.length, 1, "the thread is not a session of its own");
   const s = sessions[0];
   assertEquals(validationProblems(s), []);
@@ -902,6 +908,6 @@ Deno.test("codex importer: a thread without a name of its own takes it from sess
         updated_at: "2026-01-02T11:00:00Z",
       }) + "\n",
   );
-  const { sessions } = await importUnits(codex, fs, [unit()], { closed: true });
+  const { sessions } = await importThroughStore(codex, fs, [unit()], { closed: true });
   assertEquals(sessions[0].session.title, "Renamed", "the newest entry wins");
 });

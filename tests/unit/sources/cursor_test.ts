@@ -4,7 +4,7 @@ import { validationProblems } from "../../../core/model/mod.ts";
 import { cursor, cursorUserDirs, uriToPath } from "../../../core/sources/cursor/mod.ts";
 import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
-import { assemble, importUnits, ops, payloadText, resume, SHARED } from "./_run_importer.ts";
+import { assemble, importThroughStore, ops, payloadText, resume, SHARED } from "./_run_importer.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
 
 const TMP = await Deno.makeTempDir({ prefix: "chronicle-cursor-test-" });
@@ -74,7 +74,7 @@ function kvDb(
 }
 
 async function importDb(path: string) {
-  const { results, sessions, payloads } = await importUnits(cursor, fs, [dbUnit(path)]);
+  const { results, sessions, payloads } = await importThroughStore(cursor, fs, [dbUnit(path)]);
   return { result: results[0], sessions, payloads };
 }
 
@@ -104,7 +104,7 @@ Deno.test("cursor importer reads the global and workspace databases under CURSOR
     ["/globalStorage/state.vscdb", "sqlite", 0],
     ["/workspaceStorage/abc123/state.vscdb", "sqlite", 1],
   ]);
-  const { results, sessions, payloads } = await importUnits(cursor, fs, units);
+  const { results, sessions, payloads } = await importThroughStore(cursor, fs, units);
   for (const s of sessions) assertEquals(validationProblems(s), []);
   await assertSnapshot(
     "cursor__constructed__state.vscdb",
@@ -422,7 +422,9 @@ const TRANSCRIPTS = [
 Deno.test("cursor importer reads every cursor-agent transcript fixture", async (t) => {
   for (const name of TRANSCRIPTS) {
     await t.step(name, async () => {
-      const { results, sessions } = await importUnits(cursor, fs, [jsonlUnit(`${PEERS}/${name}`)]);
+      const { results, sessions } = await importThroughStore(cursor, fs, [
+        jsonlUnit(`${PEERS}/${name}`),
+      ]);
       assertEquals([results[0].mode, sessions.length], ["full", 1]);
       assertEquals(validationProblems(sessions[0]), []);
       assertEquals(sessions[0].provenance.loss_windows, []);
@@ -430,14 +432,16 @@ Deno.test("cursor importer reads every cursor-agent transcript fixture", async (
     });
   }
   await t.step("a <user_query> wrapper is not part of the prompt", async () => {
-    const { sessions } = await importUnits(cursor, fs, [jsonlUnit(`${PEERS}/${TRANSCRIPTS[0]}`)]);
+    const { sessions } = await importThroughStore(cursor, fs, [
+      jsonlUnit(`${PEERS}/${TRANSCRIPTS[0]}`),
+    ]);
     assertEquals(ops(sessions[0]).filter((o) => o.kind === "prompt").map((o) => o.text), [
       "run ls command",
       "now show me the git status",
     ]);
   });
   await t.step("results pair with calls by id, else by position", async () => {
-    const { sessions, payloads } = await importUnits(cursor, fs, [
+    const { sessions, payloads } = await importThroughStore(cursor, fs, [
       jsonlUnit(`${PEERS}/${TRANSCRIPTS[2]}`),
     ]);
     const calls = ops(sessions[0]).filter((o) => o.tool);
@@ -449,7 +453,9 @@ Deno.test("cursor importer reads every cursor-agent transcript fixture", async (
     assertEquals(sessions[0].completeness.connections.main, "complete");
   });
   await t.step("a call without its result leaves the session incomplete", async () => {
-    const { sessions } = await importUnits(cursor, fs, [jsonlUnit(`${PEERS}/${TRANSCRIPTS[3]}`)]);
+    const { sessions } = await importThroughStore(cursor, fs, [
+      jsonlUnit(`${PEERS}/${TRANSCRIPTS[3]}`),
+    ]);
     const call = ops(sessions[0]).find((o) => o.tool === "Bash")!;
     assertEquals([call.completeness, call.replay.replayable], ["incomplete", false]);
     assertEquals(sessions[0].completeness.connections.main, "incomplete");
@@ -473,7 +479,7 @@ Deno.test("cursor importer discovers agent transcripts, sub-agents and chat stor
     [`/.cursor/chats/abcdef/${id}/store.db`, "sqlite", 1],
   ]);
   for (const u of units) assert(cursor.detect(u.path), `detect(${u.path})`);
-  const { sessions } = await importUnits(cursor, fs, units);
+  const { sessions } = await importThroughStore(cursor, fs, units);
   // The transcript and its sub-agent are one session; the store's meta names another chat.
   const s = sessions.find((x) => x.session.native_id === id)!;
   assertEquals(s.connections.map((c) => [c.id, c.kind]), [["main", "main"], [
@@ -593,7 +599,7 @@ Deno.test("cursor importer keeps a transcript's bad lines as loss windows and re
       JSON.stringify({ role: "assistant", message: { content: [{ type: "text", text: "last" }] } }),
     ].join("\n") + "\n",
   );
-  const { sessions } = await importUnits(cursor, fs, [jsonlUnit(path)]);
+  const { sessions } = await importThroughStore(cursor, fs, [jsonlUnit(path)]);
   const s = sessions[0];
   assertEquals(ops(s).map((o) => [o.kind, o.text]), [
     ["prompt", "first"],
@@ -613,7 +619,7 @@ Deno.test("cursor importer keeps a transcript's bad lines as loss windows and re
 Deno.test("cursor-agent: tool_call, tool-result and custom_block blocks are shown; sub-agents link by prompt", async () => {
   const root = `${PEERS}/constructed/agent_layout/eeeeeeee-5555-4555-8555-eeeeeeeeeeee`;
   const fs = createDenoFs();
-  const { sessions, payloads } = await importUnits(cursor, fs, [
+  const { sessions, payloads } = await importThroughStore(cursor, fs, [
     jsonlUnit(`${root}/eeeeeeee-5555-4555-8555-eeeeeeeeeeee.jsonl`),
     { ...jsonlUnit(`${root}/subagents/readme-agent.jsonl`), rank: 1 },
     { ...jsonlUnit(`${root}/subagents/todo-agent.jsonl`), rank: 1 },

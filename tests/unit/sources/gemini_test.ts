@@ -12,7 +12,7 @@ import { assertSnapshot, normalize } from "./_snapshot.ts";
 import {
   assemble,
   filesUnder,
-  importUnits,
+  importThroughStore,
   ops,
   payloadText,
   readScenario,
@@ -64,7 +64,7 @@ const toolCall = (
 async function importText(text: string, path = PATH) {
   const fs = new MemFs();
   fs.write(path, text);
-  const { sessions, payloads, results } = await importUnits(gemini, fs, [unit(path)], {
+  const { sessions, payloads, results } = await importThroughStore(gemini, fs, [unit(path)], {
     closed: true,
   });
   assertEquals(sessions.length, 1);
@@ -540,7 +540,7 @@ Deno.test("gemini importer: a sub-agent chat joins its parent session as a sub-a
     j({ sessionId: "7c7c7c7c-0000-4000-8000-000000000002", kind: "subagent" }) +
       reply("s1", "sub-agent reply"),
   );
-  const { sessions } = await importUnits(gemini, fs, [unit(), unit(child, 1)]);
+  const { sessions } = await importThroughStore(gemini, fs, [unit(), unit(child, 1)]);
   assertEquals(sessions.length, 1);
   const s = sessions[0];
   assertEquals(validationProblems(s), []);
@@ -566,7 +566,7 @@ Deno.test("gemini importer: every peers and real-client fixture imports, validat
   for (const path of files) {
     const name = path.slice(SHARED.length + 1);
     await t.step(name, async () => {
-      const { sessions } = await importUnits(gemini, realFs, [unit(path)], { closed: true });
+      const { sessions } = await importThroughStore(gemini, realFs, [unit(path)], { closed: true });
       assertEquals(sessions.length, 1);
       for (const s of sessions) assertEquals(validationProblems(s), []);
       await assertSnapshot(
@@ -581,7 +581,7 @@ Deno.test("gemini importer: every peers and real-client fixture imports, validat
 });
 
 Deno.test("gemini importer: the schema-drift fixture reports its unknown layout", async () => {
-  const { sessions } = await importUnits(gemini, realFs, [
+  const { sessions } = await importThroughStore(gemini, realFs, [
     unit(`${SHARED}/peers/gemini/agentsessions_schema_drift.json`),
   ]);
   const s = sessions[0];
@@ -602,7 +602,9 @@ Deno.test("gemini importer: real-client sessions match their scenarios call by c
         realFs,
       );
       assertEquals(units.length, 1);
-      const { sessions, payloads } = await importUnits(gemini, realFs, units, { closed: true });
+      const { sessions, payloads } = await importThroughStore(gemini, realFs, units, {
+        closed: true,
+      });
       const s = sessions[0];
       assertEquals(s.session.native_id.slice(0, 8), truth.session_id.slice(0, 8));
       assertEquals(s.session.project.path, truth.cwd, "project from projects.json");
@@ -672,7 +674,9 @@ Deno.test("gemini importer: bad input is recorded as issues and loss, other sess
       const fs = new MemFs();
       fs.write(PATH, c.lines.join(""));
       fs.write(good, j({ sessionId: "good" }) + userMsg("g", "fine"));
-      const { sessions } = await importUnits(gemini, fs, [unit(), unit(good)], { closed: true });
+      const { sessions } = await importThroughStore(gemini, fs, [unit(), unit(good)], {
+        closed: true,
+      });
       assertEquals(sessions.length, 2);
       for (const s of sessions) assertEquals(validationProblems(s), []);
       const bad = sessions.find((s) => s.recording.source_paths[0] === PATH)!;

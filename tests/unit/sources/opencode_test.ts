@@ -12,7 +12,7 @@ import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import {
   assemble,
-  importUnits,
+  importThroughStore,
   ops,
   payloadText,
   readScenario,
@@ -163,7 +163,7 @@ async function importDb(
 ): Promise<
   { result: UnitResult; sessions: CanonicalSession[]; payloads: Map<string, Uint8Array> }
 > {
-  const { results, sessions, payloads } = await importUnits(opencode, fs, [dbUnit(path)]);
+  const { results, sessions, payloads } = await importThroughStore(opencode, fs, [dbUnit(path)]);
   return { result: results[0], sessions, payloads };
 }
 
@@ -195,7 +195,7 @@ Deno.test("opencode importer reads every peers fixture, and snapshots its canoni
   ];
   for (const c of cases) {
     await t.step(c.name, async () => {
-      const { results, sessions } = await importUnits(opencode, fs, [c.unit]);
+      const { results, sessions } = await importThroughStore(opencode, fs, [c.unit]);
       assertEquals(results[0].mode, "full");
       assertEquals(sessions.length, c.sessions);
       for (const s of sessions) assertEquals(validationProblems(s), []);
@@ -211,9 +211,9 @@ Deno.test("opencode importer reads every peers fixture, and snapshots its canoni
 Deno.test("opencode importer gives the same session from the database and from the storage tree", async () => {
   const tree = `${TMP}/same/opencode/storage`;
   await copyTree(`${PEERS}/constructed/storage`, tree);
-  const a =
-    (await importUnits(opencode, fs, [dbUnit(`${PEERS}/constructed/opencode.db`)])).sessions[0];
-  const b = (await importUnits(opencode, fs, [treeUnit(tree)])).sessions[0];
+  const a = (await importThroughStore(opencode, fs, [dbUnit(`${PEERS}/constructed/opencode.db`)]))
+    .sessions[0];
+  const b = (await importThroughStore(opencode, fs, [treeUnit(tree)])).sessions[0];
   const shape = (s: CanonicalSession) =>
     ops(s).map((o) => [o.id, o.kind, o.tool, o.is_error, o.completeness, o.request, o.response]);
   assertEquals(shape(a), shape(b));
@@ -224,7 +224,7 @@ Deno.test("opencode importer gives the same session from the database and from t
 });
 
 Deno.test("opencode importer counts drifted and unknown shapes in the legacy trees as issues", async () => {
-  const legacy = await importUnits(opencode, fs, [
+  const legacy = await importThroughStore(opencode, fs, [
     treeUnit(`${PEERS}/agentsessions/storage_legacy`),
   ]);
   const s = legacy.sessions[0];
@@ -232,7 +232,9 @@ Deno.test("opencode importer counts drifted and unknown shapes in the legacy tre
   const bash = ops(s).find((o) => o.tool === "bash")!;
   assertEquals(bash.completeness, "complete");
   assertEquals(s.issues.find((i) => i.code === "unknown_tool_state")?.count, 1);
-  const v2 = await importUnits(opencode, fs, [treeUnit(`${PEERS}/agentsessions/storage_v2`)]);
+  const v2 = await importThroughStore(opencode, fs, [
+    treeUnit(`${PEERS}/agentsessions/storage_v2`),
+  ]);
   const large = v2.sessions.find((x) => x.session.native_id === "s_stage0_large")!;
   const kinds = ops(large).map((o) => o.event ?? o.kind);
   for (const k of ["prompt", "exec", "reply", "file", "thinking", "compaction", "patch", "error"]) {
@@ -264,7 +266,7 @@ Deno.test("opencode importer matches every real-client tool call, one to one and
         const home = `${dir}/${variant}`;
         const units = await opencode.discover({ home, env: {}, platform: "linux" }, fs);
         assertEquals(units.map((u) => u.path), [`${home}/.local/share/opencode/opencode.db`]);
-        const { results, sessions, payloads } = await importUnits(opencode, fs, units);
+        const { results, sessions, payloads } = await importThroughStore(opencode, fs, units);
         assertEquals(results[0].issues, []);
         assertEquals(sessions.length, 1);
         const s = sessions[0];
