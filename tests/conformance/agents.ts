@@ -184,7 +184,8 @@ const opencode: AgentSpec = {
           model: "mock/mock-model",
           autoupdate: false,
           share: "disabled",
-          permission: { edit: "allow", bash: "allow", webfetch: "allow" },
+          // read: reading a .env is "ask" by default, which a headless run answers no.
+          permission: { edit: "allow", bash: "allow", webfetch: "allow", read: "allow" },
           provider: {
             mock: {
               npm: "@ai-sdk/openai-compatible",

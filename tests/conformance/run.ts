@@ -13,7 +13,13 @@
 import { parseArgs } from "node:util";
 import { AGENTS, type AgentSpec } from "./agents.ts";
 import { checkConversation, checkSession, scriptProblems, servedOrder } from "./check.ts";
-import { type ExportedSession, importAndExport, REPO_ROOT, type SessionRow } from "./chronicle.ts";
+import {
+  chronicle,
+  type ExportedSession,
+  importAndExport,
+  REPO_ROOT,
+  type SessionRow,
+} from "./chronicle.ts";
 import { drive, type DriveResult } from "./drive.ts";
 import { writeFixture, writeFixturesReadme } from "./fixtures.ts";
 import { runGuardChecks } from "./guard.ts";
@@ -28,7 +34,8 @@ imports exactly what they did. Needs root (for unshare -n), npm and git.
 
 Options:
   --agent NAME        claude, codex, opencode or gemini (repeatable; default all)
-  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, s8-spawn, guard, live
+  --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, s8-spawn,
+                      s9-secrets, guard, live
                       (repeatable)
   --cli-version A=V   test agent A at npm version V instead of its pin (e.g. claude=2.1.332)
   --update-fixtures   refresh fixtures/realclients/ from the runs
@@ -321,7 +328,16 @@ async function runScenario(
     }
     lines.push(...conv.map((c) => `conversation: ${c}`));
     lines.push(...collapseNotes(observed.notes));
-    ok = ok && observed.ok && conv.length === 0 && links.length === 0;
+    const secrets = scenario.secrets
+      ? await checkSecrets(
+        { home: run.ctx.home, dataDir },
+        imported.exported.session.session.id,
+        scenario.secrets,
+      )
+      : [];
+    lines.push(...secrets.map((l) => `secrets: ${l}`));
+    ok = ok && observed.ok && conv.length === 0 && links.length === 0 &&
+      secrets.every((l) => l.startsWith("ok"));
   }
   if (updateFixtures) {
     try {
@@ -345,6 +361,34 @@ function pickSession(rows: SessionRow[], agent: AgentSpec, run: DriveResult): Se
   return `expected one ${agent.source} session, found ${mine.length} (of ${rows.length}): ${
     mine.map((r) => r.id).join(", ")
   }`;
+}
+
+/**
+ * `chronicle scan --session` on the imported session: every expected rule fires, and no secret
+ * value is printed.
+ */
+async function checkSecrets(
+  env: { home: string; dataDir: string },
+  sessionId: string,
+  want: { rules: string[]; values: string[] },
+): Promise<string[]> {
+  const r = await chronicle(env, ["scan", "--session", sessionId, "--format", "json"]);
+  if (r.code !== 1) {
+    return [`chronicle scan exited ${r.code}, want 1 (findings): ${tail(r.stderr)}`];
+  }
+  let histogram: Record<string, number> = {};
+  try {
+    histogram = JSON.parse(r.stdout).histogram ?? {};
+  } catch {
+    return ["chronicle scan printed no JSON"];
+  }
+  const lines = want.rules.map((rule) =>
+    histogram[rule] ? `ok ${rule}: ${histogram[rule]} finding(s)` : `no ${rule} finding`
+  );
+  for (const v of want.values) {
+    if (r.stdout.includes(v) || r.stderr.includes(v)) lines.push(`the scan printed a secret value`);
+  }
+  return lines;
 }
 
 /** Every session of the agent: a resumed run may have written its continuation apart. */

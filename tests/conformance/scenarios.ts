@@ -22,6 +22,8 @@ export type Step =
 export type ScriptedStep = Step & {
   /** The tool must report an error (expected_error in the real-client fixtures). */
   error?: boolean;
+  /** Agents whose CLI refuses this step by its own policy: for them it must be an error. */
+  refusedBy?: string[];
   /** A substring the recorded tool result must contain; with a list, any one of them. */
   result_has?: string | string[];
 };
@@ -46,6 +48,11 @@ export interface Scenario {
   subagent?: NeutralThread;
   /** A second run that resumes the first one's session with another prompt. */
   resume?: NeutralThread;
+  /**
+   * Secrets the run exposes: `chronicle scan --session` on the imported session must report
+   * each rule, and never print a value.
+   */
+  secrets?: { rules: string[]; values: string[] };
   /** Agents the scenario applies to; all when absent. */
   agents?: string[];
   /** Agent features the scenario needs switched on (`spawn`: Codex's collaboration tools). */
@@ -484,7 +491,45 @@ const s8: Scenario = {
   subagent: s6.subagent,
 };
 
-export const SCENARIOS: readonly Scenario[] = [s1, s2, s4, s6, s7, s8];
+/**
+ * Credentials made up for this scenario, shaped like real ones (a value that says "fake" or
+ * "example" is a placeholder to the scanner, so these do not).
+ */
+const FAKE_PASSWORD = "Tr0ub4dor-9x2Q-Lm7v";
+const FAKE_DB_URL = "postgres://app:s3cr3tPw71Zk@db.internal:5432/inventory";
+
+const s9: Scenario = {
+  id: "s9-secrets",
+  description: "The agent reads a .env and greps the project for a password.",
+  title: "Find the database password",
+  files: {
+    ".env": `APP_ENV=production\nDB_PASSWORD=${FAKE_PASSWORD}\nDATABASE_URL=${FAKE_DB_URL}\n`,
+    "src/db.py": 'import os\n\nPASSWORD = os.environ["DB_PASSWORD"]\n',
+  },
+  // Gemini CLI refuses to read a path with a `.env` segment (its own protection), but its
+  // grep_search still prints the file's lines: the secrets reach its session all the same.
+  secrets: { rules: ["password", "db_conn"], values: [FAKE_PASSWORD, "s3cr3tPw71Zk"] },
+  main: {
+    prompt: "Where does the app get its database password? Check the .env and search the code.",
+    turns: [
+      {
+        text: "Reading the .env first.",
+        steps: [{
+          op: "read",
+          path: ".env",
+          result_has: ["DB_PASSWORD", "Path not in workspace"],
+          refusedBy: ["gemini"],
+        }],
+      },
+      {
+        steps: [{ op: "grep", pattern: "PASSWORD", dir: ".", result_has: "DB_PASSWORD" }],
+      },
+    ],
+    final: "The password comes from DB_PASSWORD in .env, read by src/db.py through os.environ.",
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [s1, s2, s4, s6, s7, s8, s9];
 
 /** The text a script matches a request's first user message against. */
 export function matchOf(prompt: string): string {

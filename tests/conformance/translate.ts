@@ -248,7 +248,7 @@ export function translate(scenario: Scenario, agent: AgentId, project: string): 
             tool: n.call.name,
             input: n.call.input,
             kinds: n.kinds,
-            error: step.error === true,
+            error: step.error === true || (step.refusedBy?.includes(agent) ?? false),
             result_has: step.result_has,
           });
           return n.call;
