@@ -91,7 +91,14 @@ export interface BrowserSession {
  * printed address and keeps the cookie the server trades it for (every route needs it).
  */
 export async function openBrowser(
-  options: { width?: number; height?: number; dark?: boolean; fixture: Fixture },
+  options: {
+    width?: number;
+    height?: number;
+    dark?: boolean;
+    /** The zone the browser lives in (IANA name); the machine's own by default. */
+    timezoneId?: string;
+    fixture: Fixture;
+  },
 ): Promise<BrowserSession> {
   try {
     await Deno.stat(CHROMIUM);
@@ -121,6 +128,7 @@ export async function openBrowser(
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
     colorScheme: options.dark ? "dark" : "light",
+    timezoneId: options.timezoneId,
   });
   const page = await context.newPage();
   const problems: string[] = [];

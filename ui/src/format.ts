@@ -14,21 +14,65 @@ export function agentName(source: string): string {
 }
 
 export function when(iso: string | null | undefined, now = Date.now()): string {
-  if (!iso) return "";
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return "";
+  const t = instant(iso);
+  if (t === null) return "";
   const s = Math.round((now - t) / 1000);
   if (s < 60) return "just now";
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
   if (s < 86400 * 7) return `${Math.floor(s / 86400)} d ago`;
-  return new Date(t).toISOString().slice(0, 10);
+  return localDate(t);
 }
 
-export function dateTime(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return "";
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * Every date and time the UI shows is in the browser's own zone (each time's tooltip names
+ * the zone, {@link timeTitle}); the API's ISO instants are UTC. `YYYY-MM-DD`.
+ */
+export function localDate(ms: number): string {
   const d = new Date(ms);
-  return `${d.toISOString().slice(0, 10)} ${d.toTimeString().slice(0, 8)}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in the browser's zone. */
+export function dateTime(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return "";
+  const d = new Date(ms);
+  return `${localDate(ms)} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** The browser's zone and its offset at `ms`, e.g. `Asia/Tokyo (UTC+09:00)`. */
+export function zoneName(ms = Date.now()): string {
+  const off = -new Date(ms).getTimezoneOffset();
+  const a = Math.abs(off);
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone || "local time";
+  return `${name} (UTC${off < 0 ? "−" : "+"}${pad(Math.floor(a / 60))}:${pad(a % 60)})`;
+}
+
+/** A time's tooltip: the local time with its zone, and the same instant in UTC. */
+export function timeTitle(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return "";
+  const utc = new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+  return `${dateTime(ms)} ${zoneName(ms)} · ${utc} UTC`;
+}
+
+/** Milliseconds of an ISO instant; null when absent or unreadable. */
+export function instant(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+/**
+ * A date filter's day (`YYYY-MM-DD`, local) as the instant the API compares with: the day's
+ * first millisecond in the browser's zone, or with `end` its last, as an ISO string.
+ */
+export function localDayBound(day: string, end = false): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return undefined;
+  const next = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + (end ? 1 : 0));
+  return new Date(next.getTime() - (end ? 1 : 0)).toISOString();
 }
 
 export function duration(ms: number | null | undefined): string {

@@ -9,10 +9,10 @@ import type { VNode } from "preact";
 import { useEffect, useMemo, useRef } from "preact/hooks";
 import type { FileDiff, FileView, SessionChanges, TreeView } from "../../../core/timetravel/mod.ts";
 import { api, qs } from "../api.ts";
-import { dateTime } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import type { SessionState } from "../session_state.ts";
 import { Icon } from "./causality_badge.tsx";
+import { Time } from "./time.tsx";
 import { causalityOf } from "./causality_state.ts";
 import { callSummary } from "./op_row.tsx";
 import { DiffView } from "./diff_view.tsx";
@@ -225,7 +225,14 @@ export function CodeAtMoment({ state, opId }: { state: SessionState; opId: strin
               {row
                 ? `${row.op.tool ?? row.op.kind}: ${callSummary(row).slice(0, 120)}`
                 : "this step"}
-              {row?.ts_ms ? ` · ${dateTime(row.ts_ms)}` : ""}
+              {row?.ts_ms
+                ? (
+                  <>
+                    {" · "}
+                    <Time at={row.ts_ms} />
+                  </>
+                )
+                : ""}
               {here >= 0 ? ` · change ${here + 1} of ${changes.length}` : ""}
             </div>
           </div>
@@ -267,7 +274,7 @@ export function CodeAtMoment({ state, opId }: { state: SessionState; opId: strin
                     {t.commit.after < 0
                       ? "the commit the session started from"
                       : `committed during the session (matched by ${t.commit.matched})`} ·{" "}
-                    {dateTime(Date.parse(t.commit.committed_at))}
+                    <Time at={t.commit.committed_at} />
                   </span>
                 </span>
               )
@@ -373,7 +380,7 @@ export function CodeAtMoment({ state, opId }: { state: SessionState; opId: strin
                       <li key={cm.sha}>
                         <code>{cm.sha.slice(0, 10)}</code> “{cm.subject}”{" "}
                         <span class="muted">
-                          {dateTime(Date.parse(cm.committed_at))} · matched by {cm.matched}
+                          <Time at={cm.committed_at} /> · matched by {cm.matched}
                         </span>
                       </li>
                     ))}

@@ -1,7 +1,7 @@
 /** The right pane: everything about the selected step, raw input and result included. */
 import type { VNode } from "preact";
 import { isErrorResult } from "../../../core/analytics/error_heuristic.ts";
-import { dateTime } from "../format.ts";
+import { Time } from "./time.tsx";
 import { navigate, sessionUrl } from "../router.ts";
 import type { SessionState } from "../session_state.ts";
 import { CausalityPanel, FilesTouchedMap } from "./causality_panel.tsx";
@@ -30,12 +30,12 @@ export function Inspector({ state }: { state: SessionState }): VNode | null {
   }
   const op = row.op;
   const { extensions: _ext, provenance, ...core } = op;
-  const facts: [string, string | undefined][] = [
+  const facts: [string, string | VNode | undefined][] = [
     ["kind", op.kind],
     ["tool", op.tool],
     ["effect", op.effect],
     ["thread", row.connection],
-    ["time", dateTime(row.ts_ms)],
+    ["time", row.ts_ms === null ? undefined : <Time key="time" at={row.ts_ms} />],
     ["model", op.model],
     ["completeness", op.completeness],
     ["error", isErrorResult(op, row.result?.text) ? "yes" : "no"],

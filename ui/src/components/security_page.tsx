@@ -7,6 +7,7 @@ import type { VNode } from "preact";
 import { useEffect } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { onLink, sessionUrl } from "../router.ts";
+import { Time } from "./time.tsx";
 
 interface Rule {
   id: string;
@@ -299,7 +300,9 @@ function Interceptions({ refresh }: { refresh: number }): VNode {
           <tbody>
             {page.value.items.map((i) => (
               <tr key={i.id}>
-                <td class="muted">{i.at.replace("T", " ").slice(0, 19)}</td>
+                <td class="muted nowrap">
+                  <Time at={i.at} />
+                </td>
                 <td>
                   <span
                     class={`badge ${

@@ -6,7 +6,8 @@ import { useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { api, qs } from "../api.ts";
-import { AGENTS, basename, isLive, sessionTitle, when } from "../format.ts";
+import { AGENTS, basename, isLive, localDayBound, sessionTitle } from "../format.ts";
+import { Time } from "./time.tsx";
 import { navigate, onLink, sessionUrl } from "../router.ts";
 import type { Page, Project, SessionSummary } from "../types.ts";
 import { ImportProgressBar } from "./import_progress.tsx";
@@ -53,7 +54,14 @@ export function SessionList(
       const f = filters.value;
       const page = await api<Page<SessionSummary>>(
         `/api/sessions${
-          qs({ ...f, order: f.sort === "title" ? "asc" : "desc", limit: PAGE, offset })
+          qs({
+            ...f,
+            from: localDayBound(f.from),
+            to: localDayBound(f.to, true),
+            order: f.sort === "title" ? "asc" : "desc",
+            limit: PAGE,
+            offset,
+          })
         }`,
       );
       items.value = offset === 0 ? page.items : [...items.value, ...page.items];
@@ -149,8 +157,10 @@ export function SessionList(
             <option value="title">Title</option>
           </select>
         </div>
-        <div class="muted small">
-          {total.value === null ? "Loading…" : `${total.value.toLocaleString("en-US")} sessions`}
+        <div class="muted small list-count" role="status">
+          {total.value === null
+            ? "Loading…"
+            : `${total.value.toLocaleString("en-US")} session${total.value === 1 ? "" : "s"}`}
         </div>
       </div>
       <ImportProgressBar />
@@ -170,7 +180,7 @@ export function SessionList(
                   {isLive(s, now) && (
                     <span class="live" title="Active in the last two minutes">●</span>
                   )}
-                  <span class="muted s-when">{when(s.started_at, now)}</span>
+                  <Time class="muted s-when" at={s.started_at} show="ago" now={now} />
                 </div>
                 <div class="s-title">{sessionTitle(s)}</div>
                 <div class="s-bottom muted">

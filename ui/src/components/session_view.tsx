@@ -6,7 +6,8 @@
 import { useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
-import { agentName, basename, count, dateTime, duration, sessionTitle } from "../format.ts";
+import { agentName, basename, count, duration, sessionTitle } from "../format.ts";
+import { Time } from "./time.tsx";
 import { followSession, type LiveSession } from "../live_session.ts";
 import { createSessionState, type SessionState } from "../session_state.ts";
 import { CodeAtMomentHost } from "./code_at_moment.tsx";
@@ -36,7 +37,7 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
         {s.project_path && <span title={s.project_path}>project {basename(s.project_path)}</span>}
         {d.info.project.git?.branch && <span>⎇ {d.info.project.git.branch}</span>}
         {main?.server.model && <span>{main.server.model}</span>}
-        <span class="muted">{dateTime(s.started_at ? Date.parse(s.started_at) : null)}</span>
+        <Time class="muted" at={s.started_at} />
       </div>
       {stats && (
         <div class="stat-cards">
