@@ -110,6 +110,24 @@ export function diffLines(change: FileChange): DiffLine[] {
   return out;
 }
 
+/** How many lines of a failed call's result are its reason, shown without a click. */
+export const REASON_LINES = 12;
+
+/**
+ * Why a failed call failed, as a reader wants it up front: the opening of its result with the
+ * agent's wrapper tags (`<tool_use_error>`, `<error>`) taken off, at most {@link REASON_LINES}
+ * lines. `cut` says whether more of the result follows.
+ */
+export function failureReason(resultText: string | undefined): { text: string; cut: boolean } {
+  const plain = (resultText ?? "")
+    .replace(/^\s*<(tool_use_error|error)>\s*/, "")
+    .replace(/\s*<\/(tool_use_error|error)>\s*$/, "")
+    .trim();
+  const lines = plain.split("\n");
+  const text = lines.slice(0, REASON_LINES).join("\n");
+  return { text, cut: lines.length > REASON_LINES };
+}
+
 /** The label of each tool kind. */
 export const KIND_LABEL: Readonly<Record<string, string>> = {
   read: "Read",

@@ -12,7 +12,11 @@ import { bytes, duration } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import type { SessionState } from "../session_state.ts";
 import type { ConnectionView, PayloadText, Row } from "../types.ts";
-import { callSummary as summaryOf, KIND_LABEL } from "../../../core/export/tool_view.ts";
+import {
+  callSummary as summaryOf,
+  failureReason,
+  KIND_LABEL,
+} from "../../../core/export/tool_view.ts";
 import { CausalityBadge, causalityRowClass } from "./causality_badge.tsx";
 import { DiffView, fileChanges } from "./diff_view.tsx";
 import { Markdown } from "./markdown.tsx";
@@ -92,6 +96,19 @@ function SubagentThread({ state, conn }: { state: SessionState; conn: Connection
           Show more ({total - shown.value} left)
         </button>
       )}
+    </div>
+  );
+}
+
+/** Why a call failed, shown in the row itself: the opening of its result, never folded. */
+function FailureReason({ text }: { text: string | undefined }): VNode {
+  const reason = failureReason(text);
+  return (
+    <div class="fail-reason" role="group" aria-label="Why it failed">
+      <span class="fail-label">Error:</span>
+      {reason.text
+        ? <pre class="fail-text">{reason.text}{reason.cut ? "\n…" : ""}</pre>
+        : <span class="muted">the agent recorded no reason</span>}
     </div>
   );
 }
@@ -185,17 +202,28 @@ export function OpRow(
   return (
     <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
       <div class="tool-head">
+        {error && <span class="badge badge-failed">✗ Failed</span>}
         <span class={`badge badge-${op.kind}`}>{KIND_LABEL[op.kind] ?? op.kind}</span>
         <span class="tool-name">{op.tool}</span>
         <span class="tool-summary" title={summary}>{summary}</span>
         <CausalityBadge state={state} row={row} />
-        {error && <span class="badge badge-error">error</span>}
         {op.completeness !== "complete" && <span class="badge badge-warn">{op.completeness}</span>}
         <span class="muted">{time}</span>
         {link}
       </div>
-      {changes.length > 0 && changes.map((c, i) => <DiffView key={i} change={c} />)}
-      <details class="tool-body" open={error && !changes.length}>
+      {error && <FailureReason text={row.result?.text} />}
+      {changes.length > 0 && !error && changes.map((c, i) => <DiffView key={i} change={c} />)}
+      {changes.length > 0 && error && (
+        <details class="attempted">
+          <summary>
+            {changes.length === 1
+              ? `Attempted change to ${changes[0].path || "a file"}, not applied`
+              : `${changes.length} attempted changes, not applied`}
+          </summary>
+          {changes.map((c, i) => <DiffView key={i} change={c} attempted />)}
+        </details>
+      )}
+      <details class="tool-body">
         <summary>{changes.length ? "Input and result" : "Details"}</summary>
         {row.input && <PayloadBlock payload={row.input} label="Input" pretty />}
         {row.result && (

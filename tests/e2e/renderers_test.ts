@@ -1,0 +1,163 @@
+/**
+ * How steps read in headless Chromium: a failed call reads as failed at a glance with its
+ * reason shown, diffs keep their line numbers on one line and scroll long lines (or wrap them
+ * by a toggle). Screenshots in both themes and at a phone's width go to tests/e2e/screenshots/.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "../_helpers/test_deps.ts";
+import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
+import { type SyntheticTurn, writeClaudeSession } from "./_synthetic.ts";
+
+export const RENDER_SESSION = "44444444-5555-4666-8777-888888888888";
+
+const LONG_LINE = "const message = " + JSON.stringify("a long line ".repeat(40)) + ";";
+
+function renderTurns(): SyntheticTurn[] {
+  return [
+    { user: "Fix the greeting in src/app.ts", assistant: "Looking at it." },
+    {
+      tool: {
+        name: "Edit",
+        input: {
+          file_path: "/tmp/render/src/app.ts",
+          old_string: "console.log('helo');",
+          new_string: "console.log('hello');",
+        },
+        result:
+          "<tool_use_error>String to replace not found in file.\nString: console.log('helo');</tool_use_error>",
+        is_error: true,
+      },
+    },
+    {
+      tool: {
+        name: "Bash",
+        input: { command: "deno test" },
+        result: 'error: Module not found "file:///tmp/render/main_test.ts".\nExit code: 1',
+        is_error: true,
+      },
+    },
+    {
+      tool: {
+        name: "Edit",
+        input: {
+          file_path: "/tmp/render/src/app.ts",
+          old_string: "export function greet() {\n  return 1;\n}",
+          new_string: `export function greet() {\n  ${LONG_LINE}\n  return message;\n}`,
+        },
+        result: "The file /tmp/render/src/app.ts has been updated.",
+      },
+    },
+  ];
+}
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-render-" });
+await writeClaudeSession(home, {
+  sessionId: RENDER_SESSION,
+  cwd: "/tmp/render",
+  turns: renderTurns(),
+});
+
+async function openSession(page: Page, url: string): Promise<void> {
+  const id = `claude-code:${RENDER_SESSION}`;
+  await page.goto(`${url}sessions/${encodeURIComponent(id)}`);
+  await page.waitForSelector(".op-edit");
+}
+
+Deno.test({
+  name: "failed calls read as failed and diffs keep line numbers on one line",
+  ...opts,
+  fn: async (t) => {
+    const fx = await serveFixtures({ scenarios: [], homes: [home] });
+    const b = await openBrowser({ fixture: fx, width: 1280, height: 900 });
+    const { page } = b;
+    try {
+      await openSession(page, fx.server.url);
+
+      await t.step("a failed edit shows Failed and its reason, not an applied diff", async () => {
+        const failed = page.locator(".op-edit.is-error");
+        assert.equal(await failed.count(), 1);
+        assert.equal(await failed.locator(".badge-failed").isVisible(), true);
+        const reason = failed.locator(".fail-reason");
+        assert.equal(await reason.isVisible(), true, "the reason is shown without a click");
+        assert.match((await reason.textContent()) ?? "", /String to replace not found in file/);
+        assert.doesNotMatch((await reason.textContent()) ?? "", /tool_use_error/);
+        // Its diff is the attempted change, folded and labelled as not applied.
+        assert.equal(await failed.locator(".diff").isVisible(), false);
+        assert.match(
+          (await failed.locator(".attempted > summary").textContent()) ?? "",
+          /not applied/,
+        );
+        await failed.locator(".attempted > summary").click();
+        assert.match((await failed.locator(".diff-head").textContent()) ?? "", /not applied/);
+      });
+
+      await t.step("a failed command shows its reason too", async () => {
+        const failed = page.locator(".op-exec.is-error");
+        assert.equal(await failed.locator(".badge-failed").isVisible(), true);
+        assert.match(
+          (await failed.locator(".fail-reason").textContent()) ?? "",
+          /Module not found/,
+        );
+      });
+
+      await t.step(
+        "the applied edit's long line scrolls; its line numbers stay on one line",
+        async () => {
+          const ok = page.locator(".op-edit:not(.is-error)");
+          const diff = ok.locator(".diff");
+          assert.equal(await diff.isVisible(), true);
+          const lay = await diff.evaluate((el) => {
+            const scroll = el.querySelector(".diff-scroll") as HTMLElement;
+            const lns = [...el.querySelectorAll("td.ln")] as HTMLElement[];
+            const line = parseFloat(getComputedStyle(lns[0]).lineHeight);
+            return {
+              overflows: scroll.scrollWidth > scroll.clientWidth,
+              tallestLn: Math.max(...lns.map((c) => c.getBoundingClientRect().height)),
+              line,
+            };
+          });
+          assert.equal(lay.overflows, true, "the long line scrolls sideways");
+          assert.ok(
+            lay.tallestLn < lay.line * 1.5,
+            `a line number cell is one line (${lay.tallestLn}px)`,
+          );
+          await screenshot(page, "r01_failed_and_diff_light");
+
+          await diff.locator("button", { hasText: "Wrap" }).click();
+          const wrapped = await diff.evaluate((el) => {
+            const scroll = el.querySelector(".diff-scroll") as HTMLElement;
+            return scroll.scrollWidth > scroll.clientWidth;
+          });
+          assert.equal(wrapped, false, "wrapped lines fit");
+          assert.equal(
+            await diff.locator("button", { hasText: "Wrap" }).getAttribute("aria-pressed"),
+            "true",
+          );
+          await diff.locator("button", { hasText: "Wrap" }).click();
+        },
+      );
+
+      await t.step("dark theme and a phone's width", async () => {
+        await page.emulateMedia({ colorScheme: "dark" });
+        await screenshot(page, "r01_failed_and_diff_dark");
+        await page.setViewportSize({ width: 390, height: 844 });
+        await openSession(page, fx.server.url);
+        await page.locator(".op-edit.is-error").scrollIntoViewIfNeeded();
+        await screenshot(page, "r01_failed_and_diff_dark_390");
+        await page.emulateMedia({ colorScheme: "light" });
+        await screenshot(page, "r01_failed_and_diff_light_390");
+        const ln = await page.locator(".op-edit:not(.is-error) td.ln").first().evaluate((c) =>
+          c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight)
+        );
+        assert.ok(ln < 1.5, "line numbers stay on one line at 390 px");
+      });
+
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});
