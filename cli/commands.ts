@@ -1,5 +1,6 @@
 /** The command table: one line per command. */
 import { diffCommand } from "./diff.ts";
+import { doctorCommand } from "./doctor.ts";
 import { exportCommand, verifyCommand } from "./export.ts";
 import { filesCommand } from "./files.ts";
 import { guardCommand } from "./guard.ts";
@@ -53,6 +54,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "play a session's edits and commands again in a sandbox and compare",
   },
   scan: { run: scanCommand, summary: "find and redact secrets in files, stdin or sessions" },
+  doctor: {
+    run: doctorCommand,
+    summary:
+      "what Chronicle found (agents, data folder, store, guard, tools, server) and what to fix",
+  },
   guard: {
     run: guardCommand,
     summary: "the PreToolUse guard: decide offline, install or remove the hook",

@@ -9,7 +9,9 @@ import type { ChronicleStore } from "../core/store/mod.ts";
 import { VERSION } from "../core/version.ts";
 import { readOrCreateToken } from "../runtime/data_dir.ts";
 import { denoProcessRunner } from "../runtime/process_runner.ts";
-import { createApp, type SecurityService } from "../server/app.ts";
+import { type AppDeps, createApp, type SecurityService } from "../server/app.ts";
+import { buildDoctorReport } from "../core/doctor/mod.ts";
+import { doctorProbes } from "./doctor.ts";
 import { TOKEN_PARAM } from "../server/auth.ts";
 import { type CheckRunner, createCheckWorker } from "../server/check_runner.ts";
 import { createSecurityService } from "../server/security_service.ts";
@@ -60,6 +62,8 @@ export interface ServeOptions {
   /** Live views of sessions; shut down with the server. */
   live?: LiveService;
   importProgress?: () => ImportProgress;
+  /** `GET /api/doctor`'s report. */
+  doctor?: AppDeps["doctor"];
   /** Called once the socket is bound. */
   onListen?: (url: string) => void;
   signal?: AbortSignal;
@@ -88,6 +92,7 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
     events,
     live: options.live,
     importProgress: options.importProgress,
+    doctor: options.doctor,
     version: VERSION,
   });
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -231,6 +236,14 @@ export const serveCommand: Command = async (args, io) => {
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),
       live: importer?.live,
       importProgress: importer?.progress,
+      doctor: ({ verifyPacks }) =>
+        buildDoctorReport(
+          doctorProbes(io, {
+            store,
+            verifyPacks,
+            self: { url: server.url, port: server.port, pid: Deno.pid },
+          }),
+        ),
       signal: stop.signal,
     });
     // what the guard journals shows up live (it decides without the server)

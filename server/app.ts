@@ -44,6 +44,17 @@ export function createApp(deps: AppDeps): Handler {
       handler: () => json({ ok: true, version: deps.version ?? "dev" }),
     },
     { method: "GET", path: "/api/events", handler: () => events.response() },
+    {
+      method: "GET",
+      path: "/api/doctor",
+      handler: async ({ url }) => {
+        if (!deps.doctor) {
+          throw new HttpError(503, "unavailable", "The doctor is not available in this build");
+        }
+        // ?verify=false skips reading back every pack payload (quicker on a big store)
+        return json(await deps.doctor({ verifyPacks: url.searchParams.get("verify") !== "false" }));
+      },
+    },
     ...sessionRoutes(full),
     ...searchRoutes(full),
     ...analyticsRoutes(full),

@@ -2,6 +2,7 @@
  * What the server is built from. `createApp(deps)` takes these; the CLI builds the real ones
  * and tests pass in-memory stores and fakes.
  */
+import type { DoctorReport } from "../core/doctor/mod.ts";
 import type { GitEngine } from "../core/git/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import type { ReplayService } from "./replay_service.ts";
@@ -81,4 +82,6 @@ export interface AppDeps {
   live?: LiveService;
   /** The background import's progress (the UI's bar, search's "still indexing"). */
   importProgress?: () => ImportProgress;
+  /** `chronicle doctor`'s report (`GET /api/doctor`); without it the route answers 503. */
+  doctor?: (options: { verifyPacks: boolean }) => Promise<DoctorReport>;
 }

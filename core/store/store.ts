@@ -25,6 +25,7 @@ import {
   sessionSourcePaths,
 } from "./live_query.ts";
 import type { PackFiles } from "./packs.ts";
+import { storeHealth } from "./health.ts";
 import { PayloadStore } from "./payloads.ts";
 import { indexText, type PreparedUnit } from "./prepare.ts";
 import { Queries } from "./queries.ts";
@@ -43,6 +44,7 @@ import type {
   SessionQuery,
   SessionSummary,
   SourceRow,
+  StoreHealth,
   TimelineItem,
 } from "./types.ts";
 import { DEFAULT_GROUP_LIMITS, WriteGroup, type WriteGroupLimits } from "./write_group.ts";
@@ -405,6 +407,14 @@ export class ChronicleStore {
   /** Rebuilds the canonical session from its stored parts. */
   loadSession(id: string): CanonicalSession | null {
     return this.queries.loadSession(id);
+  }
+
+  /**
+   * The store's own check: `PRAGMA quick_check`, and every pack payload read back against its
+   * SHA-256 unless `verifyPacks` is false.
+   */
+  health(options: { verifyPacks?: boolean } = {}): StoreHealth {
+    return storeHealth(this.sql, this.payloads, options);
   }
 
   /** Counts for summaries: sessions, operations, issues, loss windows. */

@@ -115,3 +115,23 @@ export interface LocatedOp {
   /** Its index in that connection's timeline (or the whole session's, when it shows all). */
   index: number;
 }
+
+/** What the store's own check found (`ChronicleStore.health`, run by `chronicle doctor`). */
+export interface StoreHealth {
+  /** `PRAGMA quick_check`'s complaints; empty when it said "ok". */
+  quick_check: string[];
+  sessions: number;
+  operations: number;
+  payloads: {
+    /** Kept in the database. */
+    inline: number;
+    /** Kept in pack files. */
+    packed: number;
+    /** Pack payloads read back and hashed (0 when the check was skipped). */
+    checked: number;
+    /** Pack payloads missing or not matching their SHA-256. */
+    bad: number;
+    /** The first few of those. */
+    bad_sha256: string[];
+  };
+}

@@ -6,17 +6,74 @@ const FLAGS = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chro
 const DENO_DIR = Deno.env.get("DENO_DIR") ??
   `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
 
+export interface ChronicleRunOptions {
+  /** The folder the user runs the command in (default: the test's own). */
+  cwd?: string;
+  /** Text on standard input (default: none). */
+  stdin?: string;
+}
+
 /** Runs `chronicle ARGS` with only PATH, DENO_DIR and `env` in its environment. */
-export async function chronicle(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
+export async function chronicle(
+  args: string[],
+  env: Record<string, string>,
+  options: ChronicleRunOptions = {},
+) {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...FLAGS, `${ROOT}main.ts`, ...args],
     env: { PATH: Deno.env.get("PATH") ?? "", DENO_DIR, ...env },
     clearEnv: true,
-    stdin: "null",
-  }).output();
+    cwd: options.cwd,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(options.stdin));
+    await w.close();
+  }
+  const out = await child.output();
   return {
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
     stderr: new TextDecoder().decode(out.stderr),
   };
+}
+
+/**
+ * A user's machine for a CLI test: a folder outside the checkout to run commands in, a HOME
+ * with copies of the given real-client fixtures (`claude/s1-basic`, ...), and a data folder.
+ * Removed on dispose.
+ */
+export async function userMachine(scenarios: string[] = []) {
+  const root = await Deno.makeTempDir({ prefix: "chronicle-user-" });
+  const home = `${root}/home`;
+  const cwd = `${root}/work`;
+  await Deno.mkdir(home);
+  await Deno.mkdir(cwd);
+  const fixtures = `${ROOT}fixtures/realclients`;
+  for (const s of scenarios) await copyTree(`${fixtures}/${s}/native`, home);
+  const env: Record<string, string> = { HOME: home, CHRONICLE_HOME: `${root}/data` };
+  return {
+    root,
+    home,
+    cwd,
+    data: `${root}/data`,
+    env,
+    /** Runs chronicle from the user's folder with this machine's environment. */
+    run: (args: string[], extra: Record<string, string> = {}, stdin?: string) =>
+      chronicle(args, { ...env, ...extra }, { cwd, stdin }),
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) {
+    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
+    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
 }

@@ -201,3 +201,23 @@ Deno.test("a payload that compresses is stored compressed, one that does not as 
   assertEquals(store.search("search.ts").total, 1, "the whole output is searchable");
   store.close();
 });
+
+Deno.test("health() reports quick_check ok and names a pack payload that no longer matches its hash", async () => {
+  await using s = await scratch();
+  const result = big("health");
+  const store = await s.imported("aaaaaaaa-1", [result]);
+  const fine = store.health();
+  assertEquals(fine.quick_check, []);
+  assertEquals([fine.payloads.checked, fine.payloads.bad], [1, 0]);
+  store.close();
+  const pack = `${packDir(s.data)}/0001.pack`;
+  const bytes = await Deno.readFile(pack);
+  bytes[10] ^= 0xff;
+  await Deno.writeFile(pack, bytes);
+  const again = s.open();
+  const bad = again.health();
+  assertEquals([bad.payloads.checked, bad.payloads.bad], [1, 1]);
+  assertEquals(bad.payloads.bad_sha256, [sha256Hex(result)]);
+  assertEquals(again.health({ verifyPacks: false }).payloads.checked, 0);
+  again.close();
+});
