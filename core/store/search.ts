@@ -43,14 +43,9 @@ export class Search {
       : "operations_fts f";
     const cond = filter ? `AND ${filter}` : "";
 
-    const page = (this.sql.stmt(
-      `SELECT f.rowid AS rowid FROM ${from} WHERE operations_fts MATCH ? ${cond}
-       ORDER BY f.rowid DESC LIMIT ? OFFSET ?`,
-    ).all(match, ...params, limit, offset) as { rowid: number }[]).map((r) => r.rowid);
-    // A short page is the last one: its end is the exact count.
-    const { total, capped } = page.length < limit && (page.length > 0 || offset === 0)
-      ? { total: offset + page.length, capped: false }
-      : this.count(match, { cond, params });
+    const { page, total, capped } = filter
+      ? this.filteredPage(match, { cond, from, params, limit, offset })
+      : this.plainPage(match, { from, limit, offset });
     const pattern = matchPattern(q);
     const hits = page.map((rowid) => this.hit(rowid, pattern));
     return {
@@ -62,38 +57,75 @@ export class Search {
     };
   }
 
-  /** How many operations match: exact up to a cap, a lower bound past it. */
-  private count(
+  /**
+   * Without a filter: one pass over the newest {@link COUNT_CAP} + 1 matches gives both the
+   * page and the count, so a prefix that has no index of its own expands to its words once.
+   */
+  private plainPage(
     match: string,
-    { cond, params }: { cond: string; params: (string | number)[] },
-  ): { total: number; capped: boolean } {
-    if (!cond) {
-      const n = this.sql.count(
-        `SELECT count(*) AS n FROM (SELECT rowid FROM operations_fts
-           WHERE operations_fts MATCH ? LIMIT ${COUNT_CAP + 1})`,
-        match,
-      );
-      return { total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
+    { from, limit, offset }: { from: string; limit: number; offset: number },
+  ): { page: number[]; total: number; capped: boolean } {
+    const r = this.sql.stmt(
+      `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
+         ORDER BY rowid DESC LIMIT ${COUNT_CAP + 1})
+       SELECT (SELECT count(*) FROM m) AS n, (SELECT json_group_array(rowid) FROM
+         (SELECT rowid FROM m ORDER BY rowid DESC LIMIT ? OFFSET ?)) AS page`,
+    ).get(match, limit, offset) as { n: number; page: string };
+    const n = Number(r.n);
+    let page = JSON.parse(r.page) as number[];
+    // A page past the counted matches: read as deep as it lies.
+    if (page.length < limit && n > COUNT_CAP) {
+      page = this.deepPage(match, { from, cond: "" }, [], limit, offset);
     }
-    // With a filter, only the newest matches are checked against it, so a selective filter
-    // and a common word cost a bounded scan.
-    const n = this.sql.count(
-      `SELECT count(*) AS n FROM (SELECT m.rowid FROM (SELECT rowid FROM operations_fts
-           WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN}) m
+    return { page, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
+  }
+
+  /**
+   * With a filter (agent, project, dates): the newest {@link FILTERED_COUNT_SCAN} matches are
+   * checked against it once, for the count and, when it lies among them, the page. Only a page
+   * further down reads deeper; so a selective filter and a common word cost a bounded scan.
+   */
+  private filteredPage(
+    match: string,
+    { cond, from, params, limit, offset }: {
+      cond: string;
+      from: string;
+      params: (string | number)[];
+      limit: number;
+      offset: number;
+    },
+  ): { page: number[]; total: number; capped: boolean } {
+    const r = this.sql.stmt(
+      `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
+         ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN + 1}),
+       hits AS MATERIALIZED (SELECT m.rowid AS rowid FROM m
          JOIN operations o ON o.rowid = m.rowid JOIN sessions s ON s.id = o.session_id
-         WHERE 1 ${cond} LIMIT ${COUNT_CAP + 1})`,
-      match,
-      ...params,
-    );
-    const scanned = this.sql.count(
-      `SELECT count(*) AS n FROM (SELECT rowid FROM operations_fts
-         WHERE operations_fts MATCH ? LIMIT ${FILTERED_COUNT_SCAN + 1})`,
-      match,
-    );
-    return {
-      total: Math.min(n, COUNT_CAP),
-      capped: n > COUNT_CAP || scanned > FILTERED_COUNT_SCAN,
-    };
+         WHERE m.rowid IS NOT NULL ${cond})
+       SELECT (SELECT count(*) FROM m) AS scanned, (SELECT count(*) FROM hits) AS n,
+         (SELECT json_group_array(rowid) FROM
+           (SELECT rowid FROM hits ORDER BY rowid DESC LIMIT ? OFFSET ?)) AS page`,
+    ).get(match, ...params, limit, offset) as { scanned: number; n: number; page: string };
+    const n = Number(r.n);
+    const deeper = Number(r.scanned) > FILTERED_COUNT_SCAN;
+    let page = JSON.parse(r.page) as number[];
+    if (page.length < limit && deeper) {
+      page = this.deepPage(match, { from, cond }, params, limit, offset);
+    }
+    return { page, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP || deeper };
+  }
+
+  /** A page wherever it lies among the matches, newest first. */
+  private deepPage(
+    match: string,
+    { from, cond }: { from: string; cond: string },
+    params: (string | number)[],
+    limit: number,
+    offset: number,
+  ): number[] {
+    return (this.sql.stmt(
+      `SELECT f.rowid AS rowid FROM ${from} WHERE operations_fts MATCH ? ${cond}
+       ORDER BY f.rowid DESC LIMIT ? OFFSET ?`,
+    ).all(match, ...params, limit, offset) as { rowid: number }[]).map((r) => r.rowid);
   }
 
   private hit(rowid: number, pattern: RegExp | null): SearchHit {

@@ -13,6 +13,7 @@ import { ChronicleStore } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { TOKEN_HEADER } from "../../core/security/local_access.ts";
 import { prng } from "../unit/security/_fake_secrets.ts";
+import { cpuUsage } from "node:process";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i += 2) args.set(Deno.args[i], Deno.args[i + 1]);
@@ -186,24 +187,42 @@ for (let i = 0; i < QUERIES; i++) {
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
+/**
+ * The process's CPU time in ms. A search is synchronous work on one thread, so its CPU time is
+ * what it costs; on a shared machine its wall time also holds the time other processes ran.
+ */
+const cpuMs = () => {
+  const u = cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const slowest: (Query & { ms: number })[] = [];
-const byClass = new Map<string, number[]>();
+const byClass = new Map<string, { wall: number[]; cpu: number[] }>();
 function measure(fn: (q: Query) => unknown) {
   for (const q of queries.slice(0, 20)) fn(q); // warm the page cache
   const times: number[] = [];
+  const cpus: number[] = [];
   for (const q of queries) {
+    const c = cpuMs();
     const t = performance.now();
     fn(q);
     const ms = performance.now() - t;
+    const cpu = cpuMs() - c;
     times.push(ms);
+    cpus.push(cpu);
     slowest.push({ ms, ...q });
-    byClass.set(q.cls, [...byClass.get(q.cls) ?? [], ms]);
+    const cls = byClass.get(q.cls) ?? { wall: [], cpu: [] };
+    cls.wall.push(ms);
+    cls.cpu.push(cpu);
+    byClass.set(q.cls, cls);
   }
   times.sort((a, b) => a - b);
+  cpus.sort((a, b) => a - b);
   return {
     p50: percentile(times, 0.5),
     p95: percentile(times, 0.95),
     max: times[times.length - 1],
+    cpuP50: percentile(cpus, 0.5),
+    cpuP95: percentile(cpus, 0.95),
   };
 }
 
@@ -238,14 +257,17 @@ console.log(
 console.log(
   `  store.search   p50 ${fmt(direct.p50)} ms  p95 ${fmt(direct.p95)} ms  max ${
     fmt(direct.max)
-  } ms`,
+  } ms  (CPU p50 ${fmt(direct.cpuP50)} ms  p95 ${fmt(direct.cpuP95)} ms)`,
 );
-for (const [cls, times] of byClass) {
-  times.sort((a, b) => a - b);
+for (const [cls, { wall, cpu }] of byClass) {
+  wall.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
   console.log(
-    `  ${cls.padEnd(14)} p50 ${fmt(percentile(times, 0.5))} ms  p95 ${
-      fmt(percentile(times, 0.95))
-    } ms  (${times.length} queries)`,
+    `  ${cls.padEnd(14)} p50 ${fmt(percentile(wall, 0.5))} ms  p95 ${
+      fmt(percentile(wall, 0.95))
+    } ms  (CPU p50 ${fmt(percentile(cpu, 0.5))} ms  p95 ${
+      fmt(percentile(cpu, 0.95))
+    } ms; ${wall.length} queries)`,
   );
 }
 console.log(`  index size     ${(indexBytes / 1e6).toFixed(0)} MB`);
@@ -257,7 +279,9 @@ console.log(
 console.log(
   `  target p95 < 50 ms: ${direct.p95 < 50 ? "met" : "NOT met"} (ratio ${
     (direct.p95 / 50).toFixed(2)
-  }x)`,
+  }x); in CPU time ${direct.cpuP95 < 50 ? "met" : "NOT met"} (${
+    (direct.cpuP95 / 50).toFixed(2)
+  }x; the wall time of a loaded machine includes other processes' turns)`,
 );
 // The slowest queries, to see what to look at next.
 for (const { ms, q, f, cls } of [...slowest].sort((a, b) => b.ms - a.ms).slice(0, 3)) {

@@ -189,6 +189,23 @@ Deno.test("the count says 'at least' past its cap, with and without a filter", a
   store.close();
 });
 
+Deno.test("a filtered hit older than the counted matches is still found and paged to", async () => {
+  const { s, store } = await storeWith({ "aaaaaaaa-1": ["deepword here"] });
+  await using _ = s;
+  // Newer matches than the operation (rowids past it) outside the filter, more than it scans.
+  const db = dbOf(store);
+  const insert = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, 'deepword')");
+  db.exec("BEGIN");
+  for (let i = 1; i <= FILTERED_COUNT_SCAN + 1; i++) insert.run(1000 + i);
+  db.exec("COMMIT");
+  const filtered = store.search("deepword", { project: "/work/demo" });
+  assertEquals(filtered.hits.length, 1);
+  assertEquals(filtered.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
+  assertEquals(filtered.total_capped, true); // not all matches were checked against the filter
+  assertEquals(store.search("deepword", { project: "/work/demo", offset: 1 }).hits, []);
+  store.close();
+});
+
 Deno.test("migration 6 rebuilds the search index of an existing store", async () => {
   const { s, store } = await storeWith({ "aaaaaaaa-1": ["deploying the frontend", "aws_key_id"] });
   await using _ = s;
