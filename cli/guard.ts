@@ -7,7 +7,12 @@
  * Exit codes: 2 only ever means "blocked" (Claude Code refuses the call). A usage error of any
  * `guard` command exits 1, so a misconfigured hook can never block every call.
  */
-import { hasGuardHook, planInstall, planUninstall } from "../core/security/mod.ts";
+import {
+  hasGuardHook,
+  legacyGuardHooks,
+  planInstall,
+  planUninstall,
+} from "../core/security/mod.ts";
 import { denoGuardFs } from "../guard/fs.ts";
 import { runHook, SELF_TEST_SESSION } from "../guard/hook.ts";
 import { dataDir, ensureDataDir } from "../runtime/data_dir.ts";
@@ -305,6 +310,18 @@ export async function guardHookStatus(
   const target = await settingsTarget(path).catch(() => null);
   const text = target ? await Deno.readTextFile(target.real) : null;
   if (!hasGuardHook(text, command, path)) {
+    const old = legacyGuardHooks(text, command, path);
+    if (old.length) {
+      return {
+        installed: true,
+        working: false,
+        settings_path: path,
+        command: old[0],
+        detail:
+          `An earlier Chronicle guard hook is installed in ${path}; it asks a server instead of ` +
+          "deciding on its own. Run `chronicle guard install` to upgrade it.",
+      };
+    }
     return {
       installed: false,
       settings_path: path,

@@ -199,3 +199,46 @@ Deno.test("guard install writes through a symlinked settings.json and refuses re
     await Deno.remove(h.dir, { recursive: true });
   }
 });
+
+Deno.test("guard install upgrades what an earlier install wrote, status says it is old, uninstall removes it; a user's marker hook stays", async () => {
+  const legacy = "/opt/chronicle/chronicle guard hook # chronicle-guard";
+  const mine = "my-checker --strict # chronicle-guard";
+  const settings = (commands: string[]) =>
+    JSON.stringify(
+      {
+        model: "opus",
+        hooks: {
+          PreToolUse: commands.map((command) => ({
+            matcher: "*",
+            hooks: [{ type: "command", command, timeout: 10 }],
+          })),
+        },
+      },
+      null,
+      2,
+    ) + "\n";
+  const h = await home(settings([mine, legacy]));
+  const g = makeGuardCommand({ expectedCommand: () => Promise.resolve("/opt/new-guard") });
+  try {
+    const status = memIo({ env: h.env });
+    assertEquals(await g(["status"], status.io), 1, "an old install is not a working one");
+    assertStringIncludes(status.stdout(), "earlier Chronicle guard hook");
+    assertStringIncludes(status.stdout(), legacy);
+
+    const install = memIo({ env: h.env });
+    assertEquals(await g(["install", "--command", "/opt/new-guard"], install.io), 0);
+    assertStringIncludes(install.stdout(), "Upgrade");
+    assertEquals(await Deno.readTextFile(h.settings), settings([mine, "/opt/new-guard"]));
+
+    await Deno.writeTextFile(h.settings, settings([legacy, mine]));
+    const uninstall = memIo({ env: h.env });
+    assertEquals(await g(["uninstall", "--command", "/opt/new-guard"], uninstall.io), 0);
+    assertEquals(await Deno.readTextFile(h.settings), settings([mine]));
+    const again = memIo({ env: h.env });
+    assertEquals(await g(["uninstall", "--command", "/opt/new-guard"], again.io), 0);
+    assertStringIncludes(again.stdout(), "No guard hook");
+    assertEquals(await Deno.readTextFile(h.settings), settings([mine]), "the user's hook stays");
+  } finally {
+    await Deno.remove(h.dir, { recursive: true });
+  }
+});
