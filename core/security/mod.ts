@@ -16,7 +16,14 @@ export * from "./hook_settings.ts";
 export * from "./budget.ts";
 export * from "./journal.ts";
 export * from "./sensitive_paths.ts";
-export { parseShell, type ShellParse, type ShellWord, type SimpleCommand } from "./shell_words.ts";
+export {
+  type DirChange,
+  dirChange,
+  parseShell,
+  type ShellParse,
+  type ShellWord,
+  type SimpleCommand,
+} from "./shell_words.ts";
 export { decodeForScan } from "./decode.ts";
 export { isLoopbackHostname, TOKEN_HEADER } from "./local_access.ts";
 export { compileGlobMatcher, forEachMatch, globMatches } from "./glob_match.ts";

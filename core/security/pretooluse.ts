@@ -20,7 +20,7 @@ import { compileGlobMatcher, globMatches } from "./glob_match.ts";
 import type { CustomRule } from "./glob_rule.ts";
 import { type Finding, maskedSample, scanText } from "./scan.ts";
 import { authConfigPattern, pathVerdict } from "./sensitive_paths.ts";
-import { parseShell, type ShellWord, type SimpleCommand } from "./shell_words.ts";
+import { dirChange, parseShell, type ShellWord, type SimpleCommand } from "./shell_words.ts";
 
 /** What a path is, symlinks followed. */
 export interface PathInfo {
@@ -181,20 +181,28 @@ class Collector {
   /** Adds a path if it names something; `walk` for folders a search reads. */
   async add(
     raw: string,
-    options: { walk?: boolean; hidden?: boolean; glob?: string; byName?: boolean } = {},
+    options: {
+      walk?: boolean;
+      hidden?: boolean;
+      glob?: string;
+      byName?: boolean;
+      /** The directory a relative path is in (a shell's after `cd`); default: the call's. */
+      cwd?: string;
+    } = {},
   ) {
     if (!raw || raw.length > 4096 || raw.includes("\0") || raw.includes("\n")) return;
     let p = raw;
     if (p.startsWith("file://")) p = decodeURIComponent(p.slice(7));
     if ((p === "~" || p.startsWith("~/")) && this.home) p = this.home + p.slice(1);
+    const cwd = options.cwd ?? this.cwd;
     if (options.glob) {
-      for (const hit of await this.expandGlob(joinPath(this.cwd, options.glob))) {
+      for (const hit of await this.expandGlob(joinPath(cwd, options.glob))) {
         await this.add(hit, { walk: options.walk, hidden: options.hidden });
       }
       return;
     }
-    const path = joinPath(this.cwd, p);
-    const asWritten = p.startsWith("/") ? p : `${(this.cwd ?? "/").replace(/\/+$/, "")}/${p}`;
+    const path = joinPath(cwd, p);
+    const asWritten = p.startsWith("/") ? p : `${(cwd ?? "/").replace(/\/+$/, "")}/${p}`;
     if (this.seen.has(asWritten)) return;
     this.seen.add(asWritten);
     if (this.seen.size > MAX_CANDIDATES) {
@@ -215,6 +223,13 @@ class Collector {
       return;
     }
     this.targets.push(target);
+  }
+
+  /** True when `path` is a folder a shell could `cd` into. */
+  async isDir(path: string): Promise<boolean> {
+    this.deadline.check();
+    const real = await this.fs.realPath(path);
+    return real !== null && (await this.fs.stat(real))?.kind === "dir";
   }
 
   /** Expands a glob pattern (absolute) against the file system, like a shell: dotfiles only by a dot. */
@@ -335,15 +350,92 @@ function commandName(words: ShellWord[]): { index: number; name: string } {
   return { index: words.length, name: "" };
 }
 
+/**
+ * Where `$PWD` (and `~+`) expand to while lexing: a placeholder replaced, command by command,
+ * by the directory the shell is in by then (after any `cd`).
+ */
+const PWD_MARK = "\uE000PWD\uE000";
+
+/** The shell's directory state: where it is, where it was (`cd -`), the pushd stack. */
+interface ShellDir {
+  cwd?: string;
+  old?: string;
+  stack: string[];
+}
+
+/**
+ * Collects what a command line reads, in `start` (the directory it runs in). A `cd`, `pushd`
+ * or `popd` to a folder that exists moves the later commands it reaches (same subshell or
+ * nested in it, not part of a pipeline); one to a folder that does not exist fails and moves
+ * nothing; one to a place the words do not say (`cd "$X"`) leaves the directory as it was.
+ */
 async function collectShell(
   c: Collector,
   command: string,
   env: Record<string, string | undefined>,
   depth: number,
+  start: string | undefined,
 ): Promise<void> {
-  const parsed = parseShell(command, { env });
+  const parsed = parseShell(command, {
+    env: { ...env, PWD: start === undefined ? undefined : PWD_MARK },
+  });
   if (parsed.incomplete) throw new Uncheckable(parsed.incomplete);
-  for (const cmd of parsed.commands) await collectCommand(c, cmd, env, depth);
+  /** Each change of directory, with the scope it reaches. */
+  const moves: { scope: number[]; dir: ShellDir }[] = [];
+  const stateFor = (scope: number[]): ShellDir => {
+    for (let k = moves.length - 1; k >= 0; k--) {
+      const m = moves[k].scope;
+      if (m.length <= scope.length && m.every((n, j) => scope[j] === n)) return moves[k].dir;
+    }
+    return { cwd: start, stack: [] };
+  };
+  for (const cmd of parsed.commands) {
+    const dir = stateFor(cmd.scope);
+    await collectCommand(c, cmd, env, depth, dir.cwd);
+    const { index, name } = commandName(cmd.words);
+    const change = dirChange(name, cmd.words.slice(index + 1).map((w) => withCwd(w, dir.cwd)));
+    if (!change || cmd.piped || dir.cwd === undefined) continue;
+    let next: ShellDir | null = null;
+    switch (change.go) {
+      case "to": {
+        const to = joinPath(dir.cwd, change.to);
+        if (!(await c.isDir(to))) break; // cd fails: nothing moves
+        next = {
+          cwd: to,
+          old: dir.cwd,
+          stack: change.push ? [dir.cwd, ...dir.stack] : dir.stack,
+        };
+        break;
+      }
+      case "home":
+        if (env.HOME) next = { cwd: env.HOME, old: dir.cwd, stack: dir.stack };
+        break;
+      case "previous":
+        if (dir.old) next = { cwd: dir.old, old: dir.cwd, stack: dir.stack };
+        break;
+      case "pop":
+        if (dir.stack.length) next = { cwd: dir.stack[0], old: dir.cwd, stack: dir.stack.slice(1) };
+        break;
+      case "swap":
+        if (dir.stack.length) {
+          next = { cwd: dir.stack[0], old: dir.cwd, stack: [dir.cwd, ...dir.stack.slice(1)] };
+        }
+        break;
+      case "unknown":
+      case "stay":
+        break;
+    }
+    if (next) moves.push({ scope: cmd.scope, dir: next });
+  }
+}
+
+/** A word with the `$PWD` placeholder replaced by the directory the shell is in. */
+function withCwd(w: ShellWord, cwd: string | undefined): ShellWord {
+  if (!w.text.includes(PWD_MARK)) return w;
+  const dir = (cwd ?? "").replace(/\/+$/, "");
+  const out: ShellWord = { ...w, text: w.text.replaceAll(PWD_MARK, dir) };
+  if (w.glob) out.glob = w.glob.replaceAll(PWD_MARK, dir.replace(/[*?[\]\\]/g, "\\$&"));
+  return out;
 }
 
 async function collectCommand(
@@ -351,14 +443,18 @@ async function collectCommand(
   cmd: SimpleCommand,
   env: Record<string, string | undefined>,
   depth: number,
+  cwd: string | undefined,
 ): Promise<void> {
+  const at = (w: ShellWord) => withCwd(w, cwd);
   for (const r of cmd.redirects) {
     if (r.op === "<" || r.op === "<>" || r.op === "<&") {
-      await c.add(r.target.text, r.target.glob ? { glob: r.target.glob } : {});
+      const t = at(r.target);
+      await c.add(t.text, t.glob ? { glob: t.glob, cwd } : { cwd });
     }
   }
-  const { index, name } = commandName(cmd.words);
-  const args = cmd.words.slice(index + 1);
+  const words = cmd.words.map(at);
+  const { index, name } = commandName(words);
+  const args = words.slice(index + 1);
   // `sh -c '...'`, `bash -lc "..."`, `eval ...`: the string is a command line too
   if (SHELLS.has(name) || name === "eval") {
     if (depth > 8) throw new Uncheckable("shells nest too deeply");
@@ -368,7 +464,7 @@ async function collectCommand(
       : flag >= 0 && args[flag + 1]
       ? args[flag + 1].text
       : null;
-    if (script !== null) await collectShell(c, script, env, depth + 1);
+    if (script !== null) await collectShell(c, script, env, depth + 1, cwd);
   }
   if (NO_READ_COMMANDS.has(name)) return;
   const searcher = SEARCHERS[name];
@@ -377,16 +473,16 @@ async function collectCommand(
   const before = c.folders.length + c.targets.length;
   for (const w of args) {
     if (w.glob) {
-      await c.add(w.text, { glob: w.glob, walk, hidden: searcher?.hidden });
+      await c.add(w.text, { glob: w.glob, walk, hidden: searcher?.hidden, cwd });
       continue;
     }
     for (const candidate of wordCandidates(w.text)) {
-      await c.add(candidate, { walk, hidden: searcher?.hidden });
+      await c.add(candidate, { walk, hidden: searcher?.hidden, cwd });
     }
   }
   // `rg TODO`, `grep -r KEY`: with no folder named, the search reads the working directory
-  if (walk && c.folders.length + c.targets.length === before && env.PWD) {
-    await c.add(env.PWD, { walk: true, hidden: searcher?.hidden });
+  if (walk && c.folders.length + c.targets.length === before && cwd) {
+    await c.add(cwd, { walk: true, hidden: searcher?.hidden });
   }
 }
 
@@ -420,8 +516,8 @@ async function collect(c: Collector, input: PreToolUseInput, home: string | unde
     }
     case "shell": {
       const command = shellCommandOf(args);
-      const env: Record<string, string | undefined> = { HOME: home, PWD: input.cwd };
-      if (command !== null) await collectShell(c, command, env, 0);
+      const env: Record<string, string | undefined> = { HOME: home };
+      if (command !== null) await collectShell(c, command, env, 0, input.cwd);
       return;
     }
     case "write":

@@ -4,8 +4,11 @@
  * `.env`), with `~`, `$HOME`, `${PWD}` ... expanded from the environment it is given, the
  * targets of redirections (`cat<.env`), and the commands inside command and process
  * substitutions (`$(cat .env)`, `` `cat .env` ``, `<(cat .env)`), subshells and here-documents,
- * all flattened into one list. Words that still hold an unquoted `*`, `?` or `[` carry a glob
- * pattern for the caller to expand. It never runs anything.
+ * all flattened into one list, in the order they run. Each command says which subshells
+ * enclose it (`scope`) and whether it is part of a pipeline (`piped`: bash runs each part in a
+ * subshell of its own), so a caller can follow `cd` as far as it reaches (`dirChange`). Words
+ * that still hold an unquoted `*`, `?` or `[` carry a glob pattern for the caller to expand. It
+ * never runs anything.
  *
  * Not a full shell: no aliases, functions, arithmetic or `case` patterns. The guard treats
  * every word as a possible file name, so what the lexer cannot understand still gets checked.
@@ -31,6 +34,50 @@ export interface SimpleCommand {
   redirects: ShellRedirect[];
   /** The body of a here-document fed to it, and whether the shell expands it (unquoted delimiter). */
   heredoc?: { body: string; expand: boolean };
+  /**
+   * The subshells around it, outermost first (`( )`, `$( )`, backquotes, `<( )`), each by a
+   * number unique in the parse: a `cd` reaches the later commands whose scope starts with its own.
+   */
+  scope: number[];
+  /** Part of a pipeline `a | b`: it runs in a subshell, so its `cd` reaches nothing after it. */
+  piped?: boolean;
+}
+
+/** What `cd`, `pushd` or `popd` does to the working directory (see `dirChange`). */
+export type DirChange =
+  /** Goes to `to` (relative to the current directory), `push`ing the current one for pushd. */
+  | { go: "to"; to: string; push: boolean }
+  /** `cd` alone: home. `cd -`: the previous directory. */
+  | { go: "home" | "previous" }
+  /** `popd`: the directory on top of the stack; `pushd` alone: swaps with it. */
+  | { go: "pop" | "swap" }
+  /** Somewhere the words do not say (`cd "$X"`, `pushd +2`). */
+  | { go: "unknown" }
+  /** Nothing changes (`popd -n`, `cd --help`). */
+  | { go: "stay" };
+
+/** What `name args...` does to the working directory; null when it is not cd, pushd or popd. */
+export function dirChange(name: string, args: readonly ShellWord[]): DirChange | null {
+  if (name !== "cd" && name !== "pushd" && name !== "popd" && name !== "chdir") return null;
+  let i = 0;
+  let noChange = false;
+  while (i < args.length && /^-[LPe@n]+$/.test(args[i].text)) {
+    if (args[i].text.includes("n")) noChange = true;
+    i++;
+  }
+  if (args[i]?.text === "--") i++;
+  const arg = args[i];
+  if (name === "popd") {
+    if (noChange) return { go: "stay" };
+    return arg ? { go: "unknown" } : { go: "pop" };
+  }
+  if (noChange) return { go: "stay" };
+  if (!arg) return name === "pushd" ? { go: "swap" } : { go: "home" };
+  if (arg.unresolved || arg.glob !== undefined) return { go: "unknown" };
+  if (arg.text === "-" && name !== "pushd") return { go: "previous" };
+  if (name === "pushd" && /^[+-]\d+$/.test(arg.text)) return { go: "unknown" };
+  if (arg.text.startsWith("-") && arg.text !== "-") return { go: "stay" };
+  return { go: "to", to: arg.text, push: name === "pushd" };
 }
 
 export interface ShellParse {
@@ -54,7 +101,10 @@ const BREAKS = new Set([" ", "\t", "\n", ";", "&", "|", "(", ")", "<", ">"]);
 class Lexer {
   readonly commands: SimpleCommand[] = [];
   incomplete?: string;
-  private cmd: SimpleCommand = { words: [], redirects: [] };
+  private cmd: SimpleCommand;
+  /** The subshells open at this point, outermost first. */
+  private scope: number[];
+  private nextScope = { n: 0 };
   private text = "";
   private glob = "";
   private hasGlob = false;
@@ -70,7 +120,16 @@ class Lexer {
     private readonly depth: number,
     private readonly maxDepth: number,
     private readonly sink: Lexer | null,
-  ) {}
+    scope: number[] = [],
+  ) {
+    this.scope = scope;
+    this.cmd = { words: [], redirects: [], scope };
+    if (sink) this.nextScope = sink.nextScope;
+  }
+
+  private newScope(): number {
+    return ++this.root.nextScope.n;
+  }
 
   /** Where nested commands go: the outermost lexer's list. */
   private get root(): Lexer {
@@ -106,10 +165,13 @@ class Lexer {
   }
   private quotedDelim = false;
 
+  /** Ends the command being read; an empty one stays the one being read (and keeps `piped`). */
   private endCommand(): void {
     this.endWord();
-    if (this.cmd.words.length || this.cmd.redirects.length) this.root.commands.push(this.cmd);
-    this.cmd = { words: [], redirects: [] };
+    if (!this.cmd.words.length && !this.cmd.redirects.length) return;
+    this.cmd.scope = [...this.scope];
+    this.root.commands.push(this.cmd);
+    this.cmd = { words: [], redirects: [], scope: this.scope };
   }
 
   /** Lexes a nested source (a substitution, a `sh -c` string) into the same list. */
@@ -118,7 +180,10 @@ class Lexer {
       this.root.incomplete = "commands nest too deeply";
       return untilParen ? src.length : src.length;
     }
-    const inner = new Lexer(src, this.env, this.depth + 1, this.maxDepth, this.root);
+    const inner = new Lexer(src, this.env, this.depth + 1, this.maxDepth, this.root, [
+      ...this.scope,
+      this.newScope(),
+    ]);
     inner.run(untilParen);
     return inner.pos;
   }
@@ -269,6 +334,7 @@ class Lexer {
     const s = this.src;
     let i = 0;
     let parens = 0;
+    const opened: number[][] = [];
     while (i < s.length) {
       const c = s[i];
       if (c === "#" && !this.started) {
@@ -283,7 +349,11 @@ class Lexer {
         this.endCommand();
         i = this.heredocs.length ? this.heredocBodies(i + 1) : i + 1;
       } else if (c === ";" || c === "|") {
+        const pipe = c === "|" && s[i + 1] !== "|";
+        if (pipe) this.cmd.piped = true;
         this.endCommand();
+        if (pipe) this.cmd.piped = true;
+        else delete this.cmd.piped;
         i += s[i + 1] === c || (c === "|" && s[i + 1] === "&") ? 2 : 1;
       } else if (c === "&") {
         if (s[i + 1] === ">") {
@@ -292,12 +362,18 @@ class Lexer {
           this.redirect = op;
           i += op.length;
         } else {
+          // `a &` runs in the background, a subshell of its own: mark it as piped
+          if (s[i + 1] !== "&") this.cmd.piped = true;
           this.endCommand();
+          delete this.cmd.piped;
           i += s[i + 1] === "&" ? 2 : 1;
         }
       } else if (c === "(") {
         this.endCommand();
         parens++;
+        opened.push(this.scope);
+        this.scope = [...this.scope, this.newScope()];
+        this.cmd = { words: [], redirects: [], scope: this.scope };
         i++;
       } else if (c === ")") {
         this.endCommand();
@@ -306,6 +382,8 @@ class Lexer {
           return;
         }
         parens = Math.max(0, parens - 1);
+        this.scope = opened.pop() ?? this.scope;
+        this.cmd = { words: [], redirects: [], scope: this.scope };
         i++;
       } else if (c === "<" || c === ">") {
         // a file descriptor number glued to the operator: 2>, 0<

@@ -1,7 +1,7 @@
 /**
  * A throw-away project and home folder for guard tests, on the real file system: an `.env`
  * with a (generated, fake) token, its template, clean sources, a lockfile, symlinks that hide
- * secrets behind harmless names, a 2 MiB log with a key at its end, UTF-16 and binary files
+ * secrets behind harmless names, a `secrets/` folder whose `key` holds a token, a 2 MiB log with a key at its end, UTF-16 and binary files
  * holding keys, and home-folder credentials.
  */
 import { FakeSecrets } from "./_fake_secrets.ts";
@@ -27,6 +27,7 @@ export async function makeGuardProject(): Promise<GuardProject> {
       proj,
       `${proj}/src`,
       `${proj}/config`,
+      `${proj}/secrets`,
       home,
       `${home}/.ssh`,
       `${home}/.aws`,
@@ -46,6 +47,7 @@ export async function makeGuardProject(): Promise<GuardProject> {
     `${proj}/src/util.ts`,
     "export function add(a: number, b: number) {\n  return a + b;\n}\n",
   );
+  await w(`${proj}/secrets/key`, `DEPLOY_TOKEN=${fake.github()}\n`);
   await w(`${proj}/README.md`, "# proj\n\nRun `npm test`.\n");
   await w(`${proj}/notes.md`, "Ask jane.roe@acme-corp.io about the release.\n");
   await w(

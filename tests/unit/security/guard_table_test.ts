@@ -19,14 +19,17 @@ interface Row {
   input: Record<string, unknown>;
   block: boolean;
   why?: string;
+  /** The agent's working directory (default: the project). */
+  cwd?: string;
 }
 
-const bash = (command: string, block: boolean, why?: string): Row => ({
+const bash = (command: string, block: boolean, why?: string, cwd?: string): Row => ({
   agent: "claude",
   tool: "Bash",
   input: { command },
   block,
   why,
+  cwd,
 });
 
 const ROWS: Row[] = [
@@ -149,6 +152,23 @@ const ROWS: Row[] = [
   bash("cat <<EOF\n$(cat .env)\nEOF", true),
   bash("grep -r KEY .", true, "grep -r reads dotfiles"),
   bash("rg database", true, "rg reads the working directory"),
+  // cd: later words resolve where the shell went, as far as the cd reaches
+  bash("cd secrets && cat key", true, "cd then a relative read"),
+  bash("cd .. && cat .env", true, "cd .. from a sub-folder", `${proj}/src`),
+  bash("(cd secrets; cat key)", true, "cd inside a subshell"),
+  bash("pushd secrets >/dev/null && cat key && popd", true, "pushd"),
+  bash("pushd secrets; popd; cat .env", true, "popd comes back"),
+  bash("cd secrets; cat $PWD/key", true, "$PWD after cd"),
+  bash("cd sub && cat ../creds.txt", true, "cd into a symlinked folder, then .."),
+  bash("cd ~/.ssh && cat id_rsa", true, "cd ~"),
+  bash("cd src; cd -; cat .env", true, "cd - goes back"),
+  bash("cd no-such-folder; cat .env", true, "a cd that fails moves nothing"),
+  bash("bash -c 'cd secrets && cat key'", true, "cd inside bash -c"),
+  bash("cd src && cat .env", false, "there is no src/.env"),
+  bash("cd src && cat app.ts util.ts", false, "clean files after cd"),
+  bash("(cd secrets); cat key", false, "a subshell's cd does not leak"),
+  bash("cd secrets | cat key", false, "a cd in a pipeline moves nothing"),
+  bash("cd /tmp && ls && cd - && git diff", false),
   bash("git diff", false),
   bash("git status && git log --oneline -5", false),
   bash("npm test", false),
@@ -234,7 +254,7 @@ Deno.test({
         `${row.block ? "blocks" : "allows"}: ${label}${row.why ? ` (${row.why})` : ""}`,
         async () => {
           const d = await preToolUseCheck(
-            { tool_name: row.tool, tool_input: row.input, cwd: proj, session_id: "s" },
+            { tool_name: row.tool, tool_input: row.input, cwd: row.cwd ?? proj, session_id: "s" },
             denoGuardFs,
             { home },
           );

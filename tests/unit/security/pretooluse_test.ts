@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import {
+  dirChange,
   type GuardFs,
   parseShell,
   preToolUseCheck,
@@ -248,4 +249,46 @@ Deno.test("parseShell() says when it cannot finish: nesting too deep, input too 
     parseShell("x".repeat(100), { maxLength: 10 }).incomplete,
     "the command is too long to check",
   );
+});
+
+Deno.test("parseShell() says which subshell each command runs in and whether it is piped", () => {
+  const got = parseShell("cd a; (cd b; cat x) | wc; echo $(cd c) && cat y &").commands.map((c) => ({
+    w: c.words.map((w) => w.text).join(" "),
+    scope: c.scope.length,
+    piped: c.piped === true,
+  }));
+  assertEquals(got, [
+    { w: "cd a", scope: 0, piped: false },
+    { w: "cd b", scope: 1, piped: false },
+    { w: "cat x", scope: 1, piped: false },
+    { w: "wc", scope: 0, piped: true },
+    { w: "cd c", scope: 1, piped: false },
+    { w: "echo ", scope: 0, piped: false }, // the substitution: an unresolved empty word
+    { w: "cat y", scope: 0, piped: true },
+  ]);
+  const [a, b] = parseShell("(cd x); (cat y)").commands;
+  assertEquals(a.scope.length === 1 && b.scope.length === 1 && a.scope[0] !== b.scope[0], true);
+});
+
+Deno.test("dirChange() reads cd, pushd and popd as bash does", async (t) => {
+  const cases: [string, unknown][] = [
+    ["cd src", { go: "to", to: "src", push: false }],
+    ["cd -P -- ../x", { go: "to", to: "../x", push: false }],
+    ["cd", { go: "home" }],
+    ["cd -", { go: "previous" }],
+    ['cd "$TARGET"', { go: "unknown" }],
+    ["cd sr*", { go: "unknown" }],
+    ["pushd lib", { go: "to", to: "lib", push: true }],
+    ["pushd", { go: "swap" }],
+    ["pushd +1", { go: "unknown" }],
+    ["popd", { go: "pop" }],
+    ["popd -n", { go: "stay" }],
+    ["ls src", null],
+  ];
+  for (const [line, want] of cases) {
+    await t.step(line, () => {
+      const [cmd] = parseShell(line).commands;
+      assertEquals(dirChange(cmd.words[0].text, cmd.words.slice(1)), want);
+    });
+  }
 });
