@@ -1,9 +1,11 @@
 /**
  * The guard as Claude Code runs it: a new process per call, fed the hook payload on stdin,
  * with the permissions the installed launcher gives it (read, write to the data folder, two
- * variables; no network). No Chronicle server runs in any of these tests.
+ * variables; no network). No Chronicle server runs in these tests, except the one that checks
+ * what a running `chronicle serve` makes of the guard's interceptions and rules.
  */
 import { assert, assertEquals, assertStringIncludes } from "../_helpers/assert.ts";
+import { SseClient, type SseEvent } from "../_helpers/sse_client.ts";
 import { makeGuardProject } from "../unit/security/_guard_project.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
@@ -229,6 +231,81 @@ Deno.test("guard install writes a launcher that survives a moved checkout; statu
     await Deno.readTextFile(`${home}/.claude/settings.json`),
     '{\n  // mine\n  "model": "opus"\n}\n',
   );
+});
+
+const SERVE_FLAGS: string[] = JSON.parse(
+  await Deno.readTextFile(`${ROOT}/deno.json`),
+).tasks.chronicle.command.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
+
+function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+Deno.test("with chronicle serve running, an interception reaches its event stream and the Security log; its custom rules are the guard's", async () => {
+  const home = `${p.root}/home-serve`;
+  const dataS = `${home}/data`;
+  await Deno.mkdir(home, { recursive: true });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...SERVE_FLAGS, `${ROOT}/main.ts`, "serve", "--port", "0"],
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: home, CHRONICLE_HOME: dataS },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let events: SseClient | undefined;
+  try {
+    let seen = "";
+    while (!/http:\/\/127\.0\.0\.1:\d+/.test(seen)) {
+      const { value, done } = await stdout.read();
+      if (done) throw new Error(`serve stopped: ${seen}`);
+      seen += value;
+    }
+    const url = seen.match(/http:\/\/127\.0\.0\.1:\d+/)![0];
+    const token = (await Deno.readTextFile(`${dataS}/token`)).trim();
+    const headers = { "x-chronicle-token": token };
+    events = await SseClient.connect(`${url}/api/events`, { headers });
+
+    // a custom rule added through the API: the guard, deciding alone, applies it next call
+    await Deno.writeTextFile(`${p.proj}/hosts.txt`, "deploy to build7.corp.internal\n");
+    const read = (file: string) => payload("Read", { file_path: `${p.proj}/${file}` }, p.proj);
+    assertEquals((await runGuard(read("hosts.txt"), dataS, p.home)).code, 0);
+    const added = await fetch(`${url}/api/security/rules`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "internal hosts", pattern: "*.corp.internal" }),
+    });
+    assertEquals(added.status, 201, await added.text());
+    const ruled = await runGuard(read("hosts.txt"), dataS, p.home);
+    assertEquals(ruled.code, 2, ruled.stderr);
+    assertStringIncludes(ruled.stderr, "internal hosts");
+
+    const blocked = await runGuard(read(".env"), dataS, p.home);
+    assertEquals(blocked.code, 2, blocked.stderr);
+    const isEnv = (e: SseEvent) =>
+      e.event === "interception" && (e.data as { file?: string }).file === `${p.proj}/.env`;
+    const live = await within(10_000, "the interception event", events.next(isEnv));
+    assertEquals((live.data as { action: string }).action, "block");
+    assert(!JSON.stringify(live.data).includes(p.token), "the event never holds the secret");
+    const log = await (await fetch(`${url}/api/security/interceptions?limit=10`, { headers }))
+      .json();
+    const files = (log.items as { file?: string; tool: string }[]).map((i) => i.file);
+    assert(files.includes(`${p.proj}/.env`), JSON.stringify(log));
+    assert(files.includes(`${p.proj}/hosts.txt`), JSON.stringify(log));
+    assert(!JSON.stringify(log).includes(p.token));
+  } finally {
+    await events?.close();
+    child.kill("SIGTERM");
+    await child.status;
+    await stdout.cancel().catch(() => {});
+    await Deno.remove(`${p.proj}/hosts.txt`).catch(() => {});
+  }
 });
 
 Deno.test("cleanup", async () => {
