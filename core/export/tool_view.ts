@@ -110,6 +110,34 @@ export function diffLines(change: FileChange): DiffLine[] {
   return out;
 }
 
+/** A file's lines as a read tool returned them, with their line numbers. */
+export interface NumberedLines {
+  lines: { no: number; text: string }[];
+  /** What follows the numbered lines (a note the agent appended), if anything. */
+  rest: string;
+}
+
+const NUMBERED = /^ *(\d+)(?:\t|→)(.*)$/;
+
+/**
+ * A read's result in the numbered form Claude Code and others print (`   12\tcode`,
+ * `12→code`), read back into line numbers and text; null when the text does not open that way.
+ */
+export function numberedLines(text: string): NumberedLines | null {
+  const all = text.split("\n");
+  const lines: NumberedLines["lines"] = [];
+  let i = 0;
+  for (; i < all.length; i++) {
+    const m = NUMBERED.exec(all[i]);
+    if (!m) break;
+    const no = Number(m[1]);
+    if (lines.length && no !== lines[lines.length - 1].no + 1) break;
+    lines.push({ no, text: m[2] });
+  }
+  if (!lines.length) return null;
+  return { lines, rest: all.slice(i).join("\n").trim() };
+}
+
 /** How many lines of a failed call's result are its reason, shown without a click. */
 export const REASON_LINES = 12;
 

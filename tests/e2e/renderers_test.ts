@@ -47,6 +47,33 @@ function renderTurns(): SyntheticTurn[] {
         result: "The file /tmp/render/src/app.ts has been updated.",
       },
     },
+    {
+      tool: {
+        name: "Read",
+        input: { file_path: "/tmp/render/src/app.ts" },
+        result: "1\texport function greet() {\n2\t  return message; // done\n3\t}\n",
+      },
+    },
+    {
+      assistant: "Done. The function now reads:\n\n```ts\nexport const n: number = 42;\n```",
+    },
+    {
+      tool: {
+        name: "Write",
+        input: {
+          file_path: "/tmp/render/page.html",
+          content: `<script>window.__pwned=1</script>\n<img src=x onerror="window.__pwned=2">\n`,
+        },
+        result: "File created successfully",
+      },
+    },
+    {
+      tool: {
+        name: "Bash",
+        input: { command: "seq 1 60 | sed 's/^/row /'" },
+        result: Array.from({ length: 60 }, (_, i) => `row ${i + 1}`).join("\n"),
+      },
+    },
   ];
 }
 
@@ -152,6 +179,63 @@ Deno.test({
           c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight)
         );
         assert.ok(ln < 1.5, "line numbers stay on one line at 390 px");
+      });
+
+      await t.step(
+        "code is highlighted in diffs, reads and code blocks, and stays text",
+        async () => {
+          await page.setViewportSize({ width: 1280, height: 900 });
+          await openSession(page, fx.server.url);
+          const ok = page.locator(".op-edit:not(.is-error) .diff");
+          assert.ok(await ok.locator(".hljs-keyword").count() > 0, "the diff is highlighted");
+          const read = page.locator(".op-read");
+          await read.locator("details.tool-body > summary").click();
+          const table = read.locator(".code-lines");
+          assert.deepEqual(await table.locator("td.ln").allTextContents(), ["1", "2", "3"]);
+          assert.ok(await table.locator(".hljs-comment").count() === 1, "the read is highlighted");
+          const fence = page.locator(".op-reply pre.code").last();
+          assert.ok(await fence.locator(".hljs-type, .hljs-keyword").count() > 0);
+          const html = page.locator(".op-write .diff");
+          assert.ok(await html.locator(".hljs-tag").count() > 0, "the HTML write is highlighted");
+          const tags = await page.locator(".hl *").evaluateAll((els) => [
+            ...new Set(els.map((e) => e.tagName)),
+          ]);
+          assert.ok(
+            tags.every((x) => ["SPAN", "TABLE", "TBODY", "TR", "TD", "CODE"].includes(x)),
+            `${tags}`,
+          );
+          assert.equal(await page.locator(".session-pane img, .session-pane script").count(), 0);
+          assert.equal(
+            await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned),
+            undefined,
+          );
+          assert.match((await html.textContent()) ?? "", /<script>window.__pwned=1<\/script>/);
+          await read.scrollIntoViewIfNeeded();
+          await screenshot(page, "r02_highlight_light");
+          await page.emulateMedia({ colorScheme: "dark" });
+          await screenshot(page, "r02_highlight_dark");
+          await page.emulateMedia({ colorScheme: "light" });
+        },
+      );
+
+      await t.step("a large output can be searched, wrapped and copied", async () => {
+        const run = page.locator(".op-exec:not(.is-error)");
+        await run.locator("details.tool-body > summary").click();
+        const find = run.locator("input.find");
+        await find.fill("row 1");
+        // row 1, row 10..19
+        assert.equal(await run.locator(".code-lines tr").count(), 11);
+        assert.match((await run.locator(".payload-tools").textContent()) ?? "", /11 of 60 lines/);
+        assert.equal(await run.locator(".code-lines mark").first().textContent(), "row 1");
+        await run.scrollIntoViewIfNeeded();
+        await screenshot(page, "r03_find_in_output");
+        await find.fill("");
+        assert.equal(await run.locator(".code-lines tr").count(), 60);
+        await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+        await run.locator("button", { hasText: "Copy" }).click();
+        await run.locator("button", { hasText: "Copied" }).waitFor();
+        const clip = await page.evaluate(() => navigator.clipboard.readText());
+        assert.equal(clip.split("\n").length, 60);
       });
 
       assert.deepEqual(b.problems, []);

@@ -1,5 +1,5 @@
 /** How a tool call reads: the reason a failed call shows without a click. */
-import { failureReason, REASON_LINES } from "../../../core/export/tool_view.ts";
+import { failureReason, numberedLines, REASON_LINES } from "../../../core/export/tool_view.ts";
 import { assertEquals } from "../../_helpers/assert.ts";
 
 Deno.test("failureReason() takes off the agent's wrapper tags and keeps the opening", async (t) => {
@@ -24,5 +24,30 @@ Deno.test("failureReason() takes off the agent's wrapper tags and keeps the open
   ];
   for (const c of cases) {
     await t.step(c.name, () => assertEquals(failureReason(c.input), c.expected));
+  }
+});
+
+Deno.test("numberedLines() reads a numbered file read back into numbers and text", async (t) => {
+  const cases = [
+    {
+      name: "Claude's tab form with a note after it",
+      input: "1\t# notes\n2\t\n3\tsome text\n\n<system-reminder>x</system-reminder>",
+      expected: {
+        lines: [{ no: 1, text: "# notes" }, { no: 2, text: "" }, { no: 3, text: "some text" }],
+        rest: "<system-reminder>x</system-reminder>",
+      },
+    },
+    {
+      name: "the arrow form from an offset",
+      input: "    40→const a = 1;\n    41→const b = 2;",
+      expected: {
+        lines: [{ no: 40, text: "const a = 1;" }, { no: 41, text: "const b = 2;" }],
+        rest: "",
+      },
+    },
+    { name: "plain text is not numbered", input: "hello\nworld", expected: null },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => assertEquals(numberedLines(c.input), c.expected));
   }
 });

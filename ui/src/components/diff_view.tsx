@@ -5,8 +5,9 @@
  * wrap when the reader asks (one preference for every diff).
  */
 import type { VNode } from "preact";
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { diffLines, type FileChange } from "../../../core/export/tool_view.ts";
+import { highlightDiff, languageOfPath } from "../highlight.ts";
 import { wrapLines } from "../prefs.ts";
 
 export { type FileChange, fileChanges } from "../../../core/export/tool_view.ts";
@@ -32,7 +33,11 @@ export function DiffView(
   { change, attempted }: { change: FileChange; attempted?: boolean },
 ): VNode {
   const [all, setAll] = useState(false);
-  const lines = diffLines(change);
+  const lines = useMemo(
+    () => diffLines(change),
+    [change.path, change.before, change.after, change.patch],
+  );
+  const lit = useMemo(() => highlightDiff(lines, languageOfPath(change.path)), [lines]);
   const adds = lines.filter((l) => l.type === "add").length;
   const dels = lines.filter((l) => l.type === "del").length;
   const shown = all ? lines : lines.slice(0, SHOWN);
@@ -48,14 +53,14 @@ export function DiffView(
         <WrapToggle />
       </div>
       <div class={`diff-scroll${wrapLines.value ? " is-wrapped" : ""}`}>
-        <table class="diff-lines">
+        <table class="diff-lines hl">
           <tbody>
             {shown.map((l, i) => (
               <tr key={i} class={`dl-${l.type}`}>
                 <td class="ln">{l.oldNo ?? ""}</td>
                 <td class="ln">{l.newNo ?? ""}</td>
                 <td class="sign">{l.type === "add" ? "+" : l.type === "del" ? "−" : ""}</td>
-                <td class="code">{l.text}</td>
+                <td class="code">{lit?.[i] ?? l.text}</td>
               </tr>
             ))}
           </tbody>

@@ -7,6 +7,7 @@ import MarkdownIt from "markdown-it";
 import type { ComponentChildren, VNode } from "preact";
 import { h } from "preact";
 import { memo } from "preact/compat";
+import { highlightLines, languageOfFence } from "../highlight.ts";
 
 // Types come from the package's own token shape; only the fields used here are named.
 interface Token {
@@ -88,11 +89,7 @@ function leaf(t: Token): ComponentChildren {
       return h("br", null);
     case "fence":
     case "code_block":
-      return h(
-        "pre",
-        { class: "code", "data-lang": t.info.trim().split(/\s/)[0] || undefined },
-        h("code", null, t.content),
-      );
+      return codeBlock(t);
     case "hr":
       return h("hr", null);
     case "image":
@@ -102,6 +99,19 @@ function leaf(t: Token): ComponentChildren {
     default:
       return t.content;
   }
+}
+
+/** A code block, highlighted when its info string names a known language. */
+function codeBlock(t: Token): ComponentChildren {
+  const lang = languageOfFence(t.info);
+  const code = t.content.replace(/\n$/, "");
+  const lines = highlightLines(code, lang);
+  const body = lines ? lines.flatMap((l, i) => (i ? ["\n", ...l] : l)) : [code];
+  return h(
+    "pre",
+    { class: `code hl`, "data-lang": t.info.trim().split(/\s/)[0] || undefined },
+    h("code", null, ...body),
+  );
 }
 
 function build(tokens: Token[]): ComponentChildren[] {

@@ -7,11 +7,11 @@ import { useComputed, useSignal } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo, useRef } from "preact/hooks";
 import { isErrorResult } from "../../../core/analytics/error_heuristic.ts";
-import { payloadText } from "../api.ts";
 import { bytes, duration } from "../format.ts";
+import { languageOfPath } from "../highlight.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import type { SessionState } from "../session_state.ts";
-import type { ConnectionView, PayloadText, Row } from "../types.ts";
+import type { ConnectionView, Row } from "../types.ts";
 import {
   callSummary as summaryOf,
   failureReason,
@@ -19,51 +19,14 @@ import {
 } from "../../../core/export/tool_view.ts";
 import { CausalityBadge, causalityRowClass } from "./causality_badge.tsx";
 import { DiffView, fileChanges } from "./diff_view.tsx";
+import { PayloadBlock } from "./payload_block.tsx";
 import { Markdown } from "./markdown.tsx";
+
+export { PayloadBlock } from "./payload_block.tsx";
 
 /** A one-line description of a tool call: its command, path or query. */
 export function callSummary(row: Row): string {
   return summaryOf(row.op, row.input?.text);
-}
-
-function prettyInput(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
-
-/** A payload text with "show all" when the row carries only its opening. */
-export function PayloadBlock(
-  { payload, label, pretty }: { payload: PayloadText; label: string; pretty?: boolean },
-): VNode {
-  const full = useSignal<string | null>(null);
-  const failed = useSignal<string | null>(null);
-  const text = full.value ?? payload.text;
-  const shown = pretty ? prettyInput(text) : text;
-  return (
-    <div class="payload">
-      <div class="payload-label">
-        {label}
-        {payload.size !== null && <span class="muted">· {bytes(payload.size)}</span>}
-      </div>
-      <pre class="payload-text">{shown}</pre>
-      {payload.truncated && full.value === null && payload.sha256 && (
-        <button
-          type="button"
-          class="link"
-          onClick={() =>
-            payloadText(payload.sha256!).then((t) => (full.value = t)).catch((e) =>
-              failed.value = (e as Error).message
-            )}
-        >
-          Show all ({bytes(payload.size)})
-        </button>
-      )}
-      {failed.value && <div class="error-text">{failed.value}</div>}
-    </div>
-  );
 }
 
 function SubagentThread({ state, conn }: { state: SessionState; conn: ConnectionView }): VNode {
@@ -132,7 +95,7 @@ export function OpRow(
 
   const select = (e: MouseEvent) => {
     const t = e.target as HTMLElement;
-    if (t.closest("button, a, summary, input, pre.payload-text, .diff, .md a")) return;
+    if (t.closest("button, a, summary, input, pre.payload-text, .diff, .code-lines, .md a")) return;
     state.focus.value = row.op_id;
     navigate(href, { replace: true });
   };
@@ -227,7 +190,12 @@ export function OpRow(
         <summary>{changes.length ? "Input and result" : "Details"}</summary>
         {row.input && <PayloadBlock payload={row.input} label="Input" pretty />}
         {row.result && (
-          <PayloadBlock payload={row.result} label={error ? "Result (error)" : "Result"} />
+          <PayloadBlock
+            payload={row.result}
+            label={error ? "Result (error)" : "Result"}
+            lang={op.kind === "read" ? languageOfPath(op.target) : undefined}
+            numbered={op.kind === "read"}
+          />
         )}
       </details>
       {subs.length > 0 && (
