@@ -11,6 +11,8 @@ import { DatabaseSync } from "node:sqlite";
 import { ClaudeLines, claudeSessionPath, type SyntheticTurn } from "../e2e/_synthetic.ts";
 import { SseClient } from "../_helpers/sse_client.ts";
 import { liveServer } from "./_live_server.ts";
+import { ChronicleStore, importAll } from "../../core/store/mod.ts";
+import { createDenoFs } from "../../runtime/deno_fs.ts";
 
 const SID = "1ee70000-0000-4000-8000-00000000beef";
 const ID = `claude-code:${SID}`;
@@ -102,34 +104,134 @@ Deno.test("a half-written last line waits, and arrives once it is complete", asy
   }
 });
 
-Deno.test("a truncated log resets its viewers; a replaced one with more lines sends only those", async () => {
-  await using s = await scratch();
-  const start = s.text({ user: "first" }, bash(1), bash(2));
-  await s.append(start);
-  const srv = await liveServer({ home: s.home, data: s.data });
-  try {
-    const { client } = await view(srv.url, srv.headers);
-    // Rotation: the old file moves away and a new one (another inode) holds it and one more.
-    const more = s.text(bash(3));
-    await Deno.rename(s.path, `${s.path}.1`);
-    await Deno.writeTextFile(s.path, start + more);
-    const ev = await client.next((e) => e.event === "ops");
-    assert.deepEqual(
-      (ev.data as { ops: { op: { summary?: string } }[] }).ops.map((o) => o.op.summary),
-      ["echo 3"],
-    );
-    assert.ok(!client.events.some((e) => e.event === "reset"));
-    // Truncation: the file is cut to a new, shorter session.
-    s.restart();
-    await Deno.writeTextFile(s.path, s.text({ user: "all over again" }));
-    const reset = await client.next((e) => e.event === "reset");
-    assert.match(reset.id!, /^\d+$/);
-    assert.deepEqual((await timelineIds(srv.url, srv.headers)).length, 1);
-    await client.close();
-  } finally {
-    await srv.stop();
-  }
-});
+/**
+ * `chronicle import` in a store of its own, for "as in import": imports the files as they are
+ * now on each `run`, and reads the session's timeline (ids, kinds, completeness, summaries) and
+ * the checkpoint of its log.
+ */
+async function referenceImport(home: string) {
+  const store = ChronicleStore.open(":memory:");
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-live-ref-" });
+  const fs = createDenoFs({ tempRoot: tmp });
+  return {
+    run: () => importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs }),
+    rows: () => rows(store.timeline(ID, { limit: 100_000 }).items),
+    checkpoint: (path: string) => JSON.stringify(store.getSource(path)?.checkpoint ?? null),
+    async [Symbol.asyncDispose]() {
+      store.close();
+      await Deno.remove(tmp, { recursive: true });
+    },
+  };
+}
+
+type Row = { op_id: string; op: { kind: string; completeness: string; summary?: string } };
+const rows = (items: unknown[]) =>
+  (items as Row[]).map((i) => `${i.op_id} ${i.op.kind} ${i.op.completeness} ${i.op.summary}`);
+
+async function liveRows(url: string, headers: Record<string, string>): Promise<string[]> {
+  const res = await fetch(`${url}api/sessions/${ID}/timeline?limit=500`, { headers });
+  const page = await res.json();
+  return res.status === 404 ? [] : rows(page.items);
+}
+
+/**
+ * A log changed on disk the ways files change under a reader. Each case changes a watched
+ * session's file and says what its viewer is sent; the live store must end where `chronicle
+ * import` run before and after the same change ends (import's own cases:
+ * tests/unit/sources/jsonl_test.ts, tests/unit/store/store_test.ts).
+ */
+const FILE_CASES: {
+  name: string;
+  change: (s: Awaited<ReturnType<typeof scratch>>, start: string) => Promise<void>;
+  /** Summaries of the operations sent (other events by name), or "reset" (a re-read dropped some). */
+  sent: string[] | "reset";
+}[] = [
+  {
+    name: "rotated (moved away; a new file holds the session so far and more)",
+    change: async (s, start) => {
+      await Deno.rename(s.path, `${s.path}.1`);
+      await Deno.writeTextFile(s.path, start + s.text(bash(3)));
+    },
+    sent: ["echo 3"],
+  },
+  {
+    name: "rotated to a fresh file (moved away; the new one starts empty and grows)",
+    change: async (s) => {
+      await Deno.rename(s.path, `${s.path}.1`);
+      await Deno.writeTextFile(s.path, "");
+      await s.append(s.text(bash(3)));
+    },
+    sent: "reset",
+  },
+  {
+    name: "replaced in one rename (an editor's save) by the same lines and one more",
+    change: async (s, start) => {
+      await Deno.writeTextFile(`${s.path}.tmp`, start + s.text(bash(3)));
+      await Deno.rename(`${s.path}.tmp`, s.path);
+    },
+    sent: ["echo 3"],
+  },
+  {
+    name: "replaced in place by other bytes of the same length",
+    change: (s, start) => Deno.writeTextFile(s.path, start.replace("echo 2", "echo 9")),
+    sent: ["echo 9"],
+  },
+  {
+    name: "truncated to a new, shorter session",
+    change: async (s) => {
+      s.restart();
+      await Deno.writeTextFile(s.path, s.text({ user: "all over again" }));
+    },
+    sent: "reset",
+  },
+  {
+    // Import drops a session whose log is now empty; its viewer is told it is gone.
+    name: "truncated to nothing",
+    change: (s) => Deno.truncate(s.path, 0),
+    sent: ["gone"],
+  },
+];
+
+for (const c of FILE_CASES) {
+  Deno.test(`a watched log ${c.name}: its viewer is told, and the store ends as 'chronicle import' leaves it`, async () => {
+    await using s = await scratch();
+    const start = s.text({ user: "first" }, bash(1), bash(2));
+    await s.append(start);
+    const srv = await liveServer({ home: s.home, data: s.data });
+    try {
+      await using ref = await referenceImport(s.home);
+      await ref.run();
+      const { client } = await view(srv.url, srv.headers);
+      const from = client.events.length;
+      await c.change(s, start);
+      await ref.run();
+      // The live import has read the file as it is now (a rename and a write may be two).
+      while (
+        JSON.stringify(srv.store.getSource(s.path)?.checkpoint ?? null) !== ref.checkpoint(s.path)
+      ) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(await liveRows(srv.url, srv.headers), ref.rows());
+      if (c.sent === "reset") {
+        const reset = await client.next((e) => e.event === "reset", from);
+        assert.match(reset.id!, /^\d+$/);
+      } else {
+        await client.next((e) => e.event !== "session", from);
+        const sent = client.events.slice(from).filter((e) => e.event !== "session");
+        assert.deepEqual(
+          sent.flatMap((e) =>
+            e.event === "ops"
+              ? (e.data as { ops: { op: { summary?: string } }[] }).ops.map((o) => o.op.summary)
+              : [e.event]
+          ),
+          c.sent,
+          "only what changed, and no reset",
+        );
+      }
+      await client.close();
+    } finally {
+      await srv.stop();
+    }
+  });
+}
 
 Deno.test("a burst of 10,000 lines arrives whole, each operation once, in timeline order", async () => {
   await using s = await scratch();

@@ -3,7 +3,10 @@
  * flags: the server answers before the first import has finished, and a busy port is reported
  * before anything is imported.
  */
+import type { CliIo } from "../../cli/io.ts";
+import { startImporting } from "../../cli/serve_import.ts";
 import { ChronicleStore } from "../../core/store/mod.ts";
+import { createEventHub } from "../../server/sse.ts";
 import { assert, assertEquals, assertMatch } from "../_helpers/assert.ts";
 import { writeClaudeSession } from "../e2e/_synthetic.ts";
 
@@ -92,4 +95,55 @@ Deno.test("a busy port is reported before anything is imported", async () => {
     taken.close();
     await Deno.remove(home, { recursive: true });
   }
+});
+
+/** The serve loop's importing over `home`, its terminal output kept; stopped on dispose. */
+async function importing(home: string, terminal: boolean) {
+  const err: string[] = [];
+  const out: string[] = [];
+  const io: CliIo = {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    stdin: () => Promise.resolve(new Uint8Array()),
+    env: { HOME: home, CHRONICLE_HOME: `${home}/data` },
+    cwd: home,
+    isTerminal: terminal,
+  };
+  const store = ChronicleStore.open(":memory:");
+  const run = startImporting({
+    store,
+    writer: store,
+    io,
+    tempRoot: await Deno.makeTempDir({ dir: home }),
+    intervalS: 3600,
+    events: createEventHub(),
+    terminal,
+  });
+  run.start();
+  await run.firstPass;
+  return {
+    stderr: err.join(""),
+    stdout: out.join(""),
+    async [Symbol.asyncDispose]() {
+      await run.stop();
+      store.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+Deno.test("on a terminal, the first import draws a progress bar over itself, ending at 100%", async () => {
+  await using run = await importing(await history(6), true);
+  // Each frame returns to the line's start and clears what is left of the last one.
+  const frames = run.stderr.split("\r").filter(Boolean);
+  assert(frames.length >= 1, `a bar was drawn: ${JSON.stringify(run.stderr)}`);
+  for (const f of frames) assertMatch(f, /^\[[#-]{30}\] \d+\/6 files \d+%, \d+ sessions/);
+  assertMatch(frames.at(-1)!, /^\[#{30}\] 6\/6 files 100%, 6 sessions.*\x1b\[K\n$/);
+  assertMatch(run.stdout, /Imported 6 new or changed files \(6 sessions\)/);
+});
+
+Deno.test("off a terminal, the first import draws no bar", async () => {
+  await using run = await importing(await history(2), false);
+  assertEquals(run.stderr, "");
+  assertMatch(run.stdout, /Imported 2 new or changed files/);
 });

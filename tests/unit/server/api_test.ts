@@ -1,6 +1,7 @@
 /** The JSON API on real-client fixtures: lists, filters, paging, search, analytics, payloads. */
 import assert from "node:assert/strict";
 import { isErrorResult } from "../../../core/analytics/mod.ts";
+import type { ImportProgress } from "../../../core/live/mod.ts";
 import { prepareUnit } from "../../../core/store/mod.ts";
 import { SOURCE_IDS } from "../../../core/sources/registry.ts";
 import type { TimelineRow } from "../../../server/routes/sessions.ts";
@@ -227,6 +228,48 @@ Deno.test("GET /api/search returns hits with highlighted snippets and honours fi
   assert.equal(empty.total, 0);
   const syntax = await callJson<Json>(app, "GET", `/api/search?q=${enc('"AND OR (*')}`);
   assert.equal(typeof syntax.total, "number");
+});
+
+Deno.test("GET /api/search says while a first import is still building the index, and how far", async (t) => {
+  const progress = (over: Partial<ImportProgress>): ImportProgress => ({
+    state: "importing",
+    first: true,
+    files_total: 40,
+    files_done: 10,
+    bytes_total: 4000,
+    bytes_done: 1000,
+    sessions: 9,
+    percent: 25,
+    eta_s: 3,
+    started_at: 1,
+    finished_at: null,
+    ...over,
+  });
+  const cases: { name: string; progress?: ImportProgress; expected: Json }[] = [
+    {
+      name: "the first pass is importing",
+      progress: progress({}),
+      expected: { percent: 25, files_done: 10, files_total: 40 },
+    },
+    {
+      name: "the first pass is still discovering",
+      progress: progress({ state: "discovering", files_total: 0, files_done: 0, percent: 0 }),
+      expected: { percent: 0, files_done: 0, files_total: 0 },
+    },
+    { name: "the first pass has finished", progress: progress({ state: "idle" }), expected: null },
+    { name: "a later pass runs", progress: progress({ first: false }), expected: null },
+    { name: "the server imports nothing", expected: null },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const withProgress = testApp(store, {
+        importProgress: c.progress ? () => c.progress! : undefined,
+      });
+      const body = await callJson<Json>(withProgress, "GET", "/api/search?q=summary");
+      assert.deepEqual(body.indexing, c.expected);
+      assert.ok(body.total >= 1, "hits are still answered");
+    });
+  }
 });
 
 Deno.test("GET /api/payloads/:sha256 serves payload bytes as plain text only", async () => {
