@@ -13,16 +13,20 @@ import {
 import type { CustomRule } from "../core/security/glob_rule.ts";
 import type { Interception } from "../core/security/pretooluse.ts";
 
-/** Appends one line to the journal, creating the folder and the file (0600) when needed. */
-export async function appendGuardJournal(dir: string, line: string): Promise<void> {
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = await Deno.open(`${dir}/${JOURNAL_FILE}`, {
+/**
+ * Appends one line to the journal, creating the folder and the file (0600) when needed.
+ * Synchronous, as every file operation of the guard (see guard/fs.ts).
+ */
+export function appendGuardJournal(dir: string, line: string): void {
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = Deno.openSync(`${dir}/${JOURNAL_FILE}`, {
     append: true,
     create: true,
     mode: 0o600,
   });
   try {
-    await file.write(new TextEncoder().encode(line));
+    const bytes = new TextEncoder().encode(line);
+    for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
   } finally {
     file.close();
   }
@@ -79,18 +83,23 @@ export function guardFileDeps(dir: string | null): {
   appendJournal(line: string): Promise<void>;
 } {
   return {
-    readRules: async () => {
-      if (!dir) return null;
+    readRules: () => {
+      if (!dir) return Promise.resolve(null);
       try {
-        return await Deno.readTextFile(`${dir}/${RULES_FILE}`);
+        return Promise.resolve(Deno.readTextFileSync(`${dir}/${RULES_FILE}`));
       } catch (e) {
-        if (e instanceof Deno.errors.NotFound) return null;
-        throw e;
+        if (e instanceof Deno.errors.NotFound) return Promise.resolve(null);
+        return Promise.reject(e);
       }
     },
-    appendJournal: (line) =>
-      dir
-        ? appendGuardJournal(dir, line)
-        : Promise.reject(new Error("no data folder (HOME unset)")),
+    appendJournal: (line) => {
+      if (!dir) return Promise.reject(new Error("no data folder (HOME unset)"));
+      try {
+        appendGuardJournal(dir, line);
+        return Promise.resolve();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
   };
 }

@@ -10,7 +10,7 @@
  */
 import { guardFileDeps } from "./files.ts";
 import { denoGuardFs } from "./fs.ts";
-import { runHook } from "./hook.ts";
+import { MAX_PAYLOAD, runHook } from "./hook.ts";
 
 /** Milliseconds the engine has for a decision; the watchdog fires a second later. */
 export const GUARD_BUDGET_MS = 2500;
@@ -31,12 +31,37 @@ function safeEnv(name: string): string | undefined {
   }
 }
 
+/**
+ * Stdin to its end, read synchronously: Claude Code writes the payload and closes it. (A
+ * `Response` over `Deno.stdin.readable` costs 5-40 ms of stream machinery per call; an
+ * asynchronous read starts a thread pool.)
+ */
+export function readStdinSync(limit: number): string {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const buf = new Uint8Array(1 << 16);
+  for (;;) {
+    const n = Deno.stdin.readSync(buf);
+    if (n === null || n === 0) break;
+    chunks.push(buf.slice(0, n));
+    total += n;
+    if (total > limit) break;
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
 /** Runs the hook with the real stdin, file system and data folder; returns the exit code. */
 export function main(): Promise<number> {
   const dir = guardDataDir(safeEnv);
   const encoder = new TextEncoder();
   return runHook({
-    readStdin: () => new Response(Deno.stdin.readable).text(),
+    readStdin: () => Promise.resolve(readStdinSync(MAX_PAYLOAD)),
     fs: denoGuardFs,
     ...guardFileDeps(dir),
     stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),

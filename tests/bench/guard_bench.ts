@@ -116,32 +116,10 @@ console.log(
   } ms (target p95 <= 60 ms)`,
 );
 
-// The same calls timed from outside by farm-bench (whole process, CPU and wall), when it is on
-// PATH: the guard against the empty-program floor, paired run by run.
 try {
-  const payloadFile = `${root}/read.json`;
-  await Deno.writeTextFile(payloadFile, cases[1].stdin);
-  const out = await new Deno.Command("farm-bench", {
-    args: [
-      "-n",
-      "30",
-      "--vs",
-      `${Deno.execPath()} run --quiet ${empty}`,
-      "--",
-      "sh",
-      "-c",
-      `exec ${launcher} < ${payloadFile}`,
-    ],
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  console.log("farm-bench, allowed Read (A: the installed guard, B: deno run of an empty file):");
-  for (const line of text.split("\n")) {
-    if (/^(A|B|A\/B|ratio)\b.*(cpu|wall)|ratio/i.test(line)) console.log("  " + line.trim());
-  }
+  const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+  console.log(`  load average during the run: ${load} (on ${navigator.hardwareConcurrency} cores)`);
 } catch {
-  console.log("(farm-bench is not on PATH: whole-process timing from outside skipped)");
+  // no /proc: no load average
 }
 await Deno.remove(root, { recursive: true });
