@@ -1,5 +1,6 @@
 /** Argument parsing shared by every command: one usage error type, `--help` everywhere. */
 import { parseArgs as nodeParseArgs } from "node:util";
+import { SOURCE_IDS } from "../core/model/agents.ts";
 import { VERSION } from "../core/version.ts";
 import type { CliIo } from "./io.ts";
 
@@ -20,19 +21,94 @@ export interface Parsed {
   positionals: string[];
 }
 
-/** Parses args strictly: an unknown option is a usage error, never silently ignored. */
+/**
+ * Parses args strictly: an unknown option is a usage error, never silently ignored. Every
+ * parser complaint becomes one line; a value that starts with a dash (`--port -1`) is taken as
+ * the option's value, so the option's own check says what is wrong with it.
+ */
 export function parseArgs(args: string[], options: OptionSpec): Parsed {
+  const all: OptionSpec = {
+    ...options,
+    help: { type: "boolean", short: "h" },
+    version: { type: "boolean" },
+  };
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const spec = a.startsWith("--") && !a.includes("=") ? all[a.slice(2)] : undefined;
+    const next = args[i + 1];
+    if (spec?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${a}=${next}`);
+      i++;
+    } else joined.push(a);
+    if (a === "--") {
+      joined.push(...args.slice(i + 1));
+      break;
+    }
+  }
   try {
     const { values, positionals } = nodeParseArgs({
-      args,
-      options: { ...options, help: { type: "boolean", short: "h" }, version: { type: "boolean" } },
+      args: joined,
+      options: all,
       allowPositionals: true,
       strict: true,
     });
     return { values: values as Parsed["values"], positionals };
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(parserMessage(e as Error & { code?: string }, all));
   }
+}
+
+/** node:util's complaint as one line: which option, and what is wrong with it. */
+function parserMessage(e: Error & { code?: string }, options: OptionSpec): string {
+  const named = /'(-{1,2}[^'\s]+)/.exec(e.message)?.[1] ?? "";
+  const name = named.replace(/^-+/, "");
+  const long = Object.entries(options).find(([k, v]) => k === name || v.short === name)?.[0];
+  switch (e.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const near = closest(name, Object.keys(options));
+      return `unknown option "${named}"${near ? ` (did you mean --${near}?)` : ""}`;
+    }
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return long && options[long].type === "boolean"
+        ? `--${long} takes no value`
+        : `--${long ?? name} needs a value`;
+    default:
+      return e.message.split("\n")[0];
+  }
+}
+
+/** The known option nearest to a mistyped one (at most two edits away), if any. */
+function closest(name: string, known: string[]): string | null {
+  let best: string | null = null;
+  let bestD = 3;
+  for (const k of known) {
+    const d = editDistance(name, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** A `--source` value, checked against the known agents: anything else is a usage error. */
+export function sourceArg(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const v = String(value);
+  if (!(SOURCE_IDS as readonly string[]).includes(v)) {
+    throw new UsageError(`unknown source "${v}" (known: ${SOURCE_IDS.join(", ")})`);
+  }
+  return v;
 }
 
 /**

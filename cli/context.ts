@@ -1,5 +1,6 @@
 /** Opens the user's store from the environment: the data folder, 0700/0600, migrated. */
-import type { CanonicalSession } from "../core/model/mod.ts";
+import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
+import { termSafe } from "../core/security/terminal.ts";
 import { ChronicleStore } from "../core/store/mod.ts";
 import { dataDir, ensureDataDir, lockDownFiles, storePath } from "../runtime/data_dir.ts";
 import { createPackFiles, packDir } from "../runtime/pack_files.ts";
@@ -19,7 +20,15 @@ export function loadNamedSession(
   id: string,
   io: CliIo,
 ): CanonicalSession | null {
-  const session = store.loadSession(store.resolveSessionId(id) ?? id);
-  if (!session) io.stderr(`chronicle: no session "${id}" (see \`chronicle sessions\`)\n`);
+  let resolved: string;
+  try {
+    resolved = store.requireSessionId(id);
+  } catch (e) {
+    if (!(e instanceof ChronicleError)) throw e;
+    io.stderr(`chronicle: ${termSafe(e.message)}\n`);
+    return null;
+  }
+  const session = store.loadSession(resolved);
+  if (!session) io.stderr(`chronicle: session "${termSafe(resolved)}" cannot be read\n`);
   return session;
 }

@@ -18,6 +18,7 @@ import {
   type RedactionSummary,
   renderDocument,
 } from "../core/export/mod.ts";
+import { ChronicleError } from "../core/model/mod.ts";
 import { type CustomRule, RuleStore, scanSession, termSafe } from "../core/security/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../runtime/artifact_fs.ts";
@@ -104,9 +105,12 @@ export function selectSessions(
   checkSelection(selection);
   const { id, project, since } = selection;
   if (id && id !== "all") {
-    const resolved = store.resolveSessionId(id);
-    if (!resolved) throw new NotFound(`no session "${termSafe(id)}" (see \`chronicle sessions\`)`);
-    return [resolved];
+    try {
+      return [store.requireSessionId(id)];
+    } catch (e) {
+      if (e instanceof ChronicleError) throw new NotFound(termSafe(e.message), { cause: e });
+      throw e;
+    }
   }
   const ids: string[] = [];
   const q = { project: project ? userPath(io.cwd, project) : undefined, from: since };

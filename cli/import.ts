@@ -2,12 +2,19 @@
 import { termSafe } from "../core/security/terminal.ts";
 import { RuleStore } from "../core/security/rule_store.ts";
 import { takeGuardJournal } from "../guard/files.ts";
-import { importAll, type ImportSummary, type UnitRunner } from "../core/store/mod.ts";
+import {
+  importAll,
+  type ImportSummary,
+  type SourceSummary,
+  type UnitRunner,
+} from "../core/store/mod.ts";
+import { formatBytes } from "../core/doctor/mod.ts";
+import { isNoSpace } from "./os_error.ts";
 import type { DiscoverEnv } from "../core/sources/types.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createWorkerRunner } from "../runtime/worker_runner.ts";
-import { helpOrVersion, parseArgs, UsageError } from "./args.ts";
+import { helpOrVersion, parseArgs, sourceArg, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import { importCanonical } from "./export.ts";
 import type { CliIo, Command } from "./io.ts";
@@ -64,6 +71,8 @@ export async function runImport(
     progress?: boolean;
     /** A long-lived runner (the server's background importer); otherwise one worker per call. */
     runner?: UnitRunner;
+    /** Stop the pass at the first unit the store cannot take when this says so. */
+    stopOnStoreError?: (e: unknown) => boolean;
   },
 ): Promise<ImportSummary> {
   const fs = createDenoFs({ tempRoot: options.tempRoot });
@@ -77,6 +86,7 @@ export async function runImport(
       fs,
       sources: options.sources,
       runner: options.runner ?? worker?.runner,
+      stopOnStoreError: options.stopOnStoreError,
       onProgress: options.progress
         ? (done, total) => {
           const t = performance.now();
@@ -92,21 +102,70 @@ export async function runImport(
   }
 }
 
+/** "6 new, 2 appended, 10 unchanged": the non-zero kinds of what a pass did with files. */
+function unitCounts(src: SourceSummary): string {
+  const parts = (["new", "rewritten", "appended", "unchanged", "failed"] as const)
+    .filter((k) => src[k] > 0).map((k) => `${src[k]} ${k}`);
+  return parts.join(", ") || "none";
+}
+
+/** What this run did, per source (the counts add up to the files found), then the store. */
 export function formatSummary(s: ImportSummary): string {
+  const all = Object.values(s.sources);
+  const files = all.reduce((n, x) => n + x.units, 0);
+  const ops = all.reduce((n, x) => n + x.operations, 0);
   const lines = [
-    `Imported in ${
-      s.seconds.toFixed(2)
-    } s: ${s.sessions} sessions, ${s.operations} operations, ${s.issues} issues, ${s.loss_windows} loss windows.`,
+    `Imported in ${s.seconds.toFixed(2)} s: ${plural(files, "file")}, ${
+      plural(ops, "operation")
+    } written.`,
   ];
   for (const [id, src] of Object.entries(s.sources)) {
     lines.push(
-      `  ${
-        id.padEnd(12)
-      } ${src.units} files (${src.full} new or rewritten, ${src.appended} appended, ${src.unchanged} unchanged), ${src.operations} operations written`,
+      `  ${id.padEnd(12)} ${plural(src.units, "file")}: ${unitCounts(src)}${
+        src.removed ? `; ${src.removed} no longer on disk (kept)` : ""
+      }; ${plural(src.operations, "operation")} written`,
     );
   }
+  lines.push(
+    `The store holds ${plural(s.sessions, "session")} and ${plural(s.operations, "operation")}${
+      s.issues || s.loss_windows
+        ? `, with ${plural(s.issues, "issue")} and ${
+          plural(s.loss_windows, "loss window")
+        } (see \`chronicle issues\`)`
+        : ""
+    }.`,
+  );
   for (const e of s.errors) lines.push(`  ! ${termSafe(e.message)}`);
   return lines.join("\n") + "\n";
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * The one line a full disk gets: what was stored, about how much more space the rest needs
+ * (the store is about the size of the logs it holds), and how to resume.
+ */
+export async function noSpaceLine(
+  dir: string,
+  stored: { sessions: number; operations: number },
+  remaining: readonly string[],
+): Promise<string> {
+  let bytes = 0;
+  for (const p of remaining) {
+    try {
+      bytes += (await Deno.stat(p)).size;
+    } catch { /* gone meanwhile */ }
+  }
+  const need = remaining.length
+    ? ` and about ${formatBytes(bytes)} more for the ${plural(remaining.length, "file")} left`
+    : "";
+  return `chronicle: the disk holding ${termSafe(dir)} is full: ${
+    plural(stored.operations, "operation")
+  } of ${
+    plural(stored.sessions, "session")
+  } stored, nothing lost; free some space${need}, then run \`chronicle import\` again to go on from there.\n`;
 }
 
 export const importCommand: Command = async (args, io) => {
@@ -128,26 +187,46 @@ export const importCommand: Command = async (args, io) => {
     throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   }
   const sources = parsed.values.source as string[] | undefined;
-  for (const s of sources ?? []) {
-    if (!SOURCE_IDS.includes(s as never)) {
-      throw new UsageError(`unknown source "${s}" (known: ${SOURCE_IDS.join(", ")})`);
-    }
-  }
+  for (const s of sources ?? []) sourceArg(s);
   const { store, dir } = await openUserStore(io);
   try {
-    const summary = await runImport(store, io, {
-      sources,
-      tempRoot: `${dir}/tmp`,
-      inProcess: parsed.values["in-process"] === true,
-      progress: io.isTerminal && !parsed.values.json,
-    });
+    const before = store.totals();
+    const storedSince = () => {
+      const after = store.totals();
+      return {
+        sessions: Math.max(0, after.sessions - before.sessions),
+        operations: Math.max(0, after.operations - before.operations),
+      };
+    };
+    let summary: ImportSummary;
+    try {
+      summary = await runImport(store, io, {
+        sources,
+        tempRoot: `${dir}/tmp`,
+        inProcess: parsed.values["in-process"] === true,
+        progress: io.isTerminal && !parsed.values.json,
+        stopOnStoreError: isNoSpace,
+      });
+    } catch (e) {
+      // a shared commit that failed for space at the end of the pass
+      if (!isNoSpace(e)) throw e;
+      if (io.isTerminal) io.stderr("\n");
+      io.stderr(await noSpaceLine(dir, storedSince(), []));
+      return 1;
+    }
+    if (summary.stopped && isNoSpace(summary.stopped.error.message)) {
+      if (io.isTerminal) io.stderr("\n");
+      io.stderr(await noSpaceLine(dir, storedSince(), summary.stopped.remaining_paths));
+      return 1;
+    }
     // what the guard journaled while no server ran goes into the store too
     const log = new RuleStore(store.ruleTable);
     for (const i of takeGuardJournal(dir)) log.logInterception(i);
     io.stdout(
       parsed.values.json ? JSON.stringify(summary, null, 2) + "\n" : formatSummary(summary),
     );
-    return summary.errors.length && summary.sessions === 0 ? 1 : 0;
+    // a source that could not be read (a corrupt database) fails the run; the others imported
+    return summary.errors.length ? 1 : 0;
   } finally {
     store.close();
   }

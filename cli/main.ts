@@ -1,7 +1,9 @@
 /** The CLI entry: dispatches to a command, maps errors to one clear line and an exit code. */
 import { ChronicleError } from "../core/model/mod.ts";
 import { VERSION } from "../core/version.ts";
+import { termSafe } from "../core/security/terminal.ts";
 import { UsageError } from "./args.ts";
+import { isOsError, osPhrase } from "./os_error.ts";
 import { COMMANDS } from "./commands.ts";
 import type { CliIo } from "./io.ts";
 
@@ -49,14 +51,22 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr(
-        `chronicle: ${e.message}\nRun "chronicle ${
+        `chronicle: ${termSafe(e.message)}\nRun "chronicle ${
           first && COMMANDS[first] ? first + " " : ""
         }--help" for usage.\n`,
       );
       return 2;
     }
-    const msg = e instanceof ChronicleError || e instanceof Error ? e.message : String(e);
-    io.stderr(`chronicle: ${msg}\n`);
+    // `chronicle sessions | head`: the reader left; nothing to say
+    if (e instanceof Deno.errors.BrokenPipe) return 0;
+    const msg = e instanceof ChronicleError
+      ? e.message
+      : isOsError(e)
+      ? osPhrase(e)
+      : e instanceof Error
+      ? e.message
+      : String(e);
+    io.stderr(`chronicle: ${termSafe(msg.split("\n")[0])}\n`);
     if (io.env.CHRONICLE_DEBUG && e instanceof Error && e.stack) io.stderr(e.stack + "\n");
     return 1;
   }

@@ -109,11 +109,16 @@ export const replayCommand: Command = async (args, io) => {
     const opened = await openUserStore(io);
     store = opened.store;
     data = opened.dir;
-    const sid = store.resolveSessionId(id);
-    const loaded = sid ? store.loadSession(sid) : null;
+    let loaded: CanonicalSession | null = null;
+    try {
+      loaded = store.loadSession(store.requireSessionId(id));
+    } catch (e) {
+      store.close();
+      throw e;
+    }
     if (!loaded) {
       store.close();
-      throw new ChronicleError("not_found", `No session "${id}" (see \`chronicle sessions\`)`);
+      throw new ChronicleError("not_found", `Session "${id}" cannot be read`);
     }
     session = loaded;
     const s = store;

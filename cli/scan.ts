@@ -4,7 +4,7 @@
  * Exit 0 no findings, 1 findings, 2 error.
  */
 import { termSafe, termSafeLines } from "../core/security/terminal.ts";
-import type { CanonicalSession, PayloadRef } from "../core/model/mod.ts";
+import { type CanonicalSession, ChronicleError, type PayloadRef } from "../core/model/mod.ts";
 import {
   type CustomRule,
   type Finding,
@@ -20,6 +20,7 @@ import { dataDir, storePath } from "../runtime/data_dir.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import type { CliIo, Command } from "./io.ts";
+import { osPhrase } from "./os_error.ts";
 
 export const SCAN_HELP =
   `Usage: chronicle scan [PATH ...] [-] [--session ID | --all] [--format text|json|sarif]
@@ -169,7 +170,7 @@ export function makeScanCommand(deps: ScanCommandDeps = {}): Command {
             scan(shown, decoder.decode(bytes));
           }
         } catch (e) {
-          errors.push(`cannot read "${target}": ${(e as Error).message}`);
+          errors.push(`cannot read "${termSafe(target)}": ${osPhrase(e)}`);
         }
       }
     }
@@ -187,7 +188,17 @@ export function makeScanCommand(deps: ScanCommandDeps = {}): Command {
         const selectors = all ? [{}] : sessionIds.map((id) => ({ id }));
         for (const selector of selectors) {
           let found = false;
-          for await (const session of store.sessions(selector)) {
+          const sessions = store.sessions(selector);
+          const next = async function* () {
+            try {
+              yield* sessions;
+            } catch (e) {
+              if (!(e instanceof ChronicleError)) throw e;
+              found = true; // said why below
+              errors.push(termSafe(e.message));
+            }
+          };
+          for await (const session of next()) {
             found = true;
             counts.sessions++;
             const r = scanSession(session, options);
@@ -203,14 +214,19 @@ export function makeScanCommand(deps: ScanCommandDeps = {}): Command {
               );
             }
           }
-          if (!found && "id" in selector) errors.push(`no session "${selector.id}"`);
+          if (!found && "id" in selector) {
+            errors.push(`no session "${termSafe(selector.id ?? "")}"`);
+          }
         }
       } finally {
         store.close?.();
       }
     }
 
-    print(artifacts, counts, io, { format, redact: p.values.redact === true, showSecrets });
+    // nothing scanned because of an error: the error alone, never "No findings" before it
+    if (artifacts.length || !errors.length) {
+      print(artifacts, counts, io, { format, redact: p.values.redact === true, showSecrets });
+    }
     for (const e of errors) io.stderr(`chronicle scan: ${e}\n`);
     if (errors.length) return 2;
     return artifacts.some((a) => a.findings.length) ? 1 : 0;
@@ -331,7 +347,8 @@ export async function openUserScanStore(io: CliIo): Promise<ScanStore> {
   return {
     async *sessions(selector) {
       if (selector.id) {
-        const s = store.loadSession(selector.id);
+        // what `show` accepts: an id, a native id, a unique prefix (else the candidates)
+        const s = store.loadSession(store.requireSessionId(selector.id));
         if (s) yield s;
         return;
       }

@@ -1,7 +1,7 @@
 /** `chronicle search QUERY`: full-text search over every imported session, from a terminal. */
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { SEARCH_PAGE_MAX, type SearchResult } from "../core/store/mod.ts";
-import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
+import { helpOrVersion, parseArgs, sourceArg, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import type { Command } from "./io.ts";
 import { oneLine } from "./sessions.ts";
@@ -64,7 +64,7 @@ export const searchCommand: Command = async (args, io) => {
   if (early !== null) return early;
   const q = p.positionals.join(" ").trim();
   if (!q) throw new UsageError("search takes the text to look for");
-  const source = str(p.values.source);
+  const source = sourceArg(p.values.source);
   if (source !== undefined && !(SOURCE_IDS as readonly string[]).includes(source)) {
     throw new UsageError(`--source takes one of ${SOURCE_IDS.join(", ")}`);
   }

@@ -2,7 +2,7 @@
 import { termSafe } from "../core/security/terminal.ts";
 import type { Operation } from "../core/model/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
-import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
+import { helpOrVersion, parseArgs, sourceArg, str, UsageError } from "./args.ts";
 import { loadNamedSession, openUserStore } from "./context.ts";
 import type { Command } from "./io.ts";
 
@@ -36,7 +36,7 @@ export const sessionsCommand: Command = async (args, io) => {
   const { store } = await openUserStore(io);
   try {
     const { total, items } = store.listSessions({
-      source: str(p.values.source),
+      source: sourceArg(p.values.source),
       project: str(p.values.project),
       limit,
     });

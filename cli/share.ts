@@ -80,7 +80,7 @@ export const shareCommand: Command = async (args, io) => {
       if (arg) throw new UsageError(`unexpected argument "${arg}"`);
       const session = str(p.values.session);
       const rows = listShares(deps, {
-        sessionId: session ? store.resolveSessionId(session) ?? session : undefined,
+        sessionId: session ? store.requireSessionId(session) : undefined,
       });
       const now = new Date();
       if (p.values.json) {
@@ -114,7 +114,7 @@ export const shareCommand: Command = async (args, io) => {
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       throw new UsageError("--port must be a port number");
     }
-    const id = store.resolveSessionId(arg);
+    const id = store.requireSessionId(arg);
     const doc = id
       ? documentOf(store, id, {
         rules: new RuleStore(store.ruleTable).active(),

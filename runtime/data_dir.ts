@@ -4,6 +4,8 @@
  * the per-install token, backups and scratch space.
  */
 
+import { ChronicleError } from "../core/model/mod.ts";
+
 export function dataDir(env: Record<string, string | undefined>): string {
   if (env.CHRONICLE_HOME) return env.CHRONICLE_HOME.replace(/\/+$/, "");
   if (!env.HOME) {
@@ -14,8 +16,17 @@ export function dataDir(env: Record<string, string | undefined>): string {
 
 /** Creates the folder if needed and makes sure only its owner can enter it. */
 export async function ensureDataDir(dir: string): Promise<string> {
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  if (Deno.build.os !== "windows") await Deno.chmod(dir, 0o700);
+  try {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    if (Deno.build.os !== "windows") await Deno.chmod(dir, 0o700);
+  } catch (e) {
+    const why = e instanceof Deno.errors.AlreadyExists || e instanceof Deno.errors.NotADirectory
+      ? "it (or a folder above it) is a file; point CHRONICLE_HOME at a folder"
+      : e instanceof Deno.errors.PermissionDenied
+      ? "permission denied; point CHRONICLE_HOME at a folder you own"
+      : (e as Error).message.replace(/\s*\(os error \d+\).*$/s, "");
+    throw new ChronicleError("io", `Cannot use the data folder "${dir}": ${why}`, { cause: e });
+  }
   return dir;
 }
 

@@ -133,8 +133,9 @@ export function createSecurityService(options: SecurityServiceOptions): Security
       changed(undefined);
     },
     check: async ({ session_id, limit }) => {
+      // what `chronicle show` accepts: an id, a native id, a unique prefix
       const ids = session_id
-        ? [session_id]
+        ? [store.requireSessionId(session_id)]
         : store.listSessions({ limit: Math.min(limit ?? 500, 1000), sort: "started_at" }).items
           .map((s) => s.id);
       const report: CheckReport = {

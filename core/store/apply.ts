@@ -10,6 +10,7 @@ import {
   type Connection,
   mergeInfo,
   type SessionInfo,
+  type SessionIssue,
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
@@ -39,16 +40,38 @@ export interface Writer {
 /** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */
 export function sourceCheckpoints(
   sql: Sql,
-): Map<string, { epoch: number; checkpoint: Checkpoint | null }> {
-  const rows = sql.stmt("SELECT path, epoch, checkpoint FROM sources").all() as {
+): Map<string, UnitCheckpoint> {
+  const rows = sql.stmt("SELECT path, source, epoch, checkpoint, issues FROM sources").all() as {
     path: string;
+    source: string;
     epoch: number;
     checkpoint: string | null;
+    issues: string | null;
   }[];
-  return new Map(rows.map((r) => [r.path, {
-    epoch: Number(r.epoch),
-    checkpoint: r.checkpoint ? JSON.parse(r.checkpoint) : null,
-  }]));
+  return new Map(rows.map((r) => {
+    const out: UnitCheckpoint = {
+      source: r.source,
+      epoch: Number(r.epoch),
+      checkpoint: r.checkpoint ? JSON.parse(r.checkpoint) : null,
+    };
+    // most units have none: parse only what may hold an error
+    if (r.issues && r.issues.includes('"error"')) {
+      const failing = (JSON.parse(r.issues) as SessionIssue[]).filter((i) =>
+        i.severity === "error"
+      );
+      if (failing.length) out.failing = failing;
+    }
+    return [r.path, out];
+  }));
+}
+
+/** What an import pass plans a unit from. */
+export interface UnitCheckpoint {
+  source: string;
+  epoch: number;
+  checkpoint: Checkpoint | null;
+  /** The unit's own errors from its last pass (corrupt, locked): still true while unchanged. */
+  failing?: SessionIssue[];
 }
 
 /** The importer's state saved with a unit's checkpoint. */

@@ -32,13 +32,32 @@ export interface ImportOptions extends DiscoverOptions {
   onProgress?: (done: number, total: number, unit: SourceUnit) => void;
   /** Clock for the summary's seconds; injected for tests. Default performance.now. */
   now?: () => number;
+  /**
+   * Stop at the first unit the store cannot take when this says so (a full disk: every later
+   * unit would fail the same way). Default: go on with the next unit.
+   */
+  stopOnStoreError?: (e: unknown) => boolean;
 }
 
+/**
+ * What one pass did with one source's units. `units` = `new` + `rewritten` + `appended` +
+ * `unchanged` + `failed`; `removed` counts the units stored before that this pass no longer
+ * found on disk (their sessions are kept).
+ */
 export interface SourceSummary {
   units: number;
-  unchanged: number;
+  /** Seen for the first time. */
+  new: number;
+  /** Read again from the start (replaced, or rewritten shorter). */
+  rewritten: number;
   appended: number;
+  unchanged: number;
+  /** Not stored: the importer or the store failed (see `errors`). */
+  failed: number;
+  removed: number;
+  /** `new` + `rewritten`: read from the start. */
   full: number;
+  /** Sessions and operations this pass wrote. */
   sessions: number;
   operations: number;
   bytes: number;
@@ -54,6 +73,8 @@ export interface ImportSummary {
   sources: Record<string, SourceSummary>;
   /** Units that failed as a whole (locked, unreadable): reported, never fatal. */
   errors: SessionIssue[];
+  /** Set when the pass stopped early (`stopOnStoreError`): where, why, and what is left. */
+  stopped?: { file: string; error: SessionIssue; remaining_paths: string[] };
   /** Ids of the sessions this pass wrote to. */
   changed_sessions: string[];
 }
@@ -96,14 +117,16 @@ export function inProcessRunner(fs: SourceFs): UnitRunner {
  */
 export async function discoverUnits(
   options: DiscoverOptions,
-): Promise<{ units: SourceUnit[]; errors: SessionIssue[] }> {
+): Promise<{ units: SourceUnit[]; errors: SessionIssue[]; failed: Set<string> }> {
   const selected = IMPORTERS.filter((i) => !options.sources || options.sources.includes(i.id));
   const units: SourceUnit[] = [];
   const errors: SessionIssue[] = [];
+  const failed = new Set<string>();
   for (const importer of selected) {
     try {
       units.push(...await importer.discover(options.env, options.fs));
     } catch (e) {
+      failed.add(importer.id);
       errors.push({
         code: "discover_failed",
         message: `Cannot look for ${importer.displayName} logs: ${(e as Error).message}`,
@@ -111,7 +134,7 @@ export async function discoverUnits(
       });
     }
   }
-  return { units, errors };
+  return { units, errors, failed };
 }
 
 /** Imports every discovered unit incrementally. Never throws for one bad unit. */
@@ -120,8 +143,11 @@ export async function importAll(
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const started = (options.now ?? (() => performance.now()))();
-  const { units, errors } = await discoverUnits(options);
-  return await importUnits(store, units, { ...options, errors, started });
+  const { units, errors, failed } = await discoverUnits(options);
+  const removedFrom = IMPORTERS.map((i) => i.id as string).filter((id) =>
+    (!options.sources || options.sources.includes(id)) && !failed.has(id)
+  );
+  return await importUnits(store, units, { ...options, errors, started, removedFrom });
 }
 
 export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources"> {
@@ -134,6 +160,11 @@ export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources
    * of the store). Default true; the server's chunks and live imports skip it (zeros).
    */
   totals?: boolean;
+  /**
+   * The sources whose every unit `discovered` lists: stored units of these sources that it
+   * does not list are counted as removed. Default: none (a partial pass counts nothing).
+   */
+  removedFrom?: readonly string[];
   /**
    * A pass that is one piece of a bulk import (the server's first pass, in chunks): relaxed
    * durability and shared commits however few its units. Default: from this many units on.
@@ -175,6 +206,16 @@ export async function importUnits(
     a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   );
   const summary = emptySummary(errors);
+  // Stored units of the sources this pass looked at that discovery no longer found: their
+  // sessions stay in the store (the archive keeps what it saw); counted as removed.
+  if (options.removedFrom) {
+    const found = new Set(discovered.map((u) => u.path));
+    for (const [path, cp] of store.sourceCheckpoints()) {
+      if (!found.has(path) && options.removedFrom.includes(cp.source)) {
+        sourceSummary(cp.source).removed++;
+      }
+    }
+  }
   const touched = new Set<string>();
   // Checkpoints only: an importer's state is read for the units that changed.
   const known = store.sourceCheckpoints();
@@ -212,6 +253,22 @@ export async function importUnits(
   summary.changed_sessions = [...touched];
   return summary;
 
+  function sourceSummary(source: string): SourceSummary {
+    return summary.sources[source] ??= {
+      units: 0,
+      new: 0,
+      rewritten: 0,
+      appended: 0,
+      unchanged: 0,
+      failed: 0,
+      removed: 0,
+      full: 0,
+      sessions: 0,
+      operations: 0,
+      bytes: 0,
+    };
+  }
+
   async function runPlan(): Promise<void> {
     const start = (i: number) =>
       i >= plan.length ? null : unchanged[i]
@@ -232,17 +289,10 @@ export async function importUnits(
       const current = await queue.shift()!;
       queue.push(start(i + AHEAD));
       const { unit, prev, epoch } = plan[i];
-      const s = summary.sources[unit.source] ??= {
-        units: 0,
-        unchanged: 0,
-        appended: 0,
-        full: 0,
-        sessions: 0,
-        operations: 0,
-        bytes: 0,
-      };
+      const s = sourceSummary(unit.source);
       s.units++;
       if (!current.ok) {
+        s.failed++;
         errors.push({
           code: "import_failed",
           message: `Cannot import "${unit.path}": ${(current.e as Error)?.message ?? current.e}`,
@@ -253,12 +303,13 @@ export async function importUnits(
         continue;
       }
       const result = current.r;
-      errors.push(...result.issues.filter((x) => x.severity === "error"));
+      // a unit skipped as unchanged that failed last time is failing still: say so again
+      const failing = result.mode === "unchanged" && unchanged[i] ? prev?.failing ?? [] : [];
+      const unitErrors = [...failing, ...result.issues.filter((x) => x.severity === "error")];
+      errors.push(...unitErrors);
       summary.bytes_read += result.bytesRead;
       s.bytes += result.bytesRead;
-      if (result.mode === "unchanged") s.unchanged++;
-      else if (result.mode === "append") s.appended++;
-      else s.full++;
+      let stored = true;
       if (result.mode !== "unchanged" || result.issues.length) {
         try {
           const apply = () =>
@@ -266,16 +317,37 @@ export async function importUnits(
           const changed = group ? group.run(result.bytesRead, apply) : apply();
           for (const id of changed) touched.add(id);
         } catch (e) {
-          errors.push({
+          stored = false;
+          const error: SessionIssue = {
             code: "store_failed",
             message: `Cannot store "${unit.path}": ${(e as Error).message}`,
             severity: "error",
             file: unit.path,
-          });
+          };
+          errors.push(error);
+          if (options.stopOnStoreError?.(e)) {
+            s.failed++;
+            summary.stopped = {
+              file: unit.path,
+              error,
+              remaining_paths: plan.slice(i).filter((_, k) => k === 0 || !unchanged[i + k])
+                .map((p) => p.unit.path),
+            };
+            options.onProgress?.(i + 1, plan.length, unit);
+            return;
+          }
         }
-        for (const d of result.deltas) s.operations += d.operations.length;
-        s.sessions += new Set(result.deltas.map((d) => d.session_id)).size;
+        if (stored) {
+          for (const d of result.deltas) s.operations += d.operations.length;
+          s.sessions += new Set(result.deltas.map((d) => d.session_id)).size;
+        }
       }
+      if (!stored || unitErrors.length) s.failed++;
+      else if (result.mode === "unchanged") s.unchanged++;
+      else if (result.mode === "append") s.appended++;
+      else if (prev) s.rewritten++;
+      else s.new++;
+      s.full = s.new + s.rewritten;
       options.onProgress?.(i + 1, plan.length, unit);
     }
   }

@@ -53,6 +53,24 @@ export class Queries {
     return rows.length === 1 ? rows[0].id : null;
   }
 
+  /**
+   * The sessions a typed id could mean: an exact id or native id alone, else every session
+   * whose id or native id starts with it (at most `limit`, newest first) and how many there are.
+   */
+  sessionCandidates(wanted: string, limit: number): { total: number; ids: string[] } {
+    if (!wanted) return { total: 0, ids: [] };
+    const exact = this.sql.stmt("SELECT id FROM sessions WHERE id = ? OR native_id = ? LIMIT 2")
+      .all(wanted, wanted) as { id: string }[];
+    if (exact.length === 1) return { total: 1, ids: [exact[0].id] };
+    const where = `id LIKE ?1 ESCAPE '\\' OR native_id LIKE ?1 ESCAPE '\\'`;
+    const like = likePrefix(wanted);
+    const total = this.sql.count(`SELECT count(*) AS n FROM sessions WHERE ${where}`, like);
+    const ids = (this.sql.stmt(
+      `SELECT id FROM sessions WHERE ${where} ORDER BY started_at DESC, id LIMIT ?2`,
+    ).all(like, limit) as { id: string }[]).map((r) => r.id);
+    return { total, ids };
+  }
+
   getSession(id: string): SessionSummary | null {
     return (this.sql.stmt(`SELECT ${SUMMARY_COLS} FROM sessions WHERE id = ?`).get(id) as
       | SessionSummary
@@ -278,7 +296,10 @@ export class Queries {
     return {
       sessions: n("SELECT count(*) AS n FROM sessions"),
       operations: n("SELECT count(*) AS n FROM operations"),
-      issues: n("SELECT count(*) AS n FROM session_issues"),
+      // info-level notes ("client version not recorded") are not problems
+      issues: n(
+        "SELECT count(*) AS n FROM session_issues WHERE json_extract(doc, '$.severity') IS NOT 'info'",
+      ),
       loss_windows: n("SELECT count(*) AS n FROM loss_windows"),
     };
   }

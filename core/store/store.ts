@@ -9,13 +9,19 @@ import { DatabaseSync } from "node:sqlite";
 import type { Stats, StatsFilter } from "../analytics/stats.ts";
 import {
   type CanonicalSession,
-  type Checkpoint,
   ChronicleError,
   type Operation,
   type PayloadRef,
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
-import { applyUnit, forgetSource, getSource, sourceCheckpoints, sourceState } from "./apply.ts";
+import {
+  applyUnit,
+  forgetSource,
+  getSource,
+  sourceCheckpoints,
+  sourceState,
+  type UnitCheckpoint,
+} from "./apply.ts";
 import { ChangeStamps } from "./change_stamps.ts";
 import {
   changeClock,
@@ -50,7 +56,7 @@ import type {
 import { DEFAULT_GROUP_LIMITS, WriteGroup, type WriteGroupLimits } from "./write_group.ts";
 import { Sql } from "./_sql.ts";
 
-export { PIPELINE_VERSION } from "./apply.ts";
+export { PIPELINE_VERSION, type UnitCheckpoint } from "./apply.ts";
 
 export interface StoreOptions {
   /** Milliseconds to wait for a lock held by another process. Default 5000. */
@@ -60,6 +66,9 @@ export interface StoreOptions {
   /** When to start the next pack, in bytes. Default {@link PACK_LIMIT}. */
   packLimit?: number;
 }
+
+/** How many candidates an ambiguous id prefix names. */
+const CANDIDATES_SHOWN = 5;
 
 export class ChronicleStore {
   private readonly db: DatabaseSync;
@@ -236,7 +245,7 @@ export class ChronicleStore {
   }
 
   /** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */
-  sourceCheckpoints(): Map<string, { epoch: number; checkpoint: Checkpoint | null }> {
+  sourceCheckpoints(): Map<string, UnitCheckpoint> {
     return sourceCheckpoints(this.sql);
   }
 
@@ -317,6 +326,23 @@ export class ChronicleStore {
    */
   resolveSessionId(wanted: string): string | null {
     return this.queries.resolveSessionId(wanted);
+  }
+
+  /**
+   * The session a user named (as `resolveSessionId` finds it), or a ChronicleError that says
+   * why not in one line: `not_found`, or `usage` naming the candidates of an ambiguous prefix.
+   */
+  requireSessionId(wanted: string): string {
+    const { total, ids } = this.queries.sessionCandidates(wanted, CANDIDATES_SHOWN);
+    if (total === 1) return ids[0];
+    if (total === 0) {
+      throw new ChronicleError("not_found", `no session "${wanted}" (see \`chronicle sessions\`)`);
+    }
+    const more = total > ids.length ? ` and ${total - ids.length} more` : "";
+    throw new ChronicleError(
+      "usage",
+      `"${wanted}" matches ${total} sessions: ${ids.join(", ")}${more}; give more of the id`,
+    );
   }
 
   getSession(id: string): SessionSummary | null {

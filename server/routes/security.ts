@@ -70,13 +70,15 @@ export function securityRoutes(deps: AppDeps): Route[] {
         if (sessionId !== undefined && typeof sessionId !== "string") {
           throw new HttpError(400, "bad_request", 'Field "session_id" must be a string');
         }
-        if (sessionId !== undefined && !deps.store.getSession(sessionId)) {
-          throw new HttpError(404, "not_found", `No session "${sessionId.slice(0, 200)}"`);
-        }
+        // what `chronicle show` accepts (an id, a native id, a unique prefix); else 404, or
+        // 400 naming the candidates
+        const resolved = sessionId === undefined
+          ? undefined
+          : deps.store.requireSessionId(sessionId.slice(0, 200));
         const limit = typeof body.limit === "number"
           ? Math.min(Math.max(body.limit, 1), 10_000)
           : 500;
-        return json(await engine(deps).check({ session_id: sessionId, limit }));
+        return json(await engine(deps).check({ session_id: resolved, limit }));
       },
     },
     {

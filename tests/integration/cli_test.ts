@@ -99,7 +99,7 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
   const env = { HOME: "/nonexistent", CHRONICLE_HOME: "/tmp/chronicle-cli-usage-never-created" };
   const cases: { args: string[]; code: number; stderr: RegExp }[] = [
     { args: ["frobnicate"], code: 2, stderr: /unknown command "frobnicate"/ },
-    { args: ["sessions", "--bogus"], code: 2, stderr: /Unknown option '--bogus'/ },
+    { args: ["sessions", "--bogus"], code: 2, stderr: /unknown option "--bogus"/ },
     { args: ["import", "--source", "vim"], code: 2, stderr: /unknown source "vim"/ },
     { args: ["export", "x"], code: 2, stderr: /needs --out/ },
     { args: ["verify"], code: 2, stderr: /exactly one folder/ },

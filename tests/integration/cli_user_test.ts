@@ -52,3 +52,120 @@ Deno.test("chronicle doctor reports agents, data folder, store, guard, tools and
     /server\.json names http:\/\/127\.0\.0\.1:9\/ \(pid 1\), but nothing answers/,
   );
 });
+
+Deno.test("a usage error is one line and the hint: no parser dump, no bad value taken", async (t) => {
+  await using m = await userMachine();
+  const cases: { args: string[]; line: string }[] = [
+    { args: ["sessions", "--bogus"], line: 'unknown option "--bogus"' },
+    { args: ["sessions", "--limt", "3"], line: 'unknown option "--limt" (did you mean --limit?)' },
+    { args: ["serve", "--port", "-1"], line: '--port takes a number 0..65535, not "-1"' },
+    { args: ["sessions", "--limit"], line: "--limit needs a value" },
+    { args: ["sessions", "--json=yes"], line: "--json takes no value" },
+    {
+      args: ["import", "--source", "vim"],
+      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini)',
+    },
+    {
+      args: ["sessions", "--source", "vim"],
+      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini)',
+    },
+    {
+      args: ["search", "x", "--source", "vim"],
+      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini)',
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.args.join(" "), async () => {
+      const r = await m.run(c.args);
+      assertEquals(r.code, 2);
+      assertEquals(r.stdout, "");
+      const command = c.args[0];
+      assertEquals(
+        r.stderr,
+        `chronicle: ${c.line}\nRun "chronicle ${command} --help" for usage.\n`,
+      );
+    });
+  }
+});
+
+Deno.test("a data folder that is a file, or a missing file to scan, is one line without the OS's raw text", async () => {
+  await using m = await userMachine();
+  await Deno.writeTextFile(`${m.root}/afile`, "");
+  for (const home of [`${m.root}/afile`, `${m.root}/afile/below`]) {
+    const r = await m.run(["sessions"], { CHRONICLE_HOME: home });
+    assertEquals(r.code, 1);
+    assertEquals(
+      r.stderr,
+      `chronicle: Cannot use the data folder "${home}": it (or a folder above it) is a file; point CHRONICLE_HOME at a folder\n`,
+    );
+  }
+  const scan = await m.run(["scan", "missing.txt"]);
+  assertEquals(scan.code, 2);
+  assertEquals(scan.stdout, "", 'no "No findings" before the error');
+  assertEquals(scan.stderr, 'chronicle scan: cannot read "missing.txt": no such file or folder\n');
+});
+
+Deno.test("an id prefix that fits several sessions lists them; scan --session takes what show takes", async () => {
+  await using m = await userMachine(["codex/s1-basic", "codex/s2-errors"]);
+  assertEquals((await m.run(["import"])).code, 0);
+  const a = "codex:01a22bda-a5a7-79e1-a110-f0d0240e2e9b";
+  const b = "codex:01a22bda-af19-7a40-a27c-f2f84a4cf4f1";
+  const show = await m.run(["show", "01a22bda"]);
+  assertEquals(show.code, 1);
+  assertMatch(show.stderr, /^chronicle: "01a22bda" matches 2 sessions: /);
+  assertStringIncludes(show.stderr, a);
+  assertStringIncludes(show.stderr, b);
+  assertStringIncludes(show.stderr, "give more of the id");
+  for (const named of [a, a.slice("codex:".length), "01a22bda-a5", "codex:01a22bda-a5"]) {
+    const r = await m.run(["scan", "--session", named, "--format", "json"]);
+    assert(r.code === 0 || r.code === 1, `${named}: ${r.stderr}`);
+    assertEquals(JSON.parse(r.stdout).scanned.sessions, 1, named);
+  }
+  const amb = await m.run(["scan", "--session", "01a22bda"]);
+  assertEquals(amb.code, 2);
+  assertEquals(amb.stdout, "");
+  assertMatch(amb.stderr, /^chronicle scan: "01a22bda" matches 2 sessions/);
+  const none = await m.run(["scan", "--session", "zzz"]);
+  assertEquals([none.code, none.stdout], [2, ""]);
+  assertEquals(none.stderr, 'chronicle scan: no session "zzz" (see `chronicle sessions`)\n');
+});
+
+Deno.test("a corrupt source database fails the import (exit 1) after the other sources imported, every run", async () => {
+  await using m = await userMachine(["claude/s1-basic"]);
+  await Deno.mkdir(`${m.home}/.local/share/opencode`, { recursive: true });
+  await Deno.writeFile(
+    `${m.home}/.local/share/opencode/opencode.db`,
+    crypto.getRandomValues(new Uint8Array(8192)),
+  );
+  for (let run = 0; run < 2; run++) {
+    const r = await m.run(["import"]);
+    assertEquals(r.code, 1, r.stdout);
+    assertMatch(r.stdout, /opencode +1 file: 1 failed/);
+    assertMatch(r.stdout, /! Cannot read ".*opencode\.db": the database is corrupt/);
+  }
+  const list = JSON.parse((await m.run(["sessions", "--json"])).stdout);
+  assertEquals(list.total, 1);
+});
+
+Deno.test("import says what this run did per source, counts that add up, removed files kept", async () => {
+  await using m = await userMachine(["claude/s1-basic", "claude/s2-errors", "codex/s1-basic"]);
+  const first = JSON.parse((await m.run(["import", "--json"])).stdout);
+  const claude = first.sources["claude-code"];
+  assertEquals([claude.units, claude.new, claude.unchanged, claude.failed], [2, 2, 0, 0]);
+  const text = await m.run(["import"]);
+  assertMatch(text.stdout, /claude-code +2 files: 2 unchanged; 0 operations written/);
+  // info notes ("no record names the client version") are not issues
+  assertEquals(first.issues, 0);
+  // a log its agent deleted: its session stays, counted as no longer on disk
+  for await (const e of Deno.readDir(`${m.home}/.claude/projects`)) {
+    if (e.name.endsWith("s1-basic")) {
+      await Deno.remove(`${m.home}/.claude/projects/${e.name}`, { recursive: true });
+    }
+  }
+  const after = await m.run(["import", "--json"]);
+  const s = JSON.parse(after.stdout);
+  const c = s.sources["claude-code"];
+  assertEquals([c.units, c.unchanged, c.removed], [1, 1, 1]);
+  assertEquals(c.new + c.rewritten + c.appended + c.unchanged + c.failed, c.units);
+  assertEquals(s.sessions, 3, "the deleted log's session is kept");
+});

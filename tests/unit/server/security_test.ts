@@ -67,6 +67,21 @@ Deno.test("a security check of a session reports each rule with previews that hi
   assert.ok(f.op_id);
 });
 
+Deno.test("a security check takes what `chronicle show` takes: a native id or a unique prefix", async () => {
+  for (const named of [SESSION, SESSION.slice(0, 8), id.slice(0, 20)]) {
+    const r = await callJson<Json>(app, "POST", "/api/security/check", 200, {
+      body: { session_id: named },
+    });
+    assert.equal(r.sessions_scanned, 1, named);
+    assert.equal(r.sessions[0].session_id, id);
+  }
+  await assertApiError(
+    await call(app, "POST", "/api/security/check", { body: { session_id: "zzzz-none" } }),
+    404,
+    "not_found",
+  );
+});
+
 Deno.test("a security check of all sessions counts every session scanned", async () => {
   const r = await callJson<Json>(app, "POST", "/api/security/check", 200, { body: {} });
   assert.equal(r.sessions_scanned, store.listSessions({}).total);
