@@ -5,6 +5,7 @@
  * renderers draw it, and a share freezes it: it holds nothing the redaction took out.
  */
 import { isErrorResult } from "../analytics/error_heuristic.ts";
+import { promptTitle } from "../model/titles.ts";
 import type {
   CanonicalSession,
   Completeness,
@@ -401,7 +402,7 @@ export function titleOf(session: CanonicalSession): string {
   for (const t of session.timeline) {
     const op = session.operations[t.op];
     if (op?.kind === "prompt" && !op.injected && op.text?.trim()) {
-      return op.text.trim().split("\n")[0];
+      return promptTitle(op.text, { firstLine: true, max: Infinity });
     }
   }
   return session.session.native_id;

@@ -14,4 +14,5 @@ export * from "./validate.ts";
 export * from "./classify.ts";
 export * from "./tools.ts";
 export * from "./injected.ts";
+export * from "./titles.ts";
 export * from "./exit_code.ts";

@@ -9,6 +9,7 @@ import {
   type Checkpoint,
   type Connection,
   mergeInfo,
+  promptTitle,
   type SessionInfo,
   type SessionIssue,
 } from "../model/mod.ts";
@@ -367,13 +368,19 @@ export function refreshAggregates(sql: Sql, sessionId: string): void {
   sql.stmt(
     `UPDATE sessions SET
        op_count = (SELECT count(*) FROM operations WHERE session_id = ?1),
-       error_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND is_error = 1),
-       first_prompt = (SELECT substr(json_extract(doc, '$.text'), 1, 300) FROM operations
-         WHERE session_id = ?1 AND kind = 'prompt' AND connection = 'main'
-           AND json_extract(doc, '$.injected') IS NULL
-         ORDER BY ${OP_ORDER} LIMIT 1)
+       error_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND is_error = 1)
      WHERE id = ?1`,
   ).run(sessionId);
+  // The first prompt the user typed, as a title reads it (a slash command's markup becomes
+  // the command): core/model's promptTitle, so list, show, search and export agree.
+  const first = sql.stmt(
+    `SELECT json_extract(doc, '$.text') AS text FROM operations
+     WHERE session_id = ? AND kind = 'prompt' AND connection = 'main'
+       AND json_extract(doc, '$.injected') IS NULL
+     ORDER BY ${OP_ORDER} LIMIT 1`,
+  ).get(sessionId) as { text: unknown } | undefined;
+  const prompt = typeof first?.text === "string" ? promptTitle(first.text) : null;
+  sql.stmt("UPDATE sessions SET first_prompt = ? WHERE id = ?").run(prompt, sessionId);
   refreshSessionStats(sql, sessionId);
   const gone = sql.stmt(
     "SELECT count(*) AS n FROM operations WHERE session_id = ?",
