@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "../_helpers/test_deps.ts";
+import { createSecurityService } from "../../server/security_service.ts";
 import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
 import { type SyntheticTurn, writeClaudeSession } from "./_synthetic.ts";
 
@@ -238,6 +239,92 @@ Deno.test({
         assert.equal(clip.split("\n").length, 60);
       });
 
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});
+
+/** Words (runs without spaces, slashes or hyphens: where a line may break) in the page's tables that the layout broke over two lines. */
+const BROKEN_WORDS = `(() => {
+  const out = [];
+  for (const td of document.querySelectorAll(".table td, .table th")) {
+    const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (const m of n.textContent.matchAll(/[^\\s\/-]+/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out;
+})()`;
+
+Deno.test({
+  name: "security tables never break a word in the middle, and keep each time on one line",
+  ...opts,
+  fn: async (t) => {
+    const leakHome = await Deno.makeTempDir({ prefix: "chronicle-e2e-leak-" });
+    await writeClaudeSession(leakHome, {
+      sessionId: "55555555-6666-4777-8888-999999999999",
+      cwd: "/tmp/leaky-project-with-a-long-name",
+      turns: [{
+        user: "Deploy with OPENAI_API_KEY=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 now",
+        assistant: "Deploying.",
+      }],
+    });
+    const fx = await serveFixtures({
+      scenarios: [],
+      homes: [leakHome],
+      security: (store) =>
+        createSecurityService({
+          store,
+          guard: {
+            status: () => Promise.resolve({ installed: false, settings_path: "/x/settings.json" }),
+            change: () => Promise.resolve({ changed: true, summary: "Add the guard hook" }),
+          },
+        }),
+    });
+    for (let i = 0; i < 3; i++) {
+      fx.store.ruleTable.logInterception({
+        at: new Date(Date.parse("2026-01-05T10:00:00Z") + i * 3600_000).toISOString(),
+        tool: "Read",
+        file: "/home/someone/projects/a-rather-long-project-name/config/production.secrets.env",
+        rules: ["openai_api_key", "generic_password_assignment"],
+        sample:
+          "OPENAI_API_KEY=sk-••••••••••••••••••••••••••••••••••••••••••••••••••• and more text",
+        action: i === 0 ? "block" : "flag",
+      });
+    }
+    const b = await openBrowser({ fixture: fx, width: 1280, height: 900 });
+    const { page } = b;
+    try {
+      for (
+        const [width, dark] of [[1280, false], [390, false], [390, true], [1280, true]] as const
+      ) {
+        await t.step(`${width} px, ${dark ? "dark" : "light"}`, async () => {
+          await page.setViewportSize({ width, height: 900 });
+          await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+          await page.goto(`${fx.server.url}security`);
+          await page.locator(".table td", { hasText: "production.secrets.env" }).first().waitFor();
+          await page.locator("button", { hasText: "Run check" }).click();
+          await page.locator(".check-session").first().waitFor();
+          await page.locator(".check-session summary").first().click();
+          assert.deepEqual(await page.evaluate(BROKEN_WORDS), []);
+          // A time wrapped over two lines is one inline element with two boxes.
+          const times = await page.locator(".table time").evaluateAll((els) =>
+            els.map((e) => new Set([...e.getClientRects()].map((r) => Math.round(r.top))).size)
+          );
+          assert.equal(times.length, 3);
+          assert.ok(times.every((n) => n === 1), `times on one line: ${times}`);
+          await screenshot(page, `r04_security_${width}_${dark ? "dark" : "light"}`);
+        });
+      }
       assert.deepEqual(b.problems, []);
     } finally {
       await b.close();

@@ -8,6 +8,7 @@ import { useEffect } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { onLink, sessionUrl } from "../router.ts";
 import { Time } from "./time.tsx";
+import { PathText } from "./path_text.tsx";
 
 interface Rule {
   id: string;
@@ -126,65 +127,67 @@ function Rules(): VNode {
       </form>
       {error.value && <div class="error-text">{error.value}</div>}
       {rules.value && (
-        <table class="table rules">
-          <thead>
-            <tr>
-              <th>On</th>
-              <th>Name</th>
-              <th>Pattern</th>
-              <th>Action</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {rules.value.length === 0 && (
+        <div class="table-scroll">
+          <table class="table rules">
+            <thead>
               <tr>
-                <td colSpan={5} class="muted">
-                  No custom rules; the built-in detectors run alone.
-                </td>
+                <th>On</th>
+                <th>Name</th>
+                <th>Pattern</th>
+                <th>Action</th>
+                <th></th>
               </tr>
-            )}
-            {rules.value.map((r) => (
-              <tr key={r.id} data-rule={r.id}>
-                <td>
-                  <input
-                    type="checkbox"
-                    checked={r.enabled}
-                    aria-label={`Enable ${r.name}`}
-                    onChange={(e) =>
-                      void run(api(`/api/security/rules/${encodeURIComponent(r.id)}`, {
-                        method: "PATCH",
-                        body: { enabled: (e.currentTarget as HTMLInputElement).checked },
-                      }))}
-                  />
-                </td>
-                <td>{r.name}</td>
-                <td>
-                  <code>{r.pattern}</code>
-                </td>
-                <td>
-                  <span class={`badge ${r.action === "allow" ? "badge-ok" : "badge-warn"}`}>
-                    {r.action}
-                  </span>
-                </td>
-                <td>
-                  <button
-                    type="button"
-                    class="link danger"
-                    onClick={() =>
-                      void run(
-                        api(`/api/security/rules/${encodeURIComponent(r.id)}`, {
-                          method: "DELETE",
-                        }),
-                      )}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rules.value.length === 0 && (
+                <tr>
+                  <td colSpan={5} class="muted">
+                    No custom rules; the built-in detectors run alone.
+                  </td>
+                </tr>
+              )}
+              {rules.value.map((r) => (
+                <tr key={r.id} data-rule={r.id}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      checked={r.enabled}
+                      aria-label={`Enable ${r.name}`}
+                      onChange={(e) =>
+                        void run(api(`/api/security/rules/${encodeURIComponent(r.id)}`, {
+                          method: "PATCH",
+                          body: { enabled: (e.currentTarget as HTMLInputElement).checked },
+                        }))}
+                    />
+                  </td>
+                  <td>{r.name}</td>
+                  <td>
+                    <code>{r.pattern}</code>
+                  </td>
+                  <td>
+                    <span class={`badge ${r.action === "allow" ? "badge-ok" : "badge-warn"}`}>
+                      {r.action}
+                    </span>
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="link danger"
+                      onClick={() =>
+                        void run(
+                          api(`/api/security/rules/${encodeURIComponent(r.id)}`, {
+                            method: "DELETE",
+                          }),
+                        )}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
@@ -242,24 +245,26 @@ function Check(): VNode {
                 </a>{" "}
                 <span class="muted">{s.total} findings</span>
               </summary>
-              <table class="table">
-                <tbody>
-                  {s.findings.map((f, i) => (
-                    <tr key={i}>
-                      <td>
-                        <span class="badge badge-warn">{f.rule}</span>
-                      </td>
-                      <td class="muted">{f.where}</td>
-                      <td>
-                        <code class="preview">{f.preview}</code>
-                      </td>
-                      <td>
-                        <a href={sessionUrl(s.session_id, f.op_id)}>open</a>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <div class="table-scroll">
+                <table class="table">
+                  <tbody>
+                    {s.findings.map((f, i) => (
+                      <tr key={i}>
+                        <td>
+                          <span class="badge badge-warn">{f.rule}</span>
+                        </td>
+                        <td class="muted">{f.where}</td>
+                        <td>
+                          <code class="preview" title={f.preview}>{f.preview}</code>
+                        </td>
+                        <td>
+                          <a href={sessionUrl(s.session_id, f.op_id)}>open</a>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             </details>
           ))}
         </div>
@@ -286,48 +291,50 @@ function Interceptions({ refresh }: { refresh: number }): VNode {
         <div class="muted">No tool call has been checked by the guard yet.</div>
       )}
       {page.value && page.value.items.length > 0 && (
-        <table class="table">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Action</th>
-              <th>Tool</th>
-              <th>File</th>
-              <th>Rules</th>
-              <th>Sample</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.value.items.map((i) => (
-              <tr key={i.id}>
-                <td class="muted nowrap">
-                  <Time at={i.at} />
-                </td>
-                <td>
-                  <span
-                    class={`badge ${
-                      i.action === "block"
-                        ? "badge-error"
-                        : i.action === "flag"
-                        ? "badge-warn"
-                        : "badge-ok"
-                    }`}
-                  >
-                    {i.action}
-                  </span>
-                </td>
-                <td>{i.tool}</td>
-                <td>
-                  <code>{i.file ?? ""}</code>
-                </td>
-                <td>{i.rules.join(", ")}</td>
-                <td>
-                  <code class="preview">{i.sample ?? ""}</code>
-                </td>
+        <div class="table-scroll">
+          <table class="table">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Action</th>
+                <th>Tool</th>
+                <th>File</th>
+                <th>Rules</th>
+                <th>Sample</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {page.value.items.map((i) => (
+                <tr key={i.id}>
+                  <td class="muted nowrap">
+                    <Time at={i.at} />
+                  </td>
+                  <td>
+                    <span
+                      class={`badge ${
+                        i.action === "block"
+                          ? "badge-error"
+                          : i.action === "flag"
+                          ? "badge-warn"
+                          : "badge-ok"
+                      }`}
+                    >
+                      {i.action}
+                    </span>
+                  </td>
+                  <td class="nowrap">{i.tool}</td>
+                  <td>
+                    {i.file && <PathText path={i.file} />}
+                  </td>
+                  <td>{i.rules.join(", ")}</td>
+                  <td>
+                    <code class="preview" title={i.sample ?? ""}>{i.sample ?? ""}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
