@@ -138,6 +138,7 @@ Deno.test("on a terminal, the first import draws a progress bar over itself, end
   const frames = run.stderr.split("\r").filter(Boolean);
   assert(frames.length >= 1, `a bar was drawn: ${JSON.stringify(run.stderr)}`);
   for (const f of frames) assertMatch(f, /^\[[#-]{30}\] \d+\/6 files \d+%, \d+ sessions/);
+  // deno-lint-ignore no-control-regex -- the bar ends each frame with ESC [K
   assertMatch(frames.at(-1)!, /^\[#{30}\] 6\/6 files 100%, 6 sessions.*\x1b\[K\n$/);
   assertMatch(run.stdout, /Imported 6 new or changed files \(6 sessions\)/);
 });
