@@ -2,70 +2,28 @@
  * Import benchmark, all figures from one run on this machine, reported as ratios:
  * cold import vs a bare "read + JSON.parse every line" loop over the same corpus, warm
  * re-import as a share of cold, one appended line, and peak RSS.
- * Corpus: `node ../shared/tools/gen_corpus.mjs DIR MB` (default 300 MB; CHRONICLE_BENCH_MB).
+ * Corpus: `node ../shared/tools/gen_corpus.mjs DIR MB` (default 300 MB; CHRONICLE_BENCH_MB),
+ * kept under CHRONICLE_BENCH_CORPUS. With CHRONICLE_ORIGINAL (an installed copy of the original
+ * Chronicle, see original_bench.ts) each round also runs the original's cold import.
  */
-import { generateCodexCorpus } from "./_codex_corpus.ts";
+import {
+  type BareRun,
+  child,
+  claudeCorpus,
+  codexCorpus,
+  type ImportRun,
+  medianBy,
+  ORIGINAL,
+  original,
+  type OriginalRun,
+} from "./_bench_kit.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const MB = Number(Deno.env.get("CHRONICLE_BENCH_MB") ?? 300);
-const corpus = `${ROOT}tests/bench/.corpus/${MB}`;
 const ROUNDS = Number(Deno.env.get("CHRONICLE_BENCH_ROUNDS") ?? 3);
+const corpus = await claudeCorpus(MB);
 
-/** What `_import_child.ts` prints for `bare` and for `import`. */
-interface BareRun {
-  seconds: number;
-  bytes: number;
-  lines: number;
-  peak_rss_mb: number;
-}
-interface ImportRun {
-  seconds: number;
-  peak_rss_mb: number;
-  summary: { sessions: number; operations: number };
-  store_bytes: number;
-  index_bytes: number;
-  analytics_first_ms: number;
-  search_ms: number;
-}
-
-function medianBy<T>(xs: T[], key: (x: T) => number): T {
-  return [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
-}
 function max<T>(xs: T[], key: (x: T) => number): number {
   return Math.max(...xs.map(key));
-}
-const gen = new URL("../../../shared/tools/gen_corpus.mjs", import.meta.url).pathname;
-
-async function run(cmd: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "inherit" }).output();
-  if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed with ${out.code}`);
-  return new TextDecoder().decode(out.stdout);
-}
-
-/** The V8 flags `deno task chronicle` runs with, so the bench measures what users run. */
-const V8_FLAGS = (JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
-  .match(/--v8-flags=\S+/g) ?? []) as string[];
-
-async function child(...args: string[]) {
-  const out = await run(Deno.execPath(), [
-    "run",
-    "--quiet",
-    ...V8_FLAGS,
-    "--allow-all", // /proc/self/status (peak RSS) needs it
-    "--unstable-worker-options",
-    `${ROOT}tests/bench/_import_child.ts`,
-    ...args,
-  ]);
-  return JSON.parse(out.trim().split("\n").pop()!);
-}
-
-try {
-  await Deno.stat(`${corpus}/.done`);
-} catch {
-  console.log(`generating a ${MB} MB corpus in ${corpus} ...`);
-  await Deno.mkdir(corpus, { recursive: true });
-  await run("node", [gen, corpus, String(MB)]);
-  await Deno.writeTextFile(`${corpus}/.done`, "");
 }
 
 const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
@@ -74,11 +32,12 @@ try {
   // bare loop and cold import take turns, ROUNDS times: on a shared machine the median of each
   // is steadier than any single run.
   await child("bare", `${corpus}/.claude/projects`);
-  const bares: BareRun[] = [], colds: ImportRun[] = [];
+  const bares: BareRun[] = [], colds: ImportRun[] = [], origs: OriginalRun[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     bares.push(await child("bare", `${corpus}/.claude/projects`));
     if (r > 0) await Deno.remove(data, { recursive: true }).then(() => Deno.mkdir(data));
     colds.push(await child("import", corpus, data));
+    if (ORIGINAL) origs.push(await original(corpus));
   }
   const bare = medianBy(bares, (x) => x.seconds);
   const cold = {
@@ -86,6 +45,7 @@ try {
     peak_rss_mb: max(colds, (x) => x.peak_rss_mb),
   };
   const ratios = colds.map((c, i) => c.seconds / bares[i].seconds).sort((x, y) => x - y);
+  const vsOriginal = origs.map((o, i) => colds[i].seconds / o.seconds).sort((x, y) => x - y);
   // one appended line to one session file, with a live worker (as the server runs it)
   const dirs = [...Deno.readDirSync(`${corpus}/.claude/projects`)].map((d) => d.name).sort();
   const dir = `${corpus}/.claude/projects/${dirs[0]}`;
@@ -115,6 +75,16 @@ try {
       "cold / bare",
       `${(cold.seconds / bare.seconds).toFixed(2)}x (target <= 3x), medians of ${ROUNDS} rounds; ` +
       `each round ${ratios[0].toFixed(2)}x to ${ratios[ratios.length - 1].toFixed(2)}x`,
+    ],
+    [
+      "cold / original",
+      vsOriginal.length
+        ? `${
+          vsOriginal[Math.floor(vsOriginal.length / 2)].toFixed(2)
+        }x (target < 1), median of ${ROUNDS} rounds' own ratios; original peak RSS ${
+          max(origs, (o) => o.peak_rss_mb)
+        } MB`
+        : "not run (CHRONICLE_ORIGINAL unset; deno task bench:original)",
     ],
     [
       "warm re-import",
@@ -153,17 +123,10 @@ try {
   for (const [k, v] of rows) console.log(`${k.padEnd(26)} ${v}`);
 
   // Codex CLI: a corpus of comparable size, generated here, imported cold.
-  const codexCorpus = `${ROOT}tests/bench/.corpus/codex-${MB}`;
-  try {
-    await Deno.stat(`${codexCorpus}/.done`);
-  } catch {
-    console.log(`generating a ${MB} MB Codex corpus in ${codexCorpus} ...`);
-    await generateCodexCorpus(codexCorpus, MB);
-    await Deno.writeTextFile(`${codexCorpus}/.done`, "");
-  }
-  await child("bare", `${codexCorpus}/.codex/sessions`);
-  const codexBare = await child("bare", `${codexCorpus}/.codex/sessions`);
-  const codexCold = await child("import", codexCorpus, `${data}/codex`, "codex");
+  const codex = await codexCorpus(MB);
+  await child("bare", `${codex}/.codex/sessions`);
+  const codexBare = await child("bare", `${codex}/.codex/sessions`);
+  const codexCold = await child("import", codex, `${data}/codex`, "codex");
   const codexMb = codexBare.bytes / 1024 / 1024;
   const codexRows = [
     [

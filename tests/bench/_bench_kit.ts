@@ -1,0 +1,141 @@
+/**
+ * What the import benchmarks share: the corpora (generated once, kept), the measured child
+ * process (`_import_child.ts`, run with the V8 flags `deno task chronicle` uses), medians.
+ *
+ * Corpora go to `CHRONICLE_BENCH_CORPUS` (default `tests/bench/.corpus`, ignored by git).
+ */
+import { generateCodexCorpus } from "./_codex_corpus.ts";
+
+export const ROOT = new URL("../../", import.meta.url).pathname;
+const CORPORA = Deno.env.get("CHRONICLE_BENCH_CORPUS") ?? `${ROOT}tests/bench/.corpus`;
+const GEN = new URL("../../../shared/tools/gen_corpus.mjs", import.meta.url).pathname;
+
+/** What `_import_child.ts` prints for `bare`. */
+export interface BareRun {
+  seconds: number;
+  bytes: number;
+  lines: number;
+  peak_rss_mb: number;
+}
+
+/** What `_import_child.ts` prints for `import`. */
+export interface ImportRun {
+  seconds: number;
+  peak_rss_mb: number;
+  summary: { sessions: number; operations: number };
+  store_bytes: number;
+  index_bytes: number;
+  analytics_first_ms: number;
+  search_ms: number;
+}
+
+export async function run(cmd: string, args: string[], cwd?: string): Promise<string> {
+  const out = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "inherit" })
+    .output();
+  if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed with ${out.code}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** The V8 flags `deno task chronicle` runs with, so the bench measures what users run. */
+const V8_FLAGS = (JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
+  .match(/--v8-flags=\S+/g) ?? []) as string[];
+
+/** One measured step in its own process (its peak memory is its own); its JSON line. */
+export async function child(...args: string[]) {
+  const out = await run(Deno.execPath(), [
+    "run",
+    "--quiet",
+    ...V8_FLAGS,
+    "--allow-all", // /proc/self/status (peak RSS) needs it
+    "--unstable-worker-options",
+    `${ROOT}tests/bench/_import_child.ts`,
+    ...args,
+  ]);
+  return JSON.parse(out.trim().split("\n").pop()!);
+}
+
+/** A generated Claude Code corpus of about `mb` MiB (a home: `<dir>/.claude/projects`). */
+export async function claudeCorpus(mb: number): Promise<string> {
+  const dir = `${CORPORA}/${mb}`;
+  try {
+    await Deno.stat(`${dir}/.done`);
+  } catch {
+    console.log(`generating a ${mb} MB corpus in ${dir} ...`);
+    await Deno.mkdir(dir, { recursive: true });
+    await run("node", [GEN, dir, String(mb)]);
+    await Deno.writeTextFile(`${dir}/.done`, "");
+  }
+  return dir;
+}
+
+/** A generated Codex CLI corpus of about `mb` MiB (a home: `<dir>/.codex/sessions`). */
+export async function codexCorpus(mb: number): Promise<string> {
+  const dir = `${CORPORA}/codex-${mb}`;
+  try {
+    await Deno.stat(`${dir}/.done`);
+  } catch {
+    console.log(`generating a ${mb} MB Codex corpus in ${dir} ...`);
+    await generateCodexCorpus(dir, mb);
+    await Deno.writeTextFile(`${dir}/.done`, "");
+  }
+  return dir;
+}
+
+/** An installed copy of the original Chronicle (see original_bench.ts), when one is given. */
+export const ORIGINAL = Deno.env.get("CHRONICLE_ORIGINAL");
+const PORT = 41790;
+
+export interface OriginalRun {
+  seconds: number;
+  peak_rss_mb: number;
+  messages: number;
+  failed: number;
+}
+
+/** One cold import by the original (CHRONICLE_ORIGINAL): its server started on `home`, its wizard's requests. */
+export async function original(home: string): Promise<OriginalRun> {
+  await Deno.remove(`${home}/.chronicle`, { recursive: true }).catch(() => {});
+  const server = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--node-modules-dir=manual", "server/standalone.js"],
+    cwd: ORIGINAL!,
+    env: { HOME: home, PORT: String(PORT) },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    for (let seen = ""; !seen.includes("Chronicle standalone on");) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the original's server exited before it listened");
+      seen += value;
+    }
+    reader.releaseLock();
+    const out = await new Deno.Command("node", {
+      args: ["import-driver.mjs", `http://127.0.0.1:${PORT}`],
+      cwd: ORIGINAL!,
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    const r = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop()!);
+    const status = await Deno.readTextFile(`/proc/${server.pid}/status`);
+    const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+    return {
+      seconds: r.total_s,
+      peak_rss_mb: Math.round(kb / 1024),
+      messages: r.messages,
+      failed: r.failed,
+    };
+  } finally {
+    server.kill("SIGTERM");
+    await server.stdout.cancel().catch(() => {});
+    await server.status;
+  }
+}
+
+export function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+}
+
+export function medianBy<T>(xs: T[], key: (x: T) => number): T {
+  return [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
+}
