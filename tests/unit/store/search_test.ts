@@ -20,6 +20,8 @@ Deno.test("ftsQuery() makes phrases of identifiers and quotes, a prefix of the w
     { name: "a Rust path", input: "std::vec::Vec ", expected: `"std vec vec"` },
     { name: "a quoted phrase", input: '"exit code" make', expected: `"exit code" AND "make"*` },
     { name: "an open quote is typed", input: '"exit co', expected: `"exit co"*` },
+    { name: "a three-letter prefix", input: "mak", expected: `"mak"*` },
+    { name: "a prefix beyond ASCII", input: "пр", expected: `"пр"*` },
     {
       name: "operators are words",
       input: "a OR b* NEAR(",
@@ -129,6 +131,19 @@ Deno.test("prefixes of 2 to 6 letters count every word they begin", async () => 
   assertEquals(count("pars"), 2);
   assertEquals(count("r"), 0); // one letter: the whole word "r" only
   assertEquals(count("render "), 1); // finished: the whole word
+  store.close();
+});
+
+Deno.test("a two-letter prefix finds the word itself and the words it begins, beyond ASCII too", async () => {
+  const words = ["da", "dab", "daß", "dæmon", "d4ta", "привет", "пр", "при"];
+  const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
+  await using _ = s;
+  const count = (q: string) => store.search(q).total;
+  assertEquals(count("da"), 3);
+  assertEquals(count("dæ"), 1);
+  assertEquals(count("d4"), 1);
+  assertEquals(count("пр"), 3);
+  assertEquals(count("da "), 1); // finished: the whole word
   store.close();
 });
 
