@@ -15,6 +15,8 @@ const PATH_VARS = [
   "CURSOR_USER_DIR",
   "OPENCODE_DATA_DIR",
   "GEMINI_CLI_HOME",
+  "QWEN_HOME",
+  "QWEN_RUNTIME_DIR",
 ] as const;
 /** Path variables holding several paths separated by commas. */
 const PATH_LIST_VARS = ["CLAUDE_CONFIG_DIR"] as const;

@@ -10,6 +10,7 @@ export const AGENTS = [
   { id: "cursor", name: "Cursor", short: "Cursor" },
   { id: "opencode", name: "OpenCode", short: "OpenCode" },
   { id: "gemini", name: "Gemini CLI", short: "Gemini" },
+  { id: "qwen", name: "Qwen Code", short: "Qwen" },
 ] as const;
 
 /** An agent's source id. */

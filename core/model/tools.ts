@@ -95,6 +95,13 @@ const TOOLS: Record<string, ToolFacts> = {
   web_fetch: { kind: "web" },
   save_memory: { kind: "other" },
   write_todos: { kind: "plan" },
+  // Qwen Code (edit, write_file, read_file, grep_search, glob, run_shell_command, list_directory,
+  // web_fetch, save_memory, todo_write, agent as above)
+  exit_plan_mode: { kind: "plan" },
+  task_stop: { kind: "exec" },
+  monitor: { kind: "exec" },
+  tool_search: { kind: "search" },
+  lsp: { kind: "search" },
   // Cursor
   read_file_v2: { kind: "read", ...READS },
   edit_file: { kind: "edit" },

@@ -10,6 +10,7 @@ import { codex } from "./codex/mod.ts";
 import { cursor } from "./cursor/mod.ts";
 import { gemini } from "./gemini/mod.ts";
 import { opencode } from "./opencode/mod.ts";
+import { qwen } from "./qwen/mod.ts";
 
 const BY_SOURCE: { readonly [K in SourceId]: Importer<K> } = {
   "claude-code": claudeCode,
@@ -17,6 +18,7 @@ const BY_SOURCE: { readonly [K in SourceId]: Importer<K> } = {
   cursor,
   opencode,
   gemini,
+  qwen,
 };
 
 export const IMPORTERS: readonly Importer[] = AGENTS.map((a) => BY_SOURCE[a.id]);

@@ -45,6 +45,8 @@ export interface AgentSpec {
   resumeArgv(ctx: RunContext, prompt: string): string[];
   /** Files or folders (relative to HOME) holding the agent's logs, copied by --update-fixtures. */
   logRoots: string[];
+  /** Seconds before one CLI process is killed, when the default (180) is too short. */
+  timeoutSeconds?: number;
 }
 
 async function writeFile(path: string, text: string): Promise<void> {
@@ -304,7 +306,70 @@ const gemini: AgentSpec = {
   logRoots: [".gemini/tmp", ".gemini/projects.json"],
 };
 
-export const AGENTS: readonly AgentSpec[] = [claude, codex, opencode, gemini];
+/** Qwen Code: a Gemini CLI fork speaking OpenAI chat.completions to any base URL. */
+const qwen: AgentSpec = {
+  id: "qwen",
+  source: "qwen",
+  displayName: "Qwen Code",
+  npmPackage: "@qwen-code/qwen-code",
+  version: "0.15.10",
+  binName: "qwen",
+  protocol: "openai-chat",
+  async setup(ctx) {
+    await writeFile(
+      `${ctx.home}/.qwen/settings.json`,
+      JSON.stringify(
+        {
+          security: { auth: { selectedType: "openai" }, folderTrust: { enabled: false } },
+          general: { disableAutoUpdate: true, disableUpdateNag: true, enableAutoUpdate: false },
+          privacy: { usageStatisticsEnabled: false },
+          telemetry: { enabled: false },
+          model: { name: "mock-model" },
+        },
+        null,
+        2,
+      ),
+    );
+  },
+  env: (ctx) => ({
+    OPENAI_BASE_URL: `${ctx.serverUrl}/v1`,
+    OPENAI_API_KEY: "sk-mock-dummy",
+    OPENAI_MODEL: "mock-model",
+    QWEN_CODE_NO_RELAUNCH: "true",
+    QWEN_DISABLE_AUTO_TITLE: "1",
+    NPM_CONFIG_REGISTRY: DEAD_REGISTRY,
+  }),
+  argv: (ctx, prompt) => [
+    ctx.bin,
+    "--yolo",
+    "--auth-type",
+    "openai",
+    "--output-format",
+    "stream-json",
+    "--session-id",
+    ctx.sessionId,
+    "-p",
+    prompt,
+  ],
+  resumeArgv: (ctx, prompt) => [
+    ctx.bin,
+    "--yolo",
+    "--auth-type",
+    "openai",
+    "--output-format",
+    "stream-json",
+    "--resume",
+    ctx.sessionId,
+    "-p",
+    prompt,
+  ],
+  logRoots: [".qwen/projects", ".qwen/tmp"],
+  // The first shell call of each process takes 10-40 s to start on the shared 2-core machine
+  // (s4-long alone takes ~150 s), more while `chronicle serve` imports beside it (live).
+  timeoutSeconds: 600,
+};
+
+export const AGENTS: readonly AgentSpec[] = [claude, codex, opencode, gemini, qwen];
 
 export function agentById(id: string): AgentSpec | undefined {
   return AGENTS.find((a) => a.id === id || a.source === id);

@@ -74,7 +74,7 @@ export async function drive(
     const argv = agent.argv(ctx, prompt);
     const env = { ...baseEnv(ctx), ...agent.env(ctx), ...options.extraEnv };
     const started = performance.now();
-    const timeout = options.timeoutSeconds ?? 180;
+    const timeout = options.timeoutSeconds ?? agent.timeoutSeconds ?? 180;
     const out = await runWithTimeout(argv, { cwd: project, env }, timeout);
     if (scenario.resume && out.exitCode === 0 && !out.timedOut) {
       // The CLI exited; a second process resumes its session with the next prompt.

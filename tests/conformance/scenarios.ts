@@ -24,6 +24,11 @@ export type ScriptedStep = Step & {
   error?: boolean;
   /** Agents whose CLI refuses this step by its own policy: for them it must be an error. */
   refusedBy?: string[];
+  /**
+   * Agents that refuse to edit a file this process has not read (Qwen Code, after a resume):
+   * for them a read of the step's path is scripted just before it.
+   */
+  readFirstBy?: string[];
   /** A substring the recorded tool result must contain; with a list, any one of them. */
   result_has?: string | string[];
 };
@@ -445,6 +450,7 @@ const s7: Scenario = {
           path: "hello.py",
           old: 'print("hello")\n',
           new: 'print("hello")\nprint("goodbye")\n',
+          readFirstBy: ["qwen"],
         }],
       },
       { steps: [{ op: "read", path: "hello.py", result_has: "goodbye" }] },

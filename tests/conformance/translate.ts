@@ -8,7 +8,7 @@ import type { OperationKind } from "../../core/model/types.ts";
 import { matchOf, type NeutralThread, type Scenario, type ScriptedStep } from "./scenarios.ts";
 import type { NativeCall, NativeScript, Thread } from "./script.ts";
 
-export type AgentId = "claude" | "codex" | "opencode" | "gemini";
+export type AgentId = "claude" | "codex" | "opencode" | "gemini" | "qwen";
 
 /** One tool call the scenario scripts, as Chronicle must show it. */
 export interface ExpectedCall {
@@ -228,7 +228,37 @@ const gemini: Translator = (s, project) => {
   }
 };
 
-const TRANSLATORS: Record<AgentId, Translator> = { claude, codex, opencode, gemini };
+/** Qwen Code: Gemini CLI's tools, but its own edit and grep_search (`path`, not `dir_path`). */
+const qwen: Translator = (s, project) => {
+  switch (s.op) {
+    case "edit":
+      return {
+        call: {
+          name: "edit",
+          input: { file_path: abs(project, s.path), old_string: s.old, new_string: s.new },
+        },
+        kinds: ["edit"],
+      };
+    case "grep":
+      return {
+        call: { name: "grep_search", input: { pattern: s.pattern, path: abs(project, s.dir) } },
+        kinds: ["search"],
+      };
+    case "agent":
+    case "wait":
+      throw new TypeError("Qwen Code sub-agents are not scripted in this suite");
+    default:
+      return gemini(s, project);
+  }
+};
+
+const TRANSLATORS: Record<AgentId, Translator> = {
+  claude,
+  codex,
+  opencode,
+  gemini,
+  qwen,
+};
 
 /** The native script and the expected calls of `scenario` for `agent` in `project`. */
 export function translate(scenario: Scenario, agent: AgentId, project: string): Translated {
@@ -239,7 +269,11 @@ export function translate(scenario: Scenario, agent: AgentId, project: string): 
     turns: [
       ...t.turns.map((turn) => ({
         ...(turn.text ? { text: turn.text } : {}),
-        calls: turn.steps.map((step) => {
+        calls: turn.steps.flatMap((step): ScriptedStep[] =>
+          step.op === "edit" && step.readFirstBy?.includes(agent)
+            ? [{ op: "read", path: step.path }, step]
+            : [step]
+        ).map((step) => {
           const n = tr(step, project);
           calls.push({
             thread: which,

@@ -25,44 +25,13 @@ import {
   parseTimeMs,
   textOfParts,
 } from "../_import_kit.ts";
+import { callsOfParts, responsesOf } from "./parts.ts";
 import { type GeminiState, type Msg, NeedsFullPass } from "./state.ts";
 
 /** The `Workspace Directories` the CLI lists in its injected session context. */
 export function workspaceFromContext(text: string): string | undefined {
   const m = /Workspace Directories:\*{0,2}\s*\n\s*-\s+(\S.*)/.exec(text);
   return m ? m[1].trim() : undefined;
-}
-
-interface FunctionResponse {
-  output?: string;
-  error?: boolean;
-}
-
-function responsesOf(result: unknown): FunctionResponse[] {
-  if (!Array.isArray(result)) return [];
-  const out: FunctionResponse[] = [];
-  for (const part of result) {
-    if (!isObj(part) || !isObj(part.functionResponse)) continue;
-    const r = isObj(part.functionResponse.response) ? part.functionResponse.response : {};
-    out.push({
-      output: typeof r.output === "string" ? r.output : undefined,
-      error: r.error !== undefined && r.error !== null,
-    });
-  }
-  return out;
-}
-
-/**
- * Tool calls written as `functionCall` parts of a message's content (the wire form a resumed
- * chat's history is written in), as the `toolCalls` entries of the recorded form.
- */
-function callsOfParts(content: unknown): Json[] {
-  if (!Array.isArray(content)) return [];
-  return content.flatMap((p) =>
-    isObj(p) && isObj(p.functionCall)
-      ? [{ id: p.functionCall.id, name: p.functionCall.name, args: p.functionCall.args }]
-      : []
-  );
 }
 
 /** One import pass over one Gemini chat file (JSONL log or legacy JSON document). */

@@ -47,6 +47,11 @@ const UNKNOWN_RECORD: Record<string, string> = {
   }),
   gemini: JSON.stringify({ zzNotARecordType: true }),
   cursor: JSON.stringify({ type: "zz_not_a_record_type" }),
+  qwen: JSON.stringify({
+    type: "zz_not_a_record_type",
+    uuid: "0f0f0f0f-0000-4000-8000-000000000002",
+    timestamp: "2026-01-01T00:00:00.000Z",
+  }),
 };
 
 const PEERS = `${SHARED}/peers`;
@@ -149,6 +154,8 @@ async function casesOf(importer: Importer): Promise<Case[]> {
         ...await realClientCases(importer, "opencode"),
       ];
     }
+    case "qwen":
+      return await realClientCases(importer, "qwen");
   }
   return [];
 }
