@@ -63,15 +63,15 @@ Deno.test("a usage error is one line and the hint: no parser dump, no bad value 
     { args: ["sessions", "--json=yes"], line: "--json takes no value" },
     {
       args: ["import", "--source", "vim"],
-      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini)',
+      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen)',
     },
     {
       args: ["sessions", "--source", "vim"],
-      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini)',
+      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen)',
     },
     {
       args: ["search", "x", "--source", "vim"],
-      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini)',
+      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen)',
     },
   ];
   for (const c of cases) {
