@@ -130,6 +130,10 @@ export async function openBrowser(
     colorScheme: options.dark ? "dark" : "light",
     timezoneId: options.timezoneId,
   });
+  // Waits are for an event, not a deadline: on a loaded machine the first replay or export
+  // starts a worker whose modules Deno checks first, which can take longer than Playwright's
+  // 30 s default. A step that never comes still fails, after two minutes.
+  context.setDefaultTimeout(120_000);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("console", (m) => {
