@@ -2,6 +2,7 @@
 import { assertEquals } from "../../_helpers/assert.ts";
 import { termSafe, termSafeLines } from "../../../core/security/mod.ts";
 import { oneLine } from "../../../cli/sessions.ts";
+import { formatSummary } from "../../../cli/import.ts";
 
 Deno.test("termSafe() writes C0, C1, DEL and bidi overrides as visible escapes", async (t) => {
   const table: [string, string][] = [
@@ -26,4 +27,24 @@ Deno.test("termSafeLines() keeps line breaks and tabs, escapes the rest", () => 
 
 Deno.test("the session list's one-line titles are escaped too", () => {
   assertEquals(oneLine("fix\x1b[2J the\nbug", 100), "fix\\x1b[2J the bug");
+});
+
+Deno.test("an import issue line cannot forge a line: its message is escaped", () => {
+  const out = formatSummary({
+    sessions: 0,
+    operations: 0,
+    issues: 1,
+    loss_windows: 0,
+    seconds: 0.1,
+    bytes_read: 0,
+    sources: {},
+    changed_sessions: [],
+    errors: [{
+      code: "unreadable",
+      severity: "error",
+      message: 'Cannot read "/p/x\x1b[2J\nImported in 0.00 s: all clear.jsonl"',
+    }],
+  });
+  assertEquals(out.split("\n").filter((l) => l.startsWith("Imported")).length, 1);
+  assertEquals(/\x1b/.test(out), false);
 });
