@@ -1,6 +1,7 @@
 /**
  * Installs the pinned agent CLIs with npm into `.cache/conformance/<agent>-<version>/`, once:
- * a folder whose CLI already answers `--version` is reused.
+ * a folder whose CLI already answers `--version` is reused. `--latest` asks npm for each
+ * package's latest version and installs it beside the pin.
  *
  * @module
  */
@@ -41,6 +42,22 @@ export async function cliVersion(bin: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The version npm's `latest` tag names for the agent's package (one `npm view`). */
+export async function latestVersion(agent: AgentSpec): Promise<string> {
+  const out = await new Deno.Command("npm", {
+    args: ["view", `${agent.npmPackage}@latest`, "version"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim().split("\n").pop()?.trim() ?? "";
+  if (!out.success || !/^[\w.-]+$/.test(text)) {
+    const err = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-2).join(" | ");
+    throw new Error(`npm view ${agent.npmPackage}@latest failed: ${err || text}`);
+  }
+  return text;
 }
 
 /** Install `agent` at `version` (default: its pin) unless the cache already has it. */

@@ -1,12 +1,14 @@
 /**
- * `deno task conformance [--agent NAME] [--scenario ID] [--update-fixtures] [--keep]`
+ * `deno task conformance [--agent NAME] [--scenario ID] [--latest] [--update-fixtures] [--keep]`
  *
  * Installs the pinned agent CLIs from npm (the only step that needs the network), then
  * re-runs itself inside a network namespace that has only loopback (`unshare -n`, as root)
  * and, per agent and scenario: runs the real CLI against a scripted model server in a
  * scratch project and HOME, imports the logs it wrote with Chronicle's CLI, exports the
  * session as canonical files and checks it call by call. Ends with `N passed, N failed` and
- * exits 1 on any failure.
+ * exits 1 on any failure. `--latest` also runs the scenarios against each CLI's latest npm
+ * version and reports, per agent and version, every record type its logs hold and what the
+ * import made of it (`inventory.ts`); the latest's failures are reported, not counted.
  *
  * @module
  */
@@ -24,7 +26,8 @@ import { drive, type DriveResult } from "./drive.ts";
 import { writeFixture, writeFixturesReadme } from "./fixtures.ts";
 import { runGuardChecks } from "./guard.ts";
 import { runLiveCheck } from "./live.ts";
-import { binPath, cliVersion, ensureInstalled } from "./install.ts";
+import { binPath, CACHE_DIR, cliVersion, ensureInstalled, latestVersion } from "./install.ts";
+import { dispositions, inventory, latestReport, VersionInventory } from "./inventory.ts";
 import { type Scenario, SCENARIOS } from "./scenarios.ts";
 
 const HELP = `Usage: deno task conformance [options]
@@ -38,6 +41,9 @@ Options:
                       s9-secrets, guard, live
                       (repeatable)
   --cli-version A=V   test agent A at npm version V instead of its pin (e.g. claude=2.1.332)
+  --latest            also run each CLI's latest npm version (reported, not counted) and
+                      write the record-type report (.cache/conformance/latest_report.md)
+  --report PATH       write the record-type report there (also without --latest)
   --update-fixtures   refresh fixtures/realclients/ from the runs
   --keep              keep the scratch folder and print where it is
   -h, --help          show this help
@@ -48,9 +54,14 @@ interface RunReport {
   ok: boolean;
   lines: string[];
   seconds: number;
+  /** The native types the run's logs hold, and what the import made of them. */
+  types?: { counts: Map<string, number>; disp: ReturnType<typeof dispositions> };
 }
 
 const INSIDE = "CONFORMANCE_INSIDE_NETNS";
+/** `agent=version` pairs of the latest versions, handed from outside the namespace to inside. */
+const LATEST = "CONFORMANCE_LATEST_VERSIONS";
+const DEFAULT_REPORT = `${CACHE_DIR}/latest_report.md`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -60,6 +71,8 @@ async function main(): Promise<number> {
       scenario: { type: "string", multiple: true },
       "update-fixtures": { type: "boolean" },
       "cli-version": { type: "string", multiple: true },
+      latest: { type: "boolean" },
+      report: { type: "string" },
       keep: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -78,8 +91,20 @@ async function main(): Promise<number> {
       }
     }
   }
-  if (Deno.env.get(INSIDE) !== "1") return await outside(agents);
-  return await inside(agents, scenarioIds, !!values["update-fixtures"], !!values.keep);
+  if (Deno.env.get(INSIDE) !== "1") return await outside(agents, !!values.latest);
+  const report = values.report ?? (values.latest ? DEFAULT_REPORT : undefined);
+  return await inside(agents, scenarioIds, {
+    updateFixtures: !!values["update-fixtures"],
+    keep: !!values.keep,
+    latest: parseLatest(Deno.env.get(LATEST) ?? ""),
+    report,
+  });
+}
+
+function parseLatest(pairs: string): Map<string, string> {
+  return new Map(
+    pairs.split(",").filter(Boolean).map((p) => p.split("=", 2) as [string, string]),
+  );
 }
 
 function selectAgents(names: string[] | undefined): AgentSpec[] {
@@ -109,7 +134,7 @@ function withVersions(agents: AgentSpec[], pairs: string[]): AgentSpec[] {
 }
 
 /** Install (network), then run the rest inside a loopback-only network namespace. */
-async function outside(agents: AgentSpec[]): Promise<number> {
+async function outside(agents: AgentSpec[], latest: boolean): Promise<number> {
   const started = performance.now();
   if (Deno.uid() !== 0) {
     console.error("conformance: needs root, to run the CLIs inside `unshare -n` (loopback only)");
@@ -129,6 +154,27 @@ async function outside(agents: AgentSpec[]): Promise<number> {
       return 1;
     }
   }
+  // The latest versions: looked up and installed here (network), run inside like the pins.
+  const latestPairs: string[] = [];
+  for (const a of latest ? agents : []) {
+    try {
+      const v = await latestVersion(a);
+      if (v === a.version) {
+        console.log(`latest ${a.npmPackage} is the pin (${v})`);
+        continue;
+      }
+      const inst = await ensureInstalled(a, v);
+      installSeconds += inst.seconds;
+      latestPairs.push(`${a.id}=${v}`);
+      console.log(
+        `installed latest ${a.npmPackage}@${v}: ${inst.version}` +
+          (inst.seconds ? ` (npm ${inst.seconds.toFixed(1)} s)` : " (cached)"),
+      );
+    } catch (e) {
+      // Reported, not fatal: the pinned run still decides the exit code.
+      console.log(`latest ${a.npmPackage}: ${(e as Error).message}`);
+    }
+  }
   // A private mount namespace too, so the scratch root can be a tmpfs at /home/dev (the same
   // paths as the shared real-client fixtures) without touching the host's /home.
   const child = new Deno.Command("unshare", {
@@ -146,7 +192,7 @@ async function outside(agents: AgentSpec[]): Promise<number> {
       new URL(import.meta.url).pathname,
       ...Deno.args,
     ],
-    env: { [INSIDE]: "1" },
+    env: { [INSIDE]: "1", [LATEST]: latestPairs.join(",") },
     stdin: "null",
     stdout: "inherit",
     stderr: "inherit",
@@ -161,11 +207,19 @@ async function outside(agents: AgentSpec[]): Promise<number> {
   return code;
 }
 
+interface InsideOptions {
+  updateFixtures: boolean;
+  keep: boolean;
+  /** Agent id -> its latest npm version, when that differs from the pin and installed. */
+  latest: Map<string, string>;
+  /** Where to write the record-type report; none when undefined. */
+  report?: string;
+}
+
 async function inside(
   agents: AgentSpec[],
   scenarioIds: string[] | undefined,
-  updateFixtures: boolean,
-  keep: boolean,
+  { updateFixtures, keep, latest, report }: InsideOptions,
 ): Promise<number> {
   const nonLoopback = Deno.networkInterfaces().filter((i) =>
     !i.address.startsWith("127.") && i.address !== "::1"
@@ -177,24 +231,55 @@ async function inside(
   const root = await scratchRoot(keep);
   console.log(`scratch root: ${root}`);
   const reports: RunReport[] = [];
+  const latestReports: RunReport[] = [];
+  const inventories: VersionInventory[] = [];
   const versions: Record<string, string> = {};
-  for (const agent of agents) {
+  // Each agent at its pin, then (with --latest) at npm's latest in a scratch folder of its own.
+  const runs = agents.flatMap((a) => {
+    const v = latest.get(a.id);
+    return [
+      { agent: a, isLatest: false },
+      ...(v ? [{ agent: { ...a, version: v }, isLatest: true }] : []),
+    ];
+  });
+  for (const { agent, isLatest } of runs) {
     const bin = binPath(agent, agent.version);
     const version = await cliVersion(bin);
+    const into = isLatest ? latestReports : reports;
+    const tag = isLatest ? `${agent.id}@${agent.version}` : agent.id;
     if (!version) {
-      reports.push({ name: `${agent.id}`, ok: false, lines: [`${bin} does not run`], seconds: 0 });
+      into.push({ name: tag, ok: false, lines: [`${bin} does not run`], seconds: 0 });
       continue;
     }
-    versions[agent.id] = version;
-    console.log(`\n== ${agent.displayName} ${version} (${agent.npmPackage}@${agent.version})`);
+    if (!isLatest) versions[agent.id] = version;
+    console.log(
+      `\n== ${agent.displayName} ${version} (${agent.npmPackage}@${agent.version}${
+        isLatest ? ", latest: reported, not counted" : ""
+      })`,
+    );
+    const inv = new VersionInventory(agent.displayName, version, isLatest ? "latest" : "pinned");
+    inventories.push(inv);
     const scenarios = SCENARIOS.filter((s) =>
       (!s.agents || s.agents.includes(agent.id)) && (!scenarioIds || scenarioIds.includes(s.id))
     );
+    const runRoot = isLatest ? `${root}/latest` : root;
     for (const scenario of scenarios) {
-      const report = await runScenario(agent, scenario, bin, root, version, updateFixtures);
-      reports.push(report);
-      printReport(report);
+      const r = await runScenario(
+        agent,
+        scenario,
+        bin,
+        runRoot,
+        version,
+        updateFixtures && !isLatest,
+      );
+      r.name = `${tag}/${scenario.id}`;
+      into.push(r);
+      printReport(r);
+      inv.results.push({ scenario: scenario.id, ok: r.ok });
+      if (r.types) inv.add(scenario.id, r.types.counts, r.types.disp);
     }
+    // The guard and the live check test Chronicle, not the log format: at the pin only.
+    if (isLatest) continue;
     if (agent.id === "claude" && (!scenarioIds || scenarioIds.includes("guard"))) {
       const t0 = performance.now();
       const g = await runGuardChecks(agent, bin, root);
@@ -232,8 +317,24 @@ async function inside(
         "`UPDATE_SNAPSHOTS=1 deno task test` and `git diff` before committing.",
     );
   }
+  if (report) {
+    const md = latestReport(inventories, new Date().toISOString().slice(0, 16) + "Z");
+    await Deno.mkdir(report.slice(0, report.lastIndexOf("/")) || ".", { recursive: true });
+    await Deno.writeTextFile(report, md + "\n");
+    console.log(`\n${md}\nrecord-type report written to ${report}`);
+  }
   console.log("\nCLI versions tested:");
-  for (const a of agents) console.log(`  ${a.displayName}: ${versions[a.id] ?? "not run"}`);
+  for (const a of agents) {
+    const v = latest.get(a.id);
+    console.log(
+      `  ${a.displayName}: ${versions[a.id] ?? "not run"}${v ? ` (and latest ${v})` : ""}`,
+    );
+  }
+  if (latestReports.length) {
+    const ok = latestReports.filter((r) => r.ok).length;
+    console.log(`latest versions (not counted): ${ok} passed, ${latestReports.length - ok} failed`);
+    for (const r of latestReports.filter((r) => !r.ok)) console.log(`  latest FAILED ${r.name}`);
+  }
   const passed = reports.filter((r) => r.ok).length;
   const failed = reports.length - passed;
   for (const r of reports.filter((r) => !r.ok)) console.log(`FAILED ${r.name}`);
@@ -303,6 +404,8 @@ async function runScenario(
   );
   let ok = problems.length === 0;
   let observed: Awaited<ReturnType<typeof checkSession>> | undefined;
+  const counts = await inventory(agent, run.ctx.home);
+  const types = { counts, disp: dispositions(counts, imported.all ?? []) };
   if (imported.error || !imported.exported) {
     lines.push(`chronicle: ${imported.error}`);
     ok = false;
@@ -348,7 +451,9 @@ async function runScenario(
       ok = false;
     }
   }
-  return done(ok);
+  const unknown = [...types.disp].filter(([, d]) => d === "unknown").map(([k]) => k);
+  if (unknown.length) lines.push(`types: unknown to the importer: ${unknown.join(", ")}`);
+  return { ...done(ok), types };
 }
 
 function pickSession(rows: SessionRow[], agent: AgentSpec, run: DriveResult): SessionRow | string {

@@ -123,6 +123,20 @@ function userText(
     b.push(v, at, "event", { event: "interrupt", text, request });
     return;
   }
+  // A background task's notice handed to the model as a user turn: the task's words, shown as
+  // the event it is (the same as a queued task-notification attachment).
+  if (
+    (isObj(v.origin) && v.origin.kind === "task-notification") ||
+    /^\s*<task-notification>/.test(text)
+  ) {
+    b.push(v, at, "event", {
+      event: "task_notification",
+      text,
+      request,
+      extensions: { [SOURCE]: { origin: "task-notification" } },
+    });
+    return;
+  }
   const injected = v.isMeta === true || isInjectedText(text);
   const rec = b.push(v, at, "prompt", { text, request });
   if (injected) rec.op.injected = true;
@@ -428,7 +442,7 @@ function meta(b: ClaudeFileBuilder, type: string, v: Json): void {
  * Attachments the user must see become operations: a hook's blocking or non-blocking error is
  * an error event; a prompt the user queued while the agent worked is the user's words; context
  * a hook added is an injected prompt; a task notification or status is an event. The others
- * (reminders, listings, deltas) stay counted in `skipped_records`.
+ * (reminders, listings, deltas) stay counted in the session's `attachments`.
  */
 function attachment(b: ClaudeFileBuilder, v: Json, at: At): void {
   const a = isObj(v.attachment) ? v.attachment : undefined;

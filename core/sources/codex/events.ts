@@ -105,7 +105,7 @@ export function event(pass: CodexPass, p: Json, l: JsonlLine, at: number | null)
       });
     }
     case "patch_apply_begin":
-      return;
+      return pass.skip("event_msg:patch_apply_begin");
     case "patch_apply_end":
       return pass.signal(
         nonEmpty(p.call_id),
@@ -187,7 +187,7 @@ export function event(pass: CodexPass, p: Json, l: JsonlLine, at: number | null)
       });
     }
     default:
-      if (QUIET_EVENTS.has(type)) return;
+      if (QUIET_EVENTS.has(type)) return pass.skip(`event_msg:${type}`);
       pass.issues.add(
         "unknown_event_type",
         `Unknown Codex event_msg type ${JSON.stringify(type)}`,

@@ -55,7 +55,7 @@ export function responseItem(pass: CodexPass, p: Json, l: JsonlLine, at: number 
       return agentMessage(pass, p, l, at);
     case "ghost_snapshot":
     case "other":
-      return;
+      return pass.skip(`response_item:${type}`);
     default:
       pass.issues.add(
         "unknown_item_type",

@@ -101,15 +101,19 @@ async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<Unit
   if (title) info.title = title;
   if (pass.lastPrompt) info.last_prompt = pass.lastPrompt.slice(0, 2000);
   const ext: Json = {};
+  const skipped = Object.keys(state.skipped ?? {}).length ? { skipped_records: state.skipped } : {};
   if (parent) {
+    // A thread's counts stay with its thread: the parent session's own are the parent's.
     ext.threads = [{
       id: sid,
       ...parent,
       ...(state.meta.forkedFrom ? { forked_from: state.meta.forkedFrom } : {}),
+      ...skipped,
     }];
   } else {
     if (state.meta.metaIds.length > 1) ext.session_ids = state.meta.metaIds;
     if (state.meta.forkedFrom) ext.forked_from = state.meta.forkedFrom;
+    Object.assign(ext, skipped);
   }
   return passResult({
     mode: plan.mode,

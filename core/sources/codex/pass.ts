@@ -67,6 +67,12 @@ export class CodexPass {
     return this.state.sid ??= this.fallbackId;
   }
 
+  /** A known record shown nowhere: counted in the session's `skipped_records`. */
+  skip(key: string): void {
+    const counts = this.state.skipped ??= {};
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+
   opId(line: number, block: number): string {
     return stableId("op_", "codex", this.sid(), line, block);
   }

@@ -84,7 +84,7 @@ function envelope(pass: CodexPass, type: string, p: Json, l: JsonlLine, at: numb
     case "compacted":
       return compacted(pass, p, l, at);
     default:
-      if (QUIET_RECORD_TYPES.has(type)) return;
+      if (QUIET_RECORD_TYPES.has(type)) return pass.skip(type);
       pass.issues.add(
         "unknown_record_type",
         `Unknown Codex record type ${JSON.stringify(type)}`,

@@ -61,6 +61,11 @@ export interface CodexState {
   mirrors: Mirror[];
   tokens: Record<string, number> | null;
   tokenSig: string | null;
+  /**
+   * Known record types read without an operation of their own (mirrors, deltas, bookkeeping),
+   * counted by `record`, `response_item:<type>` or `event_msg:<type>`. Absent in older state.
+   */
+  skipped?: Record<string, number>;
 }
 
 export function freshState(): CodexState {
@@ -80,6 +85,7 @@ export function freshState(): CodexState {
     mirrors: [],
     tokens: null,
     tokenSig: null,
+    skipped: {},
   };
 }
 

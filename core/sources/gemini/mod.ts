@@ -90,6 +90,10 @@ async function deltaOf(
     usage: pass.usage,
     loss_windows: loss,
     issues,
+    // A sub-agent chat joins its parent's session: the counts are the main chat's.
+    ...(pass.connection.kind === "main" && Object.keys(s.skipped ?? {}).length
+      ? { extensions: { gemini: { skipped_records: s.skipped } } }
+      : {}),
   };
 }
 

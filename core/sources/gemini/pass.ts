@@ -28,6 +28,18 @@ import {
 import { callsOfParts, responsesOf } from "./parts.ts";
 import { type GeminiState, type Msg, NeedsFullPass } from "./state.ts";
 
+/** The fields `metadata()` reads; a `$set` of any other key is counted, not used. */
+const METADATA_KEYS = new Set([
+  "sessionId",
+  "startTime",
+  "start_time",
+  "lastUpdated",
+  "summary",
+  "kind",
+  "projectHash",
+  "directories",
+]);
+
 /** The `Workspace Directories` the CLI lists in its injected session context. */
 export function workspaceFromContext(text: string): string | undefined {
   const m = /Workspace Directories:\*{0,2}\s*\n\s*-\s+(\S.*)/.exec(text);
@@ -146,6 +158,11 @@ export class GeminiPass {
     const rest: Json = { ...patch };
     delete rest.messages;
     if (Object.keys(rest).length) this.metadata({ ...rest, sessionId: undefined });
+    for (const k of Object.keys(rest)) {
+      if (METADATA_KEYS.has(k)) continue;
+      const counts = this.state.skipped ??= {};
+      counts[`$set:${k}`] = (counts[`$set:${k}`] ?? 0) + 1;
+    }
   }
 
   rewind(id: string): void {

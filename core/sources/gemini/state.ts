@@ -33,6 +33,8 @@ export interface GeminiState {
   lastTs: number | null;
   /** Recent tool-call ids, to tell a result whose call was read from one whose call was not. */
   callIds: string[];
+  /** `$set` keys read without a use (`$set:<key>`), counted. Absent in older state. */
+  skipped?: Record<string, number>;
 }
 
 export function freshState(): GeminiState {

@@ -117,6 +117,8 @@ export class SessionBuilder {
   private maxTs: number | null = null;
   private minTs: number | null = null;
   private row = 0;
+  /** Known part types read without an operation (QUIET_PARTS), counted per type. */
+  private readonly skipped: Record<string, number> = {};
 
   constructor(
     private readonly unit: SourceUnit,
@@ -129,6 +131,11 @@ export class SessionBuilder {
 
   issue(code: string, message: string, file?: string): void {
     this.issues.add(code, message, { file });
+  }
+
+  /** A known part shown nowhere: counted in the session's `skipped_records`. */
+  skip(type: string): void {
+    this.skipped[type] = (this.skipped[type] ?? 0) + 1;
   }
 
   seeTime(ts: number | undefined): void {
@@ -347,6 +354,7 @@ export class SessionBuilder {
       c.conn.id
     );
     if (subs.length) ext.child_sessions = subs;
+    if (Object.keys(this.skipped).length) ext.skipped_records = { ...this.skipped };
     return {
       session_id: info.id,
       file: this.unit.path,

@@ -163,7 +163,7 @@ export function part(
       return;
     }
   }
-  if (type && QUIET_PARTS.has(type)) return;
+  if (type && QUIET_PARTS.has(type)) return b.skip(type);
   b.issue("unknown_part_type", `unknown part type ${JSON.stringify(type ?? null)}`, p.file);
 }
 

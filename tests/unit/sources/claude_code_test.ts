@@ -280,7 +280,7 @@ Deno.test("claude-code importer maps each record type", async (t) => {
       },
     },
     {
-      name: "meta, system-reminder and task-notification prompts are marked injected",
+      name: "meta and system-reminder prompts are marked injected; a task notification is an event",
       lines: [
         rec("user", {
           isMeta: true,
@@ -301,7 +301,12 @@ Deno.test("claude-code importer maps each record type", async (t) => {
         rec("user", { message: { role: "user", content: "now fix it" } }),
       ],
       check: (s) => {
-        assertEquals(ops(s).map((o) => o.injected), [true, true, true, undefined]);
+        assertEquals(ops(s).map((o) => [o.kind, o.injected]), [
+          ["prompt", true],
+          ["prompt", true],
+          ["event", undefined],
+          ["prompt", undefined],
+        ]);
         assertEquals(s.session.id.startsWith("claude-code:"), true);
       },
     },
@@ -639,6 +644,24 @@ Deno.test("claude-code importer: issue 13's layouts come out whole", async (t) =
       ["prompt", false],
       ["prompt", false],
     ]);
+  });
+  await t.step("a background task notice is a task_notification event", async () => {
+    const { sessions } = await load("task_notification.jsonl");
+    const s = sessions[0];
+    // The queued notice and the user turn that hands it to the model: both the task's words,
+    // neither a prompt of the user's.
+    assertEquals(ops(s).map((o) => [o.kind, o.event ?? o.tool ?? o.text]), [
+      ["prompt", "Run the tests in the background, then tell me."],
+      ["exec", "Bash"],
+      ["event", "task_notification"],
+      ["event", "task_notification"],
+      ["reply", "The tests passed."],
+    ]);
+    for (const o of ops(s).filter((o) => o.kind === "event")) {
+      assertMatch(o.text!, /^<task-notification>\n<task-id>bg_1<\/task-id>/);
+    }
+    const ext = s.extensions["claude-code"] as Record<string, unknown>;
+    assertEquals(ext.skipped_records, { "queue-operation": 1 });
   });
   await t.step("a persisted output is read whole from its own file", async () => {
     const dir = `${SHARED}/realclients/claude/s4-long`;

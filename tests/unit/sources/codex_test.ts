@@ -478,6 +478,29 @@ Deno.test("codex importer maps each record type and tool shape", async (t) => {
           ["unknown_item_type", 'Unknown Codex response item type "hologram"', 1],
           ["unknown_event_type", 'Unknown Codex event_msg type "telepathy"', 1],
         ]);
+        // Known types shown nowhere are counted, not reported.
+        assertEquals(s.extensions.codex, { skipped_records: { world_state: 1 } });
+      },
+    },
+    {
+      name: "known records with nothing to show are counted per type in skipped_records",
+      lines: [
+        META,
+        TURN,
+        event({ type: "turn_diff", unified_diff: "" }),
+        event({ type: "turn_diff", unified_diff: "" }),
+        item({ type: "ghost_snapshot" }),
+        env("token_usage_record", {}),
+      ],
+      check: (s) => {
+        assertEquals(s.issues.filter((i) => i.code.startsWith("unknown")), []);
+        assertEquals(s.extensions.codex, {
+          skipped_records: {
+            "event_msg:turn_diff": 2,
+            "response_item:ghost_snapshot": 1,
+            token_usage_record: 1,
+          },
+        });
       },
     },
     {

@@ -276,6 +276,20 @@ Deno.test("gemini importer maps each record type and tool shape", async (t) => {
           ["new", false],
         ]);
         assertEquals(s.session.title, "A title");
+        assertEquals(s.extensions.gemini, undefined, "every key it set was read");
+      },
+    },
+    {
+      name: "a $set of a key Chronicle does not read is counted in skipped_records",
+      lines: [
+        META,
+        j({ $set: { memoryScratchpad: "x", lastUpdated: "2026-01-01T00:00:00Z" } }),
+        j({ $set: { memoryScratchpad: "y" } }),
+        userMsg("u1", "hi"),
+      ],
+      check: (s) => {
+        assertEquals(s.extensions.gemini, { skipped_records: { "$set:memoryScratchpad": 2 } });
+        assertEquals(ops(s).map((o) => o.text), ["hi"]);
       },
     },
     {
