@@ -725,3 +725,50 @@ Deno.test("gemini importer: a result record in a later pass does not look unmatc
   const second = await resume(gemini, fs, unit(), first, 1);
   assertEquals([second.mode, second.deltas[0].operations.length], ["append", 0]);
 });
+
+Deno.test("gemini importer: a shell output kept in its own file is read whole", async () => {
+  const dir = `${SHARED}/realclients/gemini/s4-long`;
+  const units = await gemini.discover(
+    { home: `${dir}/native`, env: {}, platform: "linux" },
+    realFs,
+  );
+  const { sessions, payloads } = await importThroughStore(gemini, realFs, units, { closed: true });
+  const big = ops(sessions[0]).filter((o) =>
+    (o.extensions?.gemini as Record<string, unknown> | undefined)?.persisted_output
+  );
+  assertEquals(big.length, 1);
+  const full = payloadText(payloads, big[0].response)!;
+  // The file holds the whole output; the log only its head and tail with a pointer.
+  const file = await Deno.readTextFile(
+    `${dir}/native/.gemini/tmp/s4-long/tool-outputs/session-86fdca6a-b6bd-4f20-aad6-5845ee65923b/run_shell_command__run_shell_command_1796032189905_0.txt`,
+  );
+  assertEquals(full, file);
+  const note = (big[0].extensions!.gemini as Record<string, Record<string, unknown>>)
+    .persisted_output;
+  assert(String(note.path).endsWith("run_shell_command__run_shell_command_1796032189905_0.txt"));
+  assert(/Output too large/.test(payloadText(payloads, note.logged as never)!));
+});
+
+Deno.test("gemini importer: a persisted-output pointer outside the chat's project folder is not read", async () => {
+  const fs = new MemFs();
+  fs.write("/etc/secret.txt", "TOP SECRET");
+  const output = "Output too large. Showing first 1 and last 1 characters. For full output see: " +
+    "/etc/secret.txt\nx";
+  fs.write(
+    PATH,
+    META + j({
+      id: "g1",
+      timestamp: at(),
+      type: "gemini",
+      content: "",
+      toolCalls: [{
+        ...toolCall("c1", "run_shell_command", { command: "cat big" }, { output }),
+      }],
+    }),
+  );
+  const { sessions, payloads } = await importThroughStore(gemini, fs, [unit(PATH)], {
+    closed: true,
+  });
+  const call = ops(sessions[0]).find((o) => o.tool === "run_shell_command")!;
+  assert(!payloadText(payloads, call.response)!.includes("TOP SECRET"));
+});
