@@ -159,13 +159,13 @@ async function outside(agents: AgentSpec[], latest: boolean): Promise<number> {
   for (const a of latest ? agents : []) {
     try {
       const v = await latestVersion(a);
+      latestPairs.push(`${a.id}=${v}`);
       if (v === a.version) {
         console.log(`latest ${a.npmPackage} is the pin (${v})`);
         continue;
       }
       const inst = await ensureInstalled(a, v);
       installSeconds += inst.seconds;
-      latestPairs.push(`${a.id}=${v}`);
       console.log(
         `installed latest ${a.npmPackage}@${v}: ${inst.version}` +
           (inst.seconds ? ` (npm ${inst.seconds.toFixed(1)} s)` : " (cached)"),
@@ -210,7 +210,7 @@ async function outside(agents: AgentSpec[], latest: boolean): Promise<number> {
 interface InsideOptions {
   updateFixtures: boolean;
   keep: boolean;
-  /** Agent id -> its latest npm version, when that differs from the pin and installed. */
+  /** Agent id -> its latest npm version (installed; the same as the pin or not). */
   latest: Map<string, string>;
   /** Where to write the record-type report; none when undefined. */
   report?: string;
@@ -239,7 +239,7 @@ async function inside(
     const v = latest.get(a.id);
     return [
       { agent: a, isLatest: false },
-      ...(v ? [{ agent: { ...a, version: v }, isLatest: true }] : []),
+      ...(v && v !== a.version ? [{ agent: { ...a, version: v }, isLatest: true }] : []),
     ];
   });
   for (const { agent, isLatest } of runs) {
@@ -257,7 +257,12 @@ async function inside(
         isLatest ? ", latest: reported, not counted" : ""
       })`,
     );
-    const inv = new VersionInventory(agent.displayName, version, isLatest ? "latest" : "pinned");
+    const label = isLatest
+      ? "npm's latest"
+      : latest.get(agent.id) === agent.version
+      ? "pinned, also npm's latest"
+      : "pinned";
+    const inv = new VersionInventory(agent.displayName, version, label);
     inventories.push(inv);
     const scenarios = SCENARIOS.filter((s) =>
       (!s.agents || s.agents.includes(agent.id)) && (!scenarioIds || scenarioIds.includes(s.id))
@@ -326,9 +331,8 @@ async function inside(
   console.log("\nCLI versions tested:");
   for (const a of agents) {
     const v = latest.get(a.id);
-    console.log(
-      `  ${a.displayName}: ${versions[a.id] ?? "not run"}${v ? ` (and latest ${v})` : ""}`,
-    );
+    const also = v && v !== a.version ? ` (and latest ${v})` : v ? " (npm's latest)" : "";
+    console.log(`  ${a.displayName}: ${versions[a.id] ?? "not run"}${also}`);
   }
   if (latestReports.length) {
     const ok = latestReports.filter((r) => r.ok).length;
