@@ -68,10 +68,81 @@ export function scriptProblems(calls: ExpectedCall[], requests: RequestLogEntry[
 // deno-lint-ignore no-explicit-any
 type Op = any;
 
-/** Compare the imported session with the expected calls (already in served order). */
+/** Where each expected call was served: its request, and the next request of its thread. */
+interface Served {
+  /** The request whose reply held the call. */
+  at: number;
+  /** The thread's next request (which carries the call's result), or Infinity. */
+  resultAt: number;
+}
+
+function servedAt(
+  expected: ExpectedCall[],
+  requests: RequestLogEntry[],
+): Map<ExpectedCall, Served> {
+  const out = new Map<ExpectedCall, Served>();
+  const next = { main: 0, sub: 0 };
+  const byThread = {
+    main: expected.filter((c) => c.thread === "main"),
+    sub: expected.filter((c) => c.thread === "sub"),
+  };
+  const seen = new Set<string>();
+  const pending: { main: ExpectedCall[]; sub: ExpectedCall[] } = { main: [], sub: [] };
+  requests.forEach((r, i) => {
+    if (r.kind !== "main" && r.kind !== "sub") return;
+    const key = `${r.kind}:${r.segment}:${r.turn}`;
+    if (seen.has(key)) return; // a retry: the same answer again
+    seen.add(key);
+    for (const c of pending[r.kind]) out.get(c)!.resultAt = i;
+    pending[r.kind] = [];
+    for (const _ of r.reply?.calls ?? []) {
+      const c = byThread[r.kind][next[r.kind]++];
+      if (!c) continue;
+      out.set(c, { at: i, resultAt: Infinity });
+      pending[r.kind].push(c);
+    }
+  });
+  return out;
+}
+
+/**
+ * The order the calls must have in the timeline. Without the request log: the served order.
+ * With it, only what causality fixes, since a sub-agent may run beside its parent (Codex's
+ * spawn_agent, then wait_agent while the thread works): a call comes before any call of another
+ * thread served after its result went back, and the call that started the sub-agent (the
+ * parent's last call served before the thread's first request) comes before all of the
+ * sub-agent's calls. Calls of one thread keep their order anyway.
+ */
+function mustPrecede(
+  expected: ExpectedCall[],
+  requests: RequestLogEntry[] | undefined,
+): (a: ExpectedCall, b: ExpectedCall) => boolean {
+  const index = new Map(expected.map((c, i) => [c, i]));
+  if (!requests) return (a, b) => index.get(a)! < index.get(b)!;
+  const served = servedAt(expected, requests);
+  const firstSub = requests.findIndex((r) => r.kind === "sub");
+  const starter = firstSub < 0
+    ? undefined
+    : expected.filter((c) => c.thread === "main" && (served.get(c)?.at ?? Infinity) < firstSub).at(
+      -1,
+    );
+  return (a, b) => {
+    if (a.thread === b.thread) return index.get(a)! < index.get(b)!;
+    if (a === starter && b.thread === "sub") return true;
+    const sa = served.get(a), sb = served.get(b);
+    return !!sa && !!sb && sa.resultAt < sb.at;
+  };
+}
+
+/**
+ * Compare the imported session with the expected calls (in served order). Each thread's calls
+ * pair with the operations of its connection kind, in order; then the order across threads is
+ * checked (`mustPrecede`, which the request log makes causal rather than strict).
+ */
 export async function checkSession(
   expected: ExpectedCall[],
   sut: SessionUnderTest,
+  requests?: RequestLogEntry[],
 ): Promise<CheckOutcome> {
   const s = sut.session;
   const mismatches: string[] = [];
@@ -101,15 +172,37 @@ export async function checkSession(
     return undefined;
   };
 
-  const n = Math.max(expected.length, toolOps.length);
-  for (let i = 0; i < n; i++) {
-    const want = expected[i];
-    const got = toolOps[i];
+  // Pair per thread when each thread has as many operations on its connection kind as it has
+  // calls; else in timeline order (so a call on the wrong connection reads as that).
+  const threadOf = (t: { connection: string }) =>
+    connections.get(t.connection)?.kind === "subagent" ? "sub" : "main";
+  const pairs: { want?: ExpectedCall; got?: (typeof toolOps)[number] }[] = [];
+  const perThread = (["main", "sub"] as const).every((th) =>
+    expected.filter((c) => c.thread === th).length ===
+      toolOps.filter((t) => threadOf(t) === th).length
+  );
+  if (perThread) {
+    const queues = {
+      main: toolOps.filter((t) => threadOf(t) === "main"),
+      sub: toolOps.filter((t) => threadOf(t) === "sub"),
+    };
+    for (const want of expected) pairs.push({ want, got: queues[want.thread].shift() });
+  } else {
+    const n = Math.max(expected.length, toolOps.length);
+    for (let i = 0; i < n; i++) pairs.push({ want: expected[i], got: toolOps[i] });
+  }
+  const position = new Map(toolOps.map((t, i) => [t.id, i]));
+  const precedes = mustPrecede(expected, requests);
+  const placed: { want: ExpectedCall; at: number; label: string }[] = [];
+
+  for (const [i, { want, got }] of pairs.entries()) {
     const label = want
       ? `#${i + 1} ${want.thread === "sub" ? "sub-agent " : ""}${want.tool} (${want.step.op})`
       : `#${i + 1}`;
     if (!want) {
-      const problem = `${label}: extra operation ${got.id} kind=${got.op.kind} tool=${got.op.tool}`;
+      const problem = `${label}: extra operation ${got!.id} kind=${got!.op.kind} tool=${
+        got!.op.tool
+      }`;
       mismatches.push(problem);
       lines.push(problem);
       continue;
@@ -122,6 +215,14 @@ export async function checkSession(
     }
     const op = got.op;
     const diffs: string[] = [];
+    const at = position.get(got.id)!;
+    for (const p of placed) {
+      if (precedes(p.want, want) && p.at > at) diffs.push(`placed before ${p.label}, want after`);
+      else if (precedes(want, p.want) && p.at < at) {
+        diffs.push(`placed after ${p.label}, want before`);
+      }
+    }
+    placed.push({ want, at, label: label.split(" ")[0] });
     if (!want.kinds.includes(op.kind)) diffs.push(`kind ${op.kind}, want ${want.kinds.join("|")}`);
     if (op.tool !== want.tool) diffs.push(`tool ${op.tool}, want ${want.tool}`);
     const conn = connections.get(got.connection);

@@ -348,7 +348,7 @@ Deno.test("checkSession() reports each kind of mismatch", async (t) => {
     },
     { name: "missing call", ops: [GOOD[0]], expect: "missing" },
     { name: "extra call", ops: [...GOOD, GOOD[0]], expect: "extra operation" },
-    { name: "calls out of order", ops: [GOOD[1], GOOD[0]], expect: "tool Bash, want Read" },
+    { name: "calls out of order", ops: [GOOD[1], GOOD[0]], expect: "placed before #1" },
   ];
   for (const c of cases) {
     await t.step(c.name, async () => {
@@ -408,5 +408,77 @@ Deno.test("checkConversation() wants the prompt and each thread's final reply", 
   await t.step("a different prompt", async () => {
     const out = await checkConversation(session("a1"), "Other", "All done.");
     assertStringIncludes(out.join("\n"), "no prompt operation");
+  });
+});
+
+Deno.test("checkSession() with the request log checks only the order causality fixes", async (t) => {
+  // Codex's s8-spawn: the parent spawns a thread, then waits for it while the thread works.
+  const call = (thread: "main" | "sub", tool: string): ExpectedCall => ({
+    thread,
+    segment: 0,
+    step: { op: "bash", command: tool, description: "" },
+    tool,
+    input: { command: tool },
+    kinds: ["exec"],
+    error: false,
+  });
+  const spawn = call("main", "spawn"), ls = call("sub", "ls"), wait = call("main", "wait");
+  const read = call("sub", "read"), patch = call("main", "patch");
+  const expected = [spawn, ls, wait, read, patch];
+  const req = (kind: "main" | "sub", turn: number, calls: number): RequestLogEntry => ({
+    n: 0,
+    ts: "",
+    method: "POST",
+    path: "/",
+    ua: null,
+    kind,
+    segment: 0,
+    turn,
+    body: "",
+    reply: { calls: Array.from({ length: calls }, () => ({ name: "x", input: {} })) },
+  });
+  const requests = [
+    req("main", 0, 1), // spawn
+    req("sub", 0, 1), // ls, served just before the parent's wait
+    req("main", 1, 1), // wait (spawn's result)
+    req("sub", 1, 1), // read
+    req("sub", 2, 0), // the thread ends
+    req("main", 2, 1), // patch, after the wait came back
+    req("main", 3, 0),
+  ];
+  const op = (c: ExpectedCall): FakeOp => ({
+    kind: "exec",
+    tool: c.tool,
+    input: c.input,
+    result: "ok",
+    conn: c.thread === "sub" ? "agent-1" : "main",
+  });
+  await t.step("the parent's wait recorded before the thread's first call passes", async () => {
+    const out = await checkSession(
+      expected,
+      fakeSession([spawn, wait, ls, read, patch].map(op)),
+      requests,
+    );
+    assertEquals(out.mismatches, []);
+  });
+  await t.step("without the request log the served order is strict", async () => {
+    const out = await checkSession(expected, fakeSession([spawn, wait, ls, read, patch].map(op)));
+    assertStringIncludes(out.mismatches.join("\n"), "placed before #2");
+  });
+  await t.step("a call after another thread's call whose result it followed fails", async () => {
+    const out = await checkSession(
+      expected,
+      fakeSession([spawn, ls, wait, patch, read].map(op)),
+      requests,
+    );
+    assertStringIncludes(out.mismatches.join("\n"), "#5 patch (bash): placed before #4");
+  });
+  await t.step("a sub-agent call before the call that started it fails", async () => {
+    const out = await checkSession(
+      expected,
+      fakeSession([ls, spawn, wait, read, patch].map(op)),
+      requests,
+    );
+    assertStringIncludes(out.mismatches.join("\n"), "#2 sub-agent ls (bash): placed before #1");
   });
 });

@@ -420,7 +420,7 @@ async function runScenario(
     if (scenario.resume) {
       lines.push(`resume: ${(imported.all ?? []).length} session(s) hold the two runs`);
     }
-    observed = await checkSession(expected, sut);
+    observed = await checkSession(expected, sut, run.requests);
     lines.push(...observed.lines);
     const conv = await checkConversation(
       sut,
