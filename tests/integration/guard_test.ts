@@ -185,7 +185,7 @@ Deno.test("a payload the guard cannot read, and its usage errors, exit 1, never 
   }
 });
 
-Deno.test("guard install writes a launcher that survives a moved checkout; status runs it", async () => {
+Deno.test("guard install writes a launcher that survives a moved checkout and a cleared cache; status runs it", async () => {
   const home = `${p.root}/home-install`;
   const data2 = `${p.root}/data-install`;
   await Deno.mkdir(`${home}/.claude`, { recursive: true });
@@ -214,6 +214,22 @@ Deno.test("guard install writes a launcher that survives a moved checkout; statu
     env,
   );
   assertEquals(blocked.code, 2, blocked.stderr);
+  // a cleared Deno cache (npm packages included): the bundled guard needs nothing from it
+  const emptyCache = `${p.root}/empty-deno-dir`;
+  await Deno.mkdir(emptyCache);
+  const uncached = await runCommand(
+    "sh",
+    ["-c", launcher],
+    payload("Read", { file_path: `${p.proj}/.env` }, p.proj),
+    { ...env, DENO_DIR: emptyCache },
+  );
+  assertEquals(uncached.code, 2, uncached.stderr);
+  const fetched = [...Deno.readDirSync(emptyCache)].flatMap((e) =>
+    e.isDirectory && (e.name === "npm" || e.name === "remote")
+      ? [...Deno.readDirSync(`${emptyCache}/${e.name}`)].map((f) => `${e.name}/${f.name}`)
+      : []
+  );
+  assertEquals(fetched, [], "nothing was fetched");
 
   const status = await chronicle("guard", "status");
   assertEquals(status.code, 0, status.stdout + status.stderr);

@@ -65,6 +65,10 @@ export async function makeGuardProject(): Promise<GuardProject> {
     for (let i = 0; i < s.length; i++) out[(bom ? 2 : 0) + i * 2] = s.charCodeAt(i);
     return out;
   };
+  await w(
+    `${proj}/utf8-bom.txt`,
+    new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(`KEY=${fake.openai()}\n`)]),
+  );
   await w(`${proj}/utf16.txt`, utf16(`token = "${fake.github()}"\r\n`, true));
   await w(`${proj}/utf16-nobom.txt`, utf16(`export KEY=${fake.anthropic()}\r\n`, false));
   const binary = new Uint8Array(4096);

@@ -51,6 +51,7 @@ export function guardRows(p: GuardProject): Row[] {
       why: "a key past the first MiB",
     },
     { agent: "claude", tool: "Read", input: { file_path: `${proj}/utf16.txt` }, block: true },
+    { agent: "claude", tool: "Read", input: { file_path: `${proj}/utf8-bom.txt` }, block: true },
     { agent: "claude", tool: "Read", input: { file_path: `${proj}/utf16-nobom.txt` }, block: true },
     {
       agent: "claude",

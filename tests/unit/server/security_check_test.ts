@@ -1,6 +1,8 @@
 /** The security check off the main thread: the worker gives the same report as in process. */
 import assert from "node:assert/strict";
-import type { ChronicleStore } from "../../../core/store/mod.ts";
+import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+import { writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { createCheckWorker } from "../../../server/check_runner.ts";
 import { checkSession } from "../../../server/security_check.ts";
 import { createSecurityService } from "../../../server/security_service.ts";
@@ -35,4 +37,57 @@ Deno.test("a session whose check runs out of its budget is reported unfinished, 
   });
   assert.match(report.unfinished ?? "", /ran out of its 0 ms budget/);
   assert.equal(report.total, 0);
+});
+
+Deno.test("a check in the worker leaves the main thread free: its event loop keeps turning through a 300 KB result with *a*a*a*b", async () => {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-check-test-" });
+  const big = ChronicleStore.open(":memory:");
+  const worker = createCheckWorker();
+  try {
+    const bytes = crypto.getRandomValues(new Uint8Array(60_000));
+    let blob = "";
+    for (let i = 0; i < 5; i++) {
+      blob += btoa(String.fromCharCode(...bytes)).replaceAll("b", "a");
+    }
+    await writeClaudeSession(home, {
+      sessionId: "77777777-6666-4555-8444-333333333333",
+      cwd: "/tmp/check",
+      turns: [{ user: "dump it" }, {
+        tool: { name: "Bash", input: { command: "cat b" }, result: blob },
+      }],
+    });
+    await importAll(big, {
+      env: { home, env: { HOME: home }, platform: "linux" },
+      fs: createDenoFs(),
+    });
+    const rule = { name: "adversarial", pattern: "*a*a*a*b", action: "redact" as const };
+    /** Timer turns of the main thread while `check` runs. */
+    const turnsDuring = async (check: () => unknown) => {
+      let turns = 0;
+      let running = true;
+      const loop = (async () => {
+        while (running) {
+          await new Promise((r) => setTimeout(r, 1));
+          turns++;
+        }
+      })();
+      await check();
+      running = false;
+      await loop;
+      return turns;
+    };
+    const inline = createSecurityService({ store: big });
+    inline.addRule(rule);
+    const offThread = createSecurityService({ store: big, runCheck: worker.run });
+    worker.warm();
+    const inProcess = await turnsDuring(() => inline.check({}));
+    const inWorker = await turnsDuring(() => offThread.check({}));
+    console.log(`loop turns: in process ${inProcess}, in the worker ${inWorker}`);
+    assert.ok(inProcess <= 3, `in process the loop turned ${inProcess} times (the scan holds it)`);
+    assert.ok(inWorker >= 5 * (inProcess + 1), `in the worker it turned only ${inWorker} times`);
+  } finally {
+    worker.close();
+    big.close();
+    await Deno.remove(home, { recursive: true });
+  }
 });
