@@ -36,6 +36,8 @@ export function createTimeline(
   sessionId: string,
   connection: string | null,
   byOp: Map<string, Row>,
+  /** Bumped with every row that arrives (a reader of `byOp` re-renders). */
+  arrived?: Signal<number>,
 ): TimelineState {
   const total = signal<number | null>(null);
   const version = signal(0);
@@ -73,6 +75,7 @@ export function createTimeline(
         if (stamp.value === null && page.stamp !== undefined) stamp.value = page.stamp;
         total.value = Math.max(page.total, total.value ?? 0);
         version.value++;
+        if (arrived) arrived.value++;
       });
     } catch (e) {
       pages.delete(p);
@@ -121,6 +124,7 @@ export function createTimeline(
       batch(() => {
         total.value = Math.max(newTotal, 0);
         version.value++;
+        if (arrived) arrived.value++;
       });
       if (Number.isFinite(stale)) state.ensure(...range);
     },
@@ -146,6 +150,10 @@ export interface SessionState {
   main: Signal<TimelineState | null>;
   /** Every loaded row by operation id (main thread and sub-agents). */
   byOp: Map<string, Row>;
+  /** Bumped whenever rows of any thread arrive (readers of `byOp` subscribe to it). */
+  rows: Signal<number>;
+  /** For a revealed step: its index in its own thread, by connection (shown that far). */
+  wanted: Map<string, number>;
   /** Sub-agent connections by the task call that spawned them. */
   children: Signal<Map<string, ConnectionView[]>>;
   /** Task calls whose sub-agent threads are open. */
@@ -168,6 +176,7 @@ export interface SessionState {
 export function createSessionState(id: string): SessionState {
   const byOp = new Map<string, Row>();
   const threads = new Map<string, TimelineState>();
+  const rows = signal(0);
   const s: SessionState = {
     id,
     detail: signal(null),
@@ -175,6 +184,8 @@ export function createSessionState(id: string): SessionState {
     error: signal(null),
     main: signal(null),
     byOp,
+    rows,
+    wanted: new Map(),
     children: signal(new Map()),
     expanded: signal(new Set()),
     focus: signal(null),
@@ -194,6 +205,7 @@ export function createSessionState(id: string): SessionState {
         );
         const next = new Set(s.expanded.value);
         for (const link of chain.slice(0, -1)) next.add(link.op_id);
+        for (const link of chain.slice(1)) s.wanted.set(link.connection, link.index);
         batch(() => {
           s.expanded.value = next;
           s.focus.value = opId;
@@ -206,7 +218,7 @@ export function createSessionState(id: string): SessionState {
     threads,
     thread(connection) {
       let t = threads.get(connection);
-      if (!t) threads.set(connection, t = createTimeline(id, connection, byOp));
+      if (!t) threads.set(connection, t = createTimeline(id, connection, byOp, rows));
       return t;
     },
     setDetail(d) {
@@ -223,7 +235,7 @@ export function createSessionState(id: string): SessionState {
     },
   };
   // Page one of the main thread is asked for at once, beside the session's details.
-  const main = createTimeline(id, ":main", byOp);
+  const main = createTimeline(id, ":main", byOp, rows);
   api<SessionDetail>(`/api/sessions/${encodeURIComponent(id)}`).then((d) => {
     batch(() => {
       s.setDetail(d);

@@ -29,7 +29,7 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
   const s = stats.value;
   const tokens = s?.tokens.reduce((n, t) => n + t.input + t.output, 0) ?? 0;
   return (
-    <main class="page" aria-label="Analytics">
+    <div class="page">
       <div class="page-head">
         <h1>Analytics {project ? <span class="muted">· {basename(project)}</span> : ""}</h1>
         <select
@@ -142,6 +142,6 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
           </div>
         </>
       )}
-    </main>
+    </div>
   );
 }

@@ -8,10 +8,22 @@ import { CausalityPanel, FilesTouchedMap } from "./causality_panel.tsx";
 import { CodeAtMomentButton } from "./code_at_moment.tsx";
 import { PayloadBlock } from "./op_row.tsx";
 
+function InspectorHead({ title, close }: { title: string; close: () => void }): VNode {
+  return (
+    <div class="inspector-head">
+      <h2 class="inspector-title">{title}</h2>
+      <button type="button" class="secondary inspector-close" onClick={close} title="Esc">
+        <span aria-hidden="true">✕</span> Close
+      </button>
+    </div>
+  );
+}
+
 export function Inspector({ state }: { state: SessionState }): VNode | null {
   const id = state.focus.value;
   if (!id) return null;
-  void state.main.value?.version.value;
+  // Rows of any thread (a sub-agent's step opened by a link) arrive after the focus is set.
+  void state.rows.value;
   const row = state.byOp.get(id);
   const close = () => {
     state.focus.value = null;
@@ -20,11 +32,10 @@ export function Inspector({ state }: { state: SessionState }): VNode | null {
   if (!row) {
     return (
       <aside class="inspector" aria-label="Inspector">
-        <div class="inspector-head">
-          <b>Step</b>
-          <button type="button" class="icon" onClick={close} aria-label="Close inspector">✕</button>
-        </div>
-        <div class="muted pad">Loading…</div>
+        <InspectorHead title="Step" close={close} />
+        {state.error.value
+          ? <div class="error-text pad">{state.error.value}</div>
+          : <div class="muted pad" role="status">Loading…</div>}
       </aside>
     );
   }
@@ -52,18 +63,7 @@ export function Inspector({ state }: { state: SessionState }): VNode | null {
   ];
   return (
     <aside class="inspector" aria-label="Inspector">
-      <div class="inspector-head">
-        <b>Step {row.seq + 1}</b>
-        <button
-          type="button"
-          class="icon"
-          onClick={close}
-          aria-label="Close inspector"
-          title="Close (Esc)"
-        >
-          ✕
-        </button>
-      </div>
+      <InspectorHead title={`Step ${row.seq + 1}`} close={close} />
       <dl class="facts-list">
         {facts.filter(([, v]) => v).map(([k, v]) => (
           <>

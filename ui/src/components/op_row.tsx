@@ -31,7 +31,8 @@ export function callSummary(row: Row): string {
 
 function SubagentThread({ state, conn }: { state: SessionState; conn: ConnectionView }): VNode {
   const timeline = useMemo(() => state.thread(conn.id), [state, conn.id]);
-  const shown = useSignal(200);
+  // A revealed step deep in a long thread is shown with the rows before it.
+  const shown = useSignal(Math.max(200, (state.wanted.get(conn.id) ?? 0) + 1));
   const total = timeline.total.value;
   void timeline.version.value;
   useEffect(() => timeline.ensure(0, Math.min(shown.value, total ?? 1) - 1), [shown.value, total]);
@@ -110,14 +111,27 @@ export function OpRow(
   ].join(" ");
   const time = row.offset_ns ? `+${duration(row.offset_ns / 1e6)}` : "";
   const link = (
-    <a class="op-link" href={href} title="Link to this step" aria-label="Link to this step">#</a>
+    <a
+      class="op-link"
+      href={href}
+      title="Link to this step"
+      aria-label="Link to this step"
+      onClick={(e) => {
+        if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        state.focus.value = row.op_id;
+        navigate(href, { replace: true });
+      }}
+    >
+      #
+    </a>
   );
 
   if (op.kind === "prompt" || op.kind === "reply") {
     const text = op.text ?? row.result?.text ?? row.input?.text ?? "";
     const who = op.kind === "prompt" ? (op.injected ? "Context" : "User") : "Assistant";
     return (
-      <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+      <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
         <div class="op-meta">
           <span class={`who who-${op.kind}`}>{who}</span>
           <span class="muted">{time}</span>
@@ -136,7 +150,7 @@ export function OpRow(
   }
   if (op.kind === "thinking") {
     return (
-      <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+      <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
         <details>
           <summary>
             <span class="who who-thinking">Thinking</span> <span class="muted">{time}</span>
@@ -148,7 +162,7 @@ export function OpRow(
   }
   if (op.kind === "event") {
     return (
-      <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+      <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
         <span class="badge">{op.event ?? "event"}</span>{" "}
         <span class="muted event-text">{(op.text ?? "").slice(0, 300)}</span>
       </div>
@@ -163,7 +177,7 @@ export function OpRow(
   const open = state.expanded.value.has(row.op_id);
   const summary = callSummary(row);
   return (
-    <div class={cls} ref={ref} data-op={row.op_id} onClick={select}>
+    <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
       <div class="tool-head">
         {error && <span class="badge badge-failed">✗ Failed</span>}
         <span class={`badge badge-${op.kind}`}>{KIND_LABEL[op.kind] ?? op.kind}</span>

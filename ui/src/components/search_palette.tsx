@@ -5,6 +5,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { agentName, basename, sessionTitle } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
+import { useFocusTrap } from "./dialog.ts";
 import type { SearchHit, SearchResult } from "../types.ts";
 
 const PAGE = 30;
@@ -21,8 +22,14 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const active = useSignal(0);
   const error = useSignal<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  useFocusTrap(box, input);
 
-  useEffect(() => input.current?.focus(), []);
+  // The active hit stays in sight as ↑↓ move it.
+  useEffect(() => {
+    list.current?.querySelector(`#hit-${active.value}`)?.scrollIntoView({ block: "nearest" });
+  }, [active.value]);
   useEffect(() => {
     const text = q.value.trim();
     if (!text) {
@@ -77,7 +84,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
     if (e.key === "Escape") {
       e.preventDefault();
       onClose();
-    } else if (e.key === "ArrowDown") {
+    } else if (e.key === "ArrowDown" && hits.value.length) {
       e.preventDefault();
       active.value = Math.min(hits.value.length - 1, active.value + 1);
     } else if (e.key === "ArrowUp") {
@@ -97,6 +104,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
         aria-modal="true"
         aria-label="Search all sessions"
         onKeyDown={onKey}
+        ref={box}
       >
         <input
           ref={input}
@@ -106,8 +114,14 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
           value={q.value}
           onInput={(e) => (q.value = (e.currentTarget as HTMLInputElement).value)}
           aria-label="Search text"
+          role="combobox"
+          list={undefined}
+          aria-expanded={hits.value.length > 0}
+          aria-controls="search-hits"
+          aria-autocomplete="list"
+          aria-activedescendant={hits.value.length ? `hit-${active.value}` : undefined}
         />
-        <div class="palette-status muted small">
+        <div class="palette-status muted small" role="status">
           {error.value ??
             (total.value === null
               ? "Type to search prompts, replies, commands and outputs. ↑↓ to move, Enter to open, Esc to close."
@@ -123,10 +137,11 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
             not searchable yet.
           </div>
         )}
-        <ul class="hits" role="listbox">
+        <ul class="hits" role="listbox" id="search-hits" aria-label="Matches" ref={list}>
           {hits.value.map((h, i) => (
             <li
               key={`${h.session_id}/${h.op_id}`}
+              id={`hit-${i}`}
               role="option"
               aria-selected={i === active.value}
               class={i === active.value ? "is-active" : ""}

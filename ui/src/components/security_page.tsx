@@ -258,7 +258,12 @@ function Check(): VNode {
                           <code class="preview" title={f.preview}>{f.preview}</code>
                         </td>
                         <td>
-                          <a href={sessionUrl(s.session_id, f.op_id)}>open</a>
+                          <a
+                            href={sessionUrl(s.session_id, f.op_id)}
+                            onClick={(e) => onLink(e, sessionUrl(s.session_id, f.op_id))}
+                          >
+                            open
+                          </a>
                         </td>
                       </tr>
                     ))}
@@ -409,7 +414,7 @@ function Guard(): VNode {
 
 export function SecurityPage({ refresh }: { refresh: number }): VNode {
   return (
-    <main class="page" aria-label="Security">
+    <div class="page">
       <div class="page-head">
         <h1>Security</h1>
       </div>
@@ -417,6 +422,6 @@ export function SecurityPage({ refresh }: { refresh: number }): VNode {
       <Rules />
       <Check />
       <Interceptions refresh={refresh} />
-    </main>
+    </div>
   );
 }

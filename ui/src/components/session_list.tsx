@@ -2,13 +2,13 @@
  * The left pane: every agent's sessions in one list with filters (agent, project, text, date
  * range, sort), loaded a page at a time as you scroll, a ● for live ones.
  */
-import { useSignal, useSignalEffect } from "@preact/signals";
+import { signal, useComputed, useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { AGENTS, basename, isLive, localDayBound, sessionTitle } from "../format.ts";
 import { Time } from "./time.tsx";
-import { navigate, onLink, sessionUrl } from "../router.ts";
+import { filterQuery, navigate, onLink, sessionUrl } from "../router.ts";
 import type { Page, Project, SessionSummary } from "../types.ts";
 import { ImportProgressBar } from "./import_progress.tsx";
 
@@ -23,24 +23,45 @@ export interface ListFilters {
   sort: string;
 }
 
+/** The filters in the current URL (the list's and every session opened from it). */
+function readFilters(query: string): ListFilters {
+  const q = new URLSearchParams(query);
+  return {
+    source: q.get("source") ?? "",
+    project: q.get("project") ?? "",
+    text: q.get("text") ?? "",
+    from: q.get("from") ?? "",
+    to: q.get("to") ?? "",
+    sort: q.get("sort") ?? "started_at",
+  };
+}
+
+/** Sets one filter in the URL, keeping the view (list or session) and the others. */
+function setFilter(k: keyof ListFilters, v: string): void {
+  const q = new URLSearchParams(location.search);
+  if (v && !(k === "sort" && v === "started_at")) q.set(k, v);
+  else q.delete(k);
+  const s = q.toString();
+  navigate(`${location.pathname}${s ? `?${s}` : ""}`, { replace: true });
+}
+
+/** Moves the selection to the next or previous session of the list shown (↑ ↓ anywhere). */
+export const moveSelection = signal<((by: number) => void) | null>(null);
+
 export function SessionList(
   { selected, refresh }: { selected: string | null; refresh: number },
 ): VNode {
-  const filters = useSignal<ListFilters>({
-    source: "",
-    project: "",
-    text: "",
-    from: "",
-    to: "",
-    sort: "started_at",
-  });
+  const query = useComputed(() => filterQuery());
+  const filters = useComputed(() => readFilters(query.value));
   const items = useSignal<SessionSummary[]>([]);
   const total = useSignal<number | null>(null);
   const error = useSignal<string | null>(null);
   const projects = useSignal<Project[]>([]);
   const loading = useRef(false);
   const listRef = useRef<HTMLUListElement>(null);
-  const textInput = useSignal("");
+  const textInput = useSignal(filters.peek().text);
+  /** The selection the list last scrolled to (a deep link scrolls once its row exists). */
+  const scrolledTo = useRef<string | null>(null);
 
   useEffect(() => {
     api<{ items: Project[] }>("/api/projects").then((p) => (projects.value = p.items)).catch(
@@ -51,7 +72,7 @@ export function SessionList(
   const load = async (offset: number) => {
     loading.current = true;
     try {
-      const f = filters.value;
+      const f = filters.peek();
       const page = await api<Page<SessionSummary>>(
         `/api/sessions${
           qs({
@@ -75,7 +96,7 @@ export function SessionList(
   };
 
   useSignalEffect(() => {
-    void filters.value;
+    void query.value;
     void load(0);
   });
   useEffect(() => {
@@ -85,12 +106,23 @@ export function SessionList(
   // Debounce typing into the text filter.
   useEffect(() => {
     const t = setTimeout(() => {
-      if (filters.value.text !== textInput.value) {
-        filters.value = { ...filters.value, text: textInput.value };
-      }
+      if (filters.peek().text !== textInput.value) setFilter("text", textInput.value);
     }, 250);
     return () => clearTimeout(t);
   }, [textInput.value]);
+  // A URL that changes the text (back, a link) changes the box.
+  useSignalEffect(() => {
+    textInput.value = filters.value.text;
+  });
+
+  // The selected session is scrolled into view once (a deep link, a move by ↑↓).
+  useEffect(() => {
+    if (!selected || scrolledTo.current === selected) return;
+    const el = listRef.current?.querySelector(`[data-id="${CSS.escape(selected)}"]`);
+    if (!el) return;
+    scrolledTo.current = selected;
+    el.scrollIntoView({ block: "nearest" });
+  });
 
   const onScroll = (e: Event) => {
     const el = e.currentTarget as HTMLElement;
@@ -98,26 +130,18 @@ export function SessionList(
     if (el.scrollTop + el.clientHeight > el.scrollHeight - 400) void load(items.value.length);
   };
 
-  const set = (k: keyof ListFilters) => (e: Event) => {
-    filters.value = { ...filters.value, [k]: (e.currentTarget as HTMLInputElement).value };
-  };
+  const set = (k: keyof ListFilters) => (e: Event) =>
+    setFilter(k, (e.currentTarget as HTMLInputElement).value);
 
-  // j/k in the list when no session step has focus: move between sessions.
-  const onKey = (e: KeyboardEvent) => {
-    const list = items.value;
-    const i = list.findIndex((s) => s.id === selected);
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      e.preventDefault();
-      const next =
-        list[Math.min(list.length - 1, Math.max(0, i + (e.key === "ArrowDown" ? 1 : -1)))];
-      if (next) {
-        navigate(sessionUrl(next.id));
-        listRef.current?.querySelector(`[data-id="${CSS.escape(next.id)}"]`)?.scrollIntoView({
-          block: "nearest",
-        });
-      }
-    }
-  };
+  useEffect(() => {
+    moveSelection.value = (by: number) => {
+      const list = items.value;
+      const i = list.findIndex((s) => s.id === selected);
+      const next = list[Math.min(list.length - 1, Math.max(0, i < 0 ? 0 : i + by))];
+      if (next && next.id !== selected) navigate(sessionUrl(next.id), { replace: true });
+    };
+    return () => (moveSelection.value = null);
+  }, [selected]);
 
   const f = filters.value;
   const now = Date.now();
@@ -165,7 +189,7 @@ export function SessionList(
       </div>
       <ImportProgressBar />
       {error.value && <div class="error-text pad">{error.value}</div>}
-      <ul class="sessions" ref={listRef} onScroll={onScroll} onKeyDown={onKey} tabIndex={0}>
+      <ul class="sessions" ref={listRef} onScroll={onScroll}>
         {items.value.map((s) => {
           const url = sessionUrl(s.id);
           return (

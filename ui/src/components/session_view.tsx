@@ -9,7 +9,9 @@ import { useEffect, useMemo } from "preact/hooks";
 import { agentName, basename, count, duration, sessionTitle } from "../format.ts";
 import { Time } from "./time.tsx";
 import { followSession, type LiveSession } from "../live_session.ts";
-import { createSessionState, type SessionState } from "../session_state.ts";
+import { goBack, listUrl, navigate, sessionUrl } from "../router.ts";
+import { createSessionState, type SessionState, type TimelineState } from "../session_state.ts";
+import { isFormControl } from "../keys.ts";
 import { CodeAtMomentHost } from "./code_at_moment.tsx";
 import { Inspector } from "./inspector.tsx";
 import { LiveBadge } from "./live_badge.tsx";
@@ -106,6 +108,36 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
   );
 }
 
+/**
+ * The step after (`by` 1) or before (-1) `current` as the timeline shows it: rows in the page
+ * in document order (open sub-agent threads sit under their call), else the main thread's
+ * neighbour by index (a row scrolled out of the window).
+ */
+function nextStep(
+  state: SessionState,
+  main: TimelineState,
+  current: string | null,
+  by: 1 | -1,
+): { op: string; index?: number } | null {
+  const total = main.total.value ?? 0;
+  if (!total) return null;
+  const shown = Array.from(document.querySelectorAll<HTMLElement>(".timeline .op[data-op]"));
+  const at = current ? shown.findIndex((el) => el.dataset.op === current) : -1;
+  if (at >= 0 && shown[at + by]) return { op: shown[at + by].dataset.op! };
+  let index = current ? main.indexOf(current) : undefined;
+  if (current && index === undefined) {
+    // A sub-agent step out of the window: continue from the call that spawned its thread.
+    const conn = state.detail.value?.connections.find((c) =>
+      c.id === state.byOp.get(current)?.connection
+    );
+    index = conn?.parent_op ? main.indexOf(conn.parent_op) : undefined;
+  }
+  const i = index === undefined ? 0 : Math.min(total - 1, Math.max(0, index + by));
+  main.ensure(i, i);
+  const row = main.row(i);
+  return row && row.op_id !== current ? { op: row.op_id, index: i } : null;
+}
+
 export function SessionView({ id, op }: { id: string; op: string | null }): VNode {
   const state = useMemo(() => createSessionState(id), [id]);
   const main = state.main.value;
@@ -123,32 +155,38 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
     if (state.focus.value !== op) void state.reveal(op);
   }, [op, state]);
 
-  // j / k move the selection through the main thread.
+  // j / k move the selection through the steps as shown: the main thread and every open
+  // sub-agent thread in between; Enter opens or closes the selected step's sub-agent thread.
   useSignalEffect(() => {
     const m = state.main.value;
     if (!m) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+      if (isFormControl(e.target) || e.defaultPrevented) return;
       if (e.metaKey || e.ctrlKey || e.altKey) return;
+      if ((e.target as HTMLElement).closest?.("[role=dialog]")) return;
+      const current = state.focus.value;
+      if (e.key === "Enter" && current && state.children.value.has(current)) {
+        if ((e.target as HTMLElement).closest?.("button, a, summary")) return;
+        e.preventDefault();
+        state.toggle(current);
+        return;
+      }
       if (e.key !== "j" && e.key !== "k") return;
-      const total = m.total.value ?? 0;
-      const current = state.focus.value ? m.indexOf(state.focus.value) : undefined;
-      const next = current === undefined
-        ? 0
-        : Math.min(total - 1, Math.max(0, current + (e.key === "j" ? 1 : -1)));
-      m.ensure(next, next);
-      const row = m.row(next);
-      if (!row) return;
+      const by = e.key === "j" ? 1 : -1;
+      const next = nextStep(state, m, current, by);
+      if (!next) return;
       e.preventDefault();
-      state.focus.value = row.op_id;
-      history.replaceState(
-        null,
-        "",
-        `/sessions/${encodeURIComponent(id)}?op=${encodeURIComponent(row.op_id)}`,
+      state.focus.value = next.op;
+      navigate(sessionUrl(id, next.op), { replace: true });
+      const el = document.querySelector<HTMLElement>(
+        `.timeline .op[data-op="${CSS.escape(next.op)}"]`,
       );
-      const el = document.querySelector(`[data-op="${CSS.escape(row.op_id)}"]`);
-      if (el) el.scrollIntoView({ block: "nearest" });
-      else state.scrollTo.value = { index: next, nonce: Math.random() };
+      if (el) {
+        el.focus({ preventScroll: true });
+        el.scrollIntoView({ block: "nearest" });
+      } else if (next.index !== undefined) {
+        state.scrollTo.value = { index: next.index, nonce: Math.random() };
+      }
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
@@ -162,6 +200,17 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
   return (
     <div class="session-layout">
       <section class="session-pane" aria-label="Session">
+        <a
+          class="back-link"
+          href={listUrl()}
+          onClick={(e) => {
+            if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+            e.preventDefault();
+            goBack(listUrl());
+          }}
+        >
+          ← Sessions
+        </a>
         {main && total !== null
           ? (
             <VirtualList
