@@ -169,6 +169,10 @@ Deno.test({
         await page.keyboard.press("j");
         await page.waitForSelector(".inspector");
         await page.keyboard.press("j");
+        await page.waitForFunction(() =>
+          document.querySelector(".op.is-focused")?.getAttribute("data-op") ===
+            new URL(location.href).searchParams.get("op")
+        );
         await page.keyboard.press("Escape");
         await page.waitForSelector(".inspector", { state: "detached" });
         assert.equal(new URL(page.url()).searchParams.get("op"), null);
@@ -176,7 +180,11 @@ Deno.test({
 
       await t.step("j/k do nothing while a select has focus", async () => {
         await page.keyboard.press("j");
-        await page.waitForSelector(".op.is-focused");
+        // Settled: the step marked is the one the URL names.
+        await page.waitForFunction(() =>
+          document.querySelector(".op.is-focused")?.getAttribute("data-op") ===
+            new URL(location.href).searchParams.get("op")
+        );
         const before = await focusedOp();
         await page.getByLabel("Sort by").focus();
         await page.keyboard.press("j");
@@ -191,19 +199,27 @@ Deno.test({
         await page.locator(`.op[data-op="${target.parent}"] .toggle`).click();
         await page.locator(".subagent .op").first().waitFor();
         await page.locator(`.op[data-op="${target.parent}"]`).click({ position: { x: 5, y: 5 } });
-        await page.keyboard.press("j");
-        await page.waitForFunction(() =>
-          document.querySelector(".op.is-focused")?.closest(".subagent") !== null
-        );
+        await page.waitForSelector(`.op.is-focused[data-op="${target.parent}"]`);
+        /** Presses a key and waits for the selection to move (a loaded machine renders late). */
+        const step = async (key: string) => {
+          const before = await focusedOp();
+          await page.keyboard.press(key);
+          await page.waitForFunction(
+            (prev) => document.querySelector(".op.is-focused")?.getAttribute("data-op") !== prev,
+            before,
+          );
+        };
+        const inThread = () =>
+          page.evaluate(() =>
+            document.querySelector(".op.is-focused")?.closest(".subagent") !== null
+          );
+        await step("j");
+        assert.ok(await inThread(), "j enters the thread");
         const threadSteps = await page.locator(".subagent .op").count();
-        for (let i = 0; i < threadSteps; i++) await page.keyboard.press("j");
-        await page.waitForFunction(() =>
-          document.querySelector(".op.is-focused")?.closest(".subagent") === null
-        );
-        await page.keyboard.press("k");
-        await page.waitForFunction(() =>
-          document.querySelector(".op.is-focused")?.closest(".subagent") !== null
-        );
+        for (let i = 0; i < threadSteps; i++) await step("j");
+        assert.equal(await inThread(), false, "j leaves the thread after its last step");
+        await step("k");
+        assert.ok(await inThread(), "k goes back into it");
       });
 
       await t.step("the search palette keeps focus and the active hit in sight", async () => {
