@@ -20,6 +20,13 @@ const SKIPPED_TYPES = new Set([
   "file-history-snapshot",
   "progress",
   "queue-operation",
+  // 2.1.3xx: each API request's parameters, its system prompt and message blobs (by hash),
+  // the tools a turn used, a latch. The calls and replies are the assistant records already.
+  "api-request",
+  "api-request-shape",
+  "api-request-blob",
+  "tools-used",
+  "atis-latch",
 ]);
 
 /** Session metadata singletons, re-appended on every resume. */
@@ -35,6 +42,8 @@ const META_TYPES = new Set([
   "bridge-session",
   "worktree-state",
   "frame-link",
+  // 2.1.3xx: the session's cost, durations and lines changed so far (the last one wins).
+  "cost-state",
 ]);
 
 export function readRecord(b: ClaudeFileBuilder, v: Json, at: At): void {

@@ -311,6 +311,42 @@ Deno.test("claude-code importer maps each record type", async (t) => {
       },
     },
     {
+      name: "2.1.3xx's request, blob, latch and tool records are counted; its cost state is kept",
+      lines: [
+        rec("user", { message: { role: "user", content: "hi" } }),
+        { type: "atis-latch", atis: "", sessionId: base.sessionId },
+        { type: "api-request-shape", sessionId: base.sessionId, shapeHash: "ab", shape: {} },
+        { type: "api-request-blob", sessionId: base.sessionId, hash: "cd", message: {} },
+        { type: "api-request", sessionId: base.sessionId, id: "r1", params: { model: "m" } },
+        { type: "tools-used", tools: ["Write"], sessionId: base.sessionId },
+        { type: "tools-used", tools: ["Bash"], sessionId: base.sessionId },
+        {
+          type: "cost-state",
+          sessionId: base.sessionId,
+          totalCostUSD: 0.004,
+          totalLinesAdded: 6,
+          totalLinesRemoved: 1,
+        },
+      ],
+      check: (s) => {
+        assertEquals(s.issues.filter((i) => i.code.startsWith("unknown")), []);
+        assertEquals(ops(s).map((o) => o.kind), ["prompt"]);
+        const ext = s.extensions["claude-code"] as Record<string, unknown>;
+        assertEquals(ext.skipped_records, {
+          "atis-latch": 1,
+          "api-request-shape": 1,
+          "api-request-blob": 1,
+          "api-request": 1,
+          "tools-used": 2,
+        });
+        assertEquals(ext.cost_state, {
+          totalCostUSD: 0.004,
+          totalLinesAdded: 6,
+          totalLinesRemoved: 1,
+        });
+      },
+    },
+    {
       name: "images and unknown blocks do not crash; unknown record types are counted issues",
       lines: [
         rec("user", {
