@@ -249,6 +249,9 @@ const opencode: AgentSpec = {
     // Outputs too large for the database, referenced from it ("Full output saved to").
     ".local/share/opencode/tool-output",
   ],
+  // Its snapshot tracking costs ~0.3 s per call on an idle machine and seconds on the shared
+  // 2-core one under load (s4-long's 42 calls, or startup alone ~60 s at a load of 20).
+  timeoutSeconds: 600,
 };
 
 const gemini: AgentSpec = {

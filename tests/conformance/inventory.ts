@@ -172,7 +172,9 @@ export async function inventory(
     const isJson = agent.id === "gemini"
       ? (n: string) => n.endsWith(".jsonl") || (n.startsWith("session-") && n.endsWith(".json"))
       : (n: string) => n.endsWith(".jsonl") && !n.endsWith(".meta.jsonl");
-    const files = await Deno.stat(base).then((s) => s.isFile ? [base] : filesUnder(base, isJson))
+    const name = base.slice(base.lastIndexOf("/") + 1);
+    const files = await Deno.stat(base)
+      .then((s) => s.isFile ? (isJson(name) ? [base] : []) : filesUnder(base, isJson))
       .catch(() => [] as string[]);
     for (const f of files) {
       if (agent.id === "gemini" && f.endsWith(".json")) {
