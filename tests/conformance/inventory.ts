@@ -149,6 +149,31 @@ function opencodeDatabase(counts: TypeCounts, path: string): void {
   }
 }
 
+/** Qwen Code: record types, `system:` subtypes (telemetry by event name), message part kinds. */
+function qwenRecord(counts: TypeCounts, v: unknown): void {
+  if (!isObj(v)) return bump(counts, "(not an object)");
+  const type = str(v.type) ?? "(none)";
+  if (type === "system") {
+    const subtype = str(v.subtype) ?? "(none)";
+    const payload = isObj(v.systemPayload) ? v.systemPayload : {};
+    const ev = isObj(payload.uiEvent) ? payload.uiEvent : {};
+    const name = str(ev["event.name"])?.replace(/^qwen-code\./, "");
+    bump(
+      counts,
+      subtype === "ui_telemetry" && name ? `system:ui_telemetry:${name}` : `system:${subtype}`,
+    );
+    return;
+  }
+  bump(counts, type);
+  const parts = isObj(v.message) ? v.message.parts : undefined;
+  for (const p of Array.isArray(parts) ? parts : []) {
+    if (!isObj(p)) continue;
+    const kind = p.thought === true ? "thought" : Object.keys(p).filter((k) => k !== "thought")
+      .sort().join("+");
+    bump(counts, `${type} part:${kind || "(empty)"}`);
+  }
+}
+
 /** Any other agent: the `type` of each JSON line of its JSONL logs. */
 function genericRecord(counts: TypeCounts, v: unknown): void {
   if (!isObj(v)) return bump(counts, "(not an object)");
@@ -189,6 +214,8 @@ export async function inventory(
         ? codexRecord
         : agent.id === "gemini"
         ? geminiRecord
+        : agent.id === "qwen"
+        ? qwenRecord
         : genericRecord;
       for (const v of await jsonLines(f)) read(counts, v);
     }
@@ -196,12 +223,15 @@ export async function inventory(
   return counts;
 }
 
-/** Keys of every count table (`skipped_records`, `attachments`) anywhere in the extensions. */
+/**
+ * Keys of every count table anywhere in the extensions: `skipped_records` (Claude Code, Codex,
+ * Gemini, OpenCode), `counted_records` (Qwen Code), Claude Code's `attachments`.
+ */
 function countedKeys(ext: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(ext)) { for (const x of ext) countedKeys(x, into); }
   else if (isObj(ext)) {
     for (const [k, v] of Object.entries(ext)) {
-      if ((k === "skipped_records" || k === "attachments") && isObj(v)) {
+      if ((k === "skipped_records" || k === "counted_records" || k === "attachments") && isObj(v)) {
         for (const t of Object.keys(v)) into.add(k === "attachments" ? `attachment:${t}` : t);
       } else countedKeys(v, into);
     }
@@ -263,7 +293,8 @@ export function latestReport(inventories: VersionInventory[], stamp: string): st
     "the pinned version and npm's latest; every record / item / part type its logs held over the",
     "scenarios run, and what Chronicle's import made of it: **mapped** (operations, usage or",
     "session fields), **counted** (a known type kept only as a count in the session's",
-    "`skipped_records` / `attachments`), or **unknown** (reported as an `unknown_*` issue).",
+    "`skipped_records` / `counted_records` / `attachments`), or **unknown** (reported as an",
+    "`unknown_*` issue).",
     "",
   ];
   for (const inv of inventories) {
