@@ -9,7 +9,7 @@ import type { ReplayService } from "../../server/replay_service.ts";
 import type { GitEngine } from "../../core/git/mod.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
-import type { SecurityService } from "../../server/deps.ts";
+import type { AppDeps, SecurityService } from "../../server/deps.ts";
 import { buildUi } from "../../ui/build.ts";
 import { realClients } from "../unit/server/_helpers.ts";
 
@@ -43,6 +43,8 @@ export async function serveFixtures(
     replay?: (store: ChronicleStore) => ReplayService;
     /** The git engine for "code at this moment". */
     git?: GitEngine;
+    /** `GET /api/doctor`'s report (the route answers 503 without it). */
+    doctor?: AppDeps["doctor"];
   },
 ): Promise<Fixture> {
   await ensureUi();
@@ -63,6 +65,7 @@ export async function serveFixtures(
     security: options.security?.(store),
     replay: options.replay?.(store),
     git: options.git,
+    doctor: options.doctor,
   });
   return {
     store,

@@ -12,7 +12,8 @@ import { AnalyticsPage } from "./analytics_page.tsx";
 import { SearchPalette } from "./search_palette.tsx";
 import { SecurityPage } from "./security_page.tsx";
 import { importProgress } from "../live.ts";
-import { moveSelection, SessionList } from "./session_list.tsx";
+import { moveSelection, SessionList, storeEmpty } from "./session_list.tsx";
+import { EmptyStore } from "./empty_store.tsx";
 import { SessionView } from "./session_view.tsx";
 import { ShortcutsOverlay } from "./shortcuts.tsx";
 import { isFormControl } from "../keys.ts";
@@ -187,19 +188,27 @@ export function App(): VNode {
       </header>
       <main id="main" class="main" tabIndex={-1}>
         {view.name === "sessions" && (
-          <div class={`panes ${view.id ? "has-session" : "no-session"}`}>
+          <div
+            class={`panes ${view.id ? "has-session" : "no-session"} ${
+              storeEmpty.value ? "store-empty" : ""
+            }`}
+          >
             <SessionList selected={view.id} refresh={refresh.value} />
-            {view.id ? <SessionView key={view.id} id={view.id} op={view.op} /> : (
-              <div class="empty">
-                <h1 class="sr-only">Sessions</h1>
-                <p>
-                  Select a session, or press <kbd>Ctrl K</kbd> to search every session.
-                </p>
-                <p class="muted small">
-                  Keys: / filter · ↑↓ sessions · j/k steps · Esc close · ? every key
-                </p>
-              </div>
-            )}
+            {view.id
+              ? <SessionView key={view.id} id={view.id} op={view.op} />
+              : storeEmpty.value
+              ? <EmptyStore />
+              : (
+                <div class="empty">
+                  <h1 class="sr-only">Sessions</h1>
+                  <p>
+                    Select a session, or press <kbd>Ctrl K</kbd> to search every session.
+                  </p>
+                  <p class="muted small">
+                    Keys: / filter · ↑↓ sessions · j/k steps · Esc close · ? every key
+                  </p>
+                </div>
+              )}
           </div>
         )}
         {view.name === "analytics" && <AnalyticsPage project={view.project} />}

@@ -45,6 +45,9 @@ function setFilter(k: keyof ListFilters, v: string): void {
   navigate(`${location.pathname}${s ? `?${s}` : ""}`, { replace: true });
 }
 
+/** True when the store holds no session at all (the list shows none and no filter is set). */
+export const storeEmpty = signal(false);
+
 /** Moves the selection to the next or previous session of the list shown (↑ ↓ anywhere). */
 export const moveSelection = signal<((by: number) => void) | null>(null);
 
@@ -87,6 +90,7 @@ export function SessionList(
       );
       items.value = offset === 0 ? page.items : [...items.value, ...page.items];
       total.value = page.total;
+      if (offset === 0 && !query.peek()) storeEmpty.value = page.total === 0;
       error.value = null;
     } catch (e) {
       error.value = (e as Error).message;
@@ -216,7 +220,9 @@ export function SessionList(
             </li>
           );
         })}
-        {total.value === 0 && <li class="muted pad">No sessions match.</li>}
+        {total.value === 0 && (
+          <li class="muted pad">{query.value ? "No sessions match." : "No sessions yet."}</li>
+        )}
       </ul>
     </nav>
   );
