@@ -35,10 +35,21 @@ UNION ALL SELECT 'model', model, NULL, count(*), 0, 0, 0, coalesce(sum(input), 0
 
 const COLS = "dim, key, kind, n, errors, reads, writes, input, output, cache_read, cache_write";
 
-/** Adds (`sign` 1) or takes out (-1) a session's stored rows to or from the rollup. */
-const ROLL = (sign: 1 | -1) =>
+/**
+ * The rollup's rows for every agent and project together: source '' (no agent's id), project
+ * ''. The unfiltered view reads them, one row a key, in the order of an index, instead of
+ * summing every agent's and project's rows (the files touched grow with the history).
+ */
+export const ALL = "";
+
+/**
+ * Adds (`sign` 1) or takes out (-1) a session's stored rows to or from the rollup: its agent's
+ * and project's rows, and the rows of everything ({@link ALL}).
+ */
+const ROLL = (sign: 1 | -1, all = false) =>
   `INSERT INTO stats_rollup (source, project, ${COLS}, sessions)
-   SELECT source, coalesce(project, ''), dim, key, kind, ${sign} * n, ${sign} * errors,
+   SELECT ${all ? "''" : "source"}, ${all ? "''" : "coalesce(project, '')"}, dim, key, kind,
+     ${sign} * n, ${sign} * errors,
      ${sign} * reads, ${sign} * writes, ${sign} * input, ${sign} * output,
      ${sign} * cache_read, ${sign} * cache_write, ${sign}
    FROM session_stats WHERE session_id = ? AND dim <> 'span'
@@ -49,21 +60,27 @@ const ROLL = (sign: 1 | -1) =>
      cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
      sessions = sessions + excluded.sessions`;
 
+/** Moves a session's stored rows into (1) or out of (-1) the rollup, its own and everything's. */
+function roll(sql: Sql, sign: 1 | -1, sessionId: string): void {
+  sql.stmt(ROLL(sign)).run(sessionId);
+  sql.stmt(ROLL(sign, true)).run(sessionId);
+}
+
 /** Recomputes a session's statistics and moves its share of the rollup to match. */
 export function refreshSessionStats(sql: Sql, sessionId: string): void {
-  sql.stmt(ROLL(-1)).run(sessionId);
+  roll(sql, -1, sessionId);
   sql.stmt("DELETE FROM session_stats WHERE session_id = ?").run(sessionId);
   sql.stmt(
     `INSERT INTO session_stats (session_id, source, project, ${COLS}, min_ts, max_ts)
      SELECT s.id, s.source, s.project_path, r.* FROM sessions s, (${SESSION_ROWS}) r
      WHERE s.id = ?1 AND r.n > 0`,
   ).run(sessionId);
-  sql.stmt(ROLL(1)).run(sessionId);
+  roll(sql, 1, sessionId);
 }
 
 /** Takes a session's statistics out, before the session itself goes. */
 export function dropSessionStats(sql: Sql, sessionId: string): void {
-  sql.stmt(ROLL(-1)).run(sessionId);
+  roll(sql, -1, sessionId);
   sql.stmt("DELETE FROM session_stats WHERE session_id = ?").run(sessionId);
 }
 
@@ -81,8 +98,14 @@ export function rollupStats(sql: Sql, f: StatsFilter): Stats {
   if (f.source !== undefined) (scope.push("source = ?"), params.push(f.source));
   if (f.project !== undefined) (scope.push("project = ?"), params.push(f.project));
   const where = (dim: string) => `WHERE dim = '${dim}' ${scope.map((c) => `AND ${c}`).join(" ")}`;
+  // Everything: the ALL rows, one a key (grouping them is free). A filter: its agent's or
+  // project's rows, summed; never the ALL rows (no agent's id is '').
+  const rollupWhere = (dim: string) =>
+    scope.length
+      ? `${where(dim)} AND source <> '${ALL}'`
+      : `WHERE source = '${ALL}' AND project = '${ALL}' AND dim = '${dim}'`;
   const rows = (dim: string, select: string, rest = "") =>
-    sql.stmt(`SELECT ${select} FROM stats_rollup ${where(dim)} GROUP BY key ${rest}`)
+    sql.stmt(`SELECT ${select} FROM stats_rollup ${rollupWhere(dim)} GROUP BY key ${rest}`)
       .all(...params) as SqlRow[];
   const span = sql.stmt(
     `SELECT count(*) AS sessions, coalesce(sum(n), 0) AS ops, min(min_ts) AS first,
@@ -126,15 +149,35 @@ export function rollupStats(sql: Sql, f: StatsFilter): Stats {
       cache_read: num(r.cache_read),
       cache_write: num(r.cache_write),
     })),
-    files: rows(
-      "file",
-      "key, sum(reads) AS reads, sum(writes) AS writes",
-      "HAVING sum(n) > 0 ORDER BY sum(n) DESC, key LIMIT 200",
-    ).map((r) => ({ path: String(r.key), reads: num(r.reads), writes: num(r.writes) })),
+    files: (scope.length
+      ? rows(
+        "file",
+        "key, sum(reads) AS reads, sum(writes) AS writes",
+        "HAVING sum(n) > 0 ORDER BY sum(n) DESC, key LIMIT 200",
+      )
+      // The most touched files of all, straight from the ALL rows' index (stats_rollup_top).
+      : sql.stmt(
+        `SELECT key, reads, writes FROM stats_rollup WHERE source = '${ALL}'
+           AND project = '${ALL}' AND dim = 'file' AND n > 0 ORDER BY n DESC, key LIMIT 200`,
+      ).all() as SqlRow[])
+      .map((r) => ({ path: String(r.key), reads: num(r.reads), writes: num(r.writes) })),
     first_ms: typeof span.first === "number" ? span.first : null,
     last_ms: typeof span.last === "number" ? span.last : null,
   };
 }
+
+/**
+ * Migration 10: the rollup's rows for everything ({@link ALL}), summed from the agents' and
+ * projects' rows, and the index the most touched files are read from.
+ */
+export const STATS_ALL_MIGRATION = `
+DELETE FROM stats_rollup WHERE source = '${ALL}';
+INSERT INTO stats_rollup (source, project, ${COLS}, sessions)
+  SELECT '${ALL}', '${ALL}', dim, key, max(kind), sum(n), sum(errors), sum(reads), sum(writes),
+    sum(input), sum(output), sum(cache_read), sum(cache_write), sum(sessions)
+  FROM stats_rollup GROUP BY dim, key;
+CREATE INDEX stats_rollup_top ON stats_rollup(source, project, dim, n DESC, key);
+`;
 
 /** Migration 7: the tables, filled from what is stored. */
 export const STATS_MIGRATION = `

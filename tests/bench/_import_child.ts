@@ -10,6 +10,13 @@ import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
 import { runImport } from "../../cli/import.ts";
 import type { CliIo } from "../../cli/io.ts";
 import { dbOf } from "../_helpers/store_db.ts";
+import { cpuUsage } from "node:process";
+
+/** The process's CPU seconds, user and system, every thread. */
+function cpuSeconds(): number {
+  const u = cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
 
 function peakRssMb(): number {
   const status = Deno.readTextFileSync("/proc/self/status");
@@ -57,7 +64,9 @@ if (mode === "bare") {
     if (carry) (JSON.parse(carry), lines++);
   }
   const seconds = (performance.now() - t0) / 1000;
-  console.log(JSON.stringify({ seconds, bytes, lines, peak_rss_mb: peakRssMb() }));
+  console.log(
+    JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
+  );
 } else if (mode === "import") {
   await Deno.mkdir(b, { recursive: true });
   const store = ChronicleStore.open(`${b}/chronicle.db`, { packs: createPackFiles(packDir(b)) });
@@ -70,8 +79,10 @@ if (mode === "bare") {
     isTerminal: false,
   };
   const t0 = performance.now();
+  const c0 = cpuSeconds();
   const summary = await runImport(store, io, { tempRoot: `${b}/tmp`, sources: [source] });
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds() - c0;
   const peak = peakRssMb();
   store.close();
   // The analytics page's first view, on the store as the server would open it.
@@ -88,6 +99,7 @@ if (mode === "bare") {
   again.close();
   console.log(JSON.stringify({
     seconds,
+    cpu_s: cpu,
     summary,
     peak_rss_mb: peak,
     store_bytes: bytesUnder(b),

@@ -48,15 +48,25 @@ async function compare(label: string, home: string, logs: string, source: string
           orig.seconds.toFixed(2)
         } s (${orig.peak_rss_mb} MB, ${orig.messages} messages${
           orig.failed ? `, ${orig.failed} projects failed` : ""
-        }): Chronicle / original ${(cold.seconds / orig.seconds).toFixed(2)}x`,
+        }): Chronicle / original ${(cold.seconds / orig.seconds).toFixed(2)}x in time, ${
+          (cold.cpu_s / orig.cpu_s).toFixed(2)
+        }x in CPU (${cold.cpu_s.toFixed(1)} s / ${orig.cpu_s.toFixed(1)} s); Chronicle's store ${
+          (cold.store_bytes / bare.bytes).toFixed(2)
+        }x the logs (index ${(cold.index_bytes / 2 ** 20).toFixed(0)} MB), analytics first view ${
+          cold.analytics_first_ms.toFixed(0)
+        } ms`,
       );
     }
     const gb = rows[0].bare.bytes / 2 ** 30;
     const m = (f: (x: (typeof rows)[number]) => number) => median(rows.map(f)).toFixed(2);
     console.log(
       `${label} (${(gb * 1024).toFixed(0)} MB, medians of ${ROUNDS} rounds' own ratios): ` +
-        `Chronicle / original ${m((x) => x.cold.seconds / x.orig.seconds)}x, ` +
-        `Chronicle / bare ${m((x) => x.cold.seconds / x.bare.seconds)}x, ` +
+        `Chronicle / original ${m((x) => x.cold.seconds / x.orig.seconds)}x (CPU ${
+          m((x) => x.cold.cpu_s / x.orig.cpu_s)
+        }x), ` +
+        `Chronicle / bare ${m((x) => x.cold.seconds / x.bare.seconds)}x (CPU ${
+          m((x) => x.cold.cpu_s / x.bare.cpu_s)
+        }x), ` +
         `original / bare ${m((x) => x.orig.seconds / x.bare.seconds)}x; s/GB Chronicle ${
           m((x) => x.cold.seconds / gb)
         }, original ${m((x) => x.orig.seconds / gb)}; peak RSS Chronicle ${

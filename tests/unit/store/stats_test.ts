@@ -56,6 +56,23 @@ Deno.test("migration 7 fills the kept statistics of an existing store", async ()
   after.close();
 });
 
+Deno.test("migration 10 sums everything's statistics from the agents' and projects' rows", async () => {
+  await using s = await scratch();
+  await s.write("aaaaaaaa-1", ["ok", "Exit code 2\nboom"]);
+  await s.write("bbbbbbbb-2", ["one", "two"], "Read");
+  const store = s.open();
+  await s.run(store);
+  const before = store.stats();
+  // The store as version 9 left it: no rows for everything, no index on them.
+  dbOf(store).exec(`DELETE FROM stats_rollup WHERE source = ''; DROP INDEX stats_rollup_top;
+    DELETE FROM migrations WHERE version = 10;`);
+  store.close();
+  const after = s.open();
+  assertEquals(after.stats(), before);
+  sameAsOperations(after, "migrated");
+  after.close();
+});
+
 Deno.test("kept statistics match counted ones on every agent's real-client sessions", async () => {
   const root = `${FIXTURES}/realclients`;
   const scenarios: string[] = [];
