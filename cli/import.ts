@@ -10,6 +10,8 @@ import {
 } from "../core/store/mod.ts";
 import { formatBytes } from "../core/doctor/mod.ts";
 import { isNoSpace } from "./os_error.ts";
+import { dataDir } from "../runtime/data_dir.ts";
+import { waitImportLock } from "../runtime/import_lock.ts";
 import type { DiscoverEnv } from "../core/sources/types.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
@@ -158,14 +160,17 @@ export async function noSpaceLine(
       bytes += (await Deno.stat(p)).size;
     } catch { /* gone meanwhile */ }
   }
+  const done = stored.operations
+    ? `${plural(stored.operations, "operation")} of ${plural(stored.sessions, "session")} stored`
+    : "nothing stored yet";
   const need = remaining.length
-    ? ` and about ${formatBytes(bytes)} more for the ${plural(remaining.length, "file")} left`
+    ? `; the ${plural(remaining.length, "file")} left hold ${
+      formatBytes(bytes)
+    } of logs and need about as much space`
     : "";
-  return `chronicle: the disk holding ${termSafe(dir)} is full: ${
-    plural(stored.operations, "operation")
-  } of ${
-    plural(stored.sessions, "session")
-  } stored, nothing lost; free some space${need}, then run \`chronicle import\` again to go on from there.\n`;
+  return `chronicle: the disk holding ${
+    termSafe(dir)
+  } is full: ${done}, nothing lost${need}. Free some space, then run \`chronicle import\` again: it goes on from there.\n`;
 }
 
 export const importCommand: Command = async (args, io) => {
@@ -188,7 +193,24 @@ export const importCommand: Command = async (args, io) => {
   }
   const sources = parsed.values.source as string[] | undefined;
   for (const s of sources ?? []) sourceArg(s);
-  const { store, dir } = await openUserStore(io);
+  let opened: Awaited<ReturnType<typeof openUserStore>>;
+  try {
+    opened = await openUserStore(io);
+  } catch (e) {
+    if (!isNoSpace(e)) throw e;
+    io.stderr(await noSpaceLine(dataDir(io.env), { sessions: 0, operations: 0 }, []));
+    return 1;
+  }
+  const { store, dir } = opened;
+  // one import at a time: a second one waits, then finds the files imported (no work twice)
+  const lock = await waitImportLock(dir, "chronicle import", {
+    onWait: (h) =>
+      io.stderr(
+        `Waiting for the import already running (pid ${h.pid}, ${
+          termSafe(h.command)
+        }) to finish...\n`,
+      ),
+  });
   try {
     const before = store.totals();
     const storedSince = () => {
@@ -228,6 +250,7 @@ export const importCommand: Command = async (args, io) => {
     // a source that could not be read (a corrupt database) fails the run; the others imported
     return summary.errors.length ? 1 : 0;
   } finally {
+    lock.release();
     store.close();
   }
 };

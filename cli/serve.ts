@@ -216,6 +216,7 @@ export const serveCommand: Command = async (args, io) => {
       intervalS: interval,
       events,
       terminal: io.isTerminal,
+      lockDir: dir,
     })
     : null;
   try {

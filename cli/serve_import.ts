@@ -31,6 +31,8 @@ import { createWorkerRunner, type WorkerRunner } from "../runtime/worker_runner.
 import { liveSource } from "../server/routes/live.ts";
 import type { EventHub } from "../server/sse.ts";
 import { discoverEnv, progressBar } from "./import.ts";
+import { isLock, tryImportLock } from "../runtime/import_lock.ts";
+import { termSafe } from "../core/security/terminal.ts";
 import type { CliIo } from "./io.ts";
 
 export interface ImportingOptions {
@@ -47,6 +49,11 @@ export interface ImportingOptions {
   /** Draw a progress bar on stderr during the first pass. */
   terminal?: boolean;
   timing?: Partial<WatchTiming>;
+  /**
+   * The data folder whose import lock each background pass takes: while another process
+   * (`chronicle import`) imports, the pass is skipped and runs at the next interval.
+   */
+  lockDir?: string;
 }
 
 export interface Importing {
@@ -146,7 +153,31 @@ export function startImporting(options: ImportingOptions): Importing {
     timing: options.timing,
   });
 
+  let toldLocked = false;
   const onePass = async (first: boolean) => {
+    const lock = options.lockDir ? await tryImportLock(options.lockDir, "chronicle serve") : null;
+    if (lock && !isLock(lock)) {
+      if (!toldLocked) {
+        io.stderr(
+          `Another import is running (pid ${lock.pid}, ${
+            termSafe(lock.command)
+          }); the server imports once it has finished.\n`,
+        );
+      }
+      toldLocked = true;
+      firstPending ||= first;
+      return;
+    }
+    try {
+      await lockedPass(first || firstPending);
+      firstPending = false;
+    } finally {
+      lock?.release();
+    }
+  };
+  let firstPending = false;
+
+  const lockedPass = async (first: boolean) => {
     const checkpoints = writer.sourceCheckpoints();
     const result = await backgroundPass({
       discover: () => discoverUnits({ env, fs }),
@@ -192,7 +223,8 @@ export function startImporting(options: ImportingOptions): Importing {
       .catch((e) => io.stderr(`chronicle: background import failed: ${(e as Error).message}\n`))
       .finally(() => {
         pass = null;
-        if (first) resolveFirst();
+        if (first && !firstPending) resolveFirst();
+        if (!firstPending && !first && toldLocked) resolveFirst();
       });
   };
 

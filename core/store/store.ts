@@ -143,31 +143,50 @@ export class ChronicleStore {
     this.db.exec("COMMIT");
   }
 
+  /**
+   * Brings the schema up to date in ONE exclusive transaction: two processes opening a new data
+   * folder at once never race on it (the second waits for the lock, then finds nothing to do),
+   * and a migration that fails (a full disk) leaves the schema as it was.
+   */
   private migrate(): void {
-    this.db.exec(
-      "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-    );
-    const done = new Set(
-      (this.db.prepare("SELECT version FROM migrations").all() as { version: number }[]).map((r) =>
-        r.version
-      ),
-    );
-    for (const m of MIGRATIONS) {
-      if (done.has(m.version)) continue;
-      this.transaction(() => {
-        this.db.exec(m.sql);
-        if (m.reindex) this.reindexSearch();
-        if (m.restat) {
-          const ids = this.db.prepare("SELECT id FROM sessions").all() as { id: string }[];
-          for (const { id } of ids) refreshSessionStats(this.sql, id);
-        }
-        this.db.prepare("INSERT INTO migrations VALUES (?, ?, ?)").run(
-          m.version,
-          m.name,
-          new Date().toISOString(),
-        );
-      });
+    const applied = (): Set<number> => {
+      const exists = this.db.prepare(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'",
+      ).get();
+      if (!exists) return new Set();
+      const rows = this.db.prepare("SELECT version FROM migrations").all() as { version: number }[];
+      return new Set(rows.map((r) => r.version));
+    };
+    // the usual case, without taking the write lock: nothing to do
+    if (MIGRATIONS.every((m) => applied().has(m.version))) return;
+    this.db.exec("BEGIN EXCLUSIVE");
+    try {
+      this.db.exec(
+        "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+      );
+      const done = applied(); // again, under the lock: another process may have run them
+      for (const m of MIGRATIONS) {
+        if (!done.has(m.version)) this.applyMigration(m);
+      }
+      this.commit();
+    } catch (e) {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      throw e;
     }
+  }
+
+  private applyMigration(m: (typeof MIGRATIONS)[number]): void {
+    this.db.exec(m.sql);
+    if (m.reindex) this.reindexSearch();
+    if (m.restat) {
+      const ids = this.db.prepare("SELECT id FROM sessions").all() as { id: string }[];
+      for (const { id } of ids) refreshSessionStats(this.sql, id);
+    }
+    this.db.prepare("INSERT INTO migrations VALUES (?, ?, ?)").run(
+      m.version,
+      m.name,
+      new Date().toISOString(),
+    );
   }
 
   /**
@@ -197,7 +216,8 @@ export class ChronicleStore {
       this.commit();
       return out;
     } catch (e) {
-      this.db.exec("ROLLBACK");
+      // SQLite may have rolled back already (a full disk): the first error is the one to tell
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
       throw e;
     }
   }

@@ -169,3 +169,125 @@ Deno.test("import says what this run did per source, counts that add up, removed
   assertEquals(c.new + c.rewritten + c.appended + c.unchanged + c.failed, c.units);
   assertEquals(s.sessions, 3, "the deleted log's session is kept");
 });
+
+/** Mounts a tmpfs of `size` at a new folder (root only); null where that is not possible. */
+async function tinyDisk(size: string): Promise<{ path: string; close(): Promise<void> } | null> {
+  if (Deno.build.os !== "linux" || Deno.uid?.() !== 0) return null;
+  const path = await Deno.makeTempDir({ prefix: "chronicle-tiny-" });
+  const r = await new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", path],
+  })
+    .output().catch(() => null);
+  if (!r?.success) {
+    await Deno.remove(path);
+    return null;
+  }
+  return {
+    path,
+    async close() {
+      await new Deno.Command("umount", { args: [path] }).output();
+      await Deno.remove(path, { recursive: true });
+    },
+  };
+}
+
+Deno.test("a full disk stops the import at once with one line, exit 1; with space, a re-import completes it", async (t) => {
+  const disk = await tinyDisk("1200k");
+  if (!disk) {
+    t.step({ name: "skipped: needs root to mount a tmpfs", ignore: true, fn: () => {} });
+    return;
+  }
+  await using m = await userMachine([
+    "claude/s1-basic",
+    "claude/s2-errors",
+    "claude/s4-long",
+    "claude/s6-subagent",
+    "codex/s1-basic",
+    "codex/s4-long",
+    "codex/s8-spawn",
+  ]);
+  try {
+    const env = { CHRONICLE_HOME: `${disk.path}/data` };
+    const full = await m.run(["import"], env);
+    assertEquals(full.code, 1, full.stdout + full.stderr);
+    const lines = full.stderr.trimEnd().split("\n");
+    assertEquals(lines.length, 1, full.stderr);
+    assertMatch(
+      lines[0],
+      /^chronicle: the disk holding .* is full: (nothing stored yet|\d+ operations? of \d+ sessions? stored), nothing lost; the \d+ files? left hold .* of logs and need about as much space\. Free some space, then run `chronicle import` again: it goes on from there\.$/,
+    );
+    assert(!/Cannot store/.test(full.stdout + full.stderr), "not one line per file");
+
+    // the same data folder on a disk with room (copied off the tiny one): the import completes
+    const roomy = `${m.root}/roomy`;
+    await new Deno.Command("cp", { args: ["-a", `${disk.path}/data`, roomy] }).output();
+    const again = await m.run(["import"], { CHRONICLE_HOME: roomy });
+    assertEquals(again.code, 0, again.stdout + again.stderr);
+    const fresh = await m.run(["import", "--json"], { CHRONICLE_HOME: `${m.root}/fresh` });
+    const a = JSON.parse(
+      (await m.run(["sessions", "--json", "--limit", "1000"], { CHRONICLE_HOME: roomy })).stdout,
+    );
+    const b = JSON.parse(
+      (await m.run(["sessions", "--json", "--limit", "1000"], {
+        CHRONICLE_HOME: `${m.root}/fresh`,
+      })).stdout,
+    );
+    assertEquals(JSON.parse(fresh.stdout).sessions, b.total);
+    assertEquals(
+      a.sessions.map((s: { id: string; op_count: number }) => [s.id, s.op_count]),
+      b.sessions.map((s: { id: string; op_count: number }) => [s.id, s.op_count]),
+    );
+  } finally {
+    await disk.close();
+  }
+});
+
+Deno.test("two imports at once on a new data folder: no schema race, nothing skipped, no work done twice", async () => {
+  await using m = await userMachine([
+    "claude/s1-basic",
+    "claude/s2-errors",
+    "codex/s1-basic",
+    "codex/s4-long",
+  ]);
+  const [a, b] = await Promise.all([m.run(["import", "--json"]), m.run(["import", "--json"])]);
+  for (const r of [a, b]) {
+    assertEquals(r.code, 0, r.stderr);
+    assert(!/UNIQUE|locked|Cannot store/.test(r.stdout + r.stderr), r.stdout + r.stderr);
+  }
+  const written = (r: typeof a) =>
+    Object.values(JSON.parse(r.stdout).sources as Record<string, { operations: number }>)
+      .reduce((n, s) => n + s.operations, 0);
+  const total = JSON.parse(a.stdout).operations;
+  assertEquals(JSON.parse(b.stdout).operations, total);
+  assertEquals(written(a) + written(b), total, "each operation written once, by one of them");
+});
+
+Deno.test("an import waits for the process holding the import lock, says which, and takes over a dead one's", async () => {
+  await using m = await userMachine(["claude/s1-basic"]);
+  await Deno.mkdir(m.data, { mode: 0o700 });
+  const lock = `${m.data}/import.lock`;
+  // a live holder: this test's own process
+  await Deno.writeTextFile(
+    lock,
+    JSON.stringify({ pid: Deno.pid, command: "chronicle serve", started_at: "" }),
+  );
+  const running = m.run(["import"]);
+  await new Promise((r) => setTimeout(r, 2500));
+  await Deno.remove(lock);
+  const r = await running;
+  assertEquals(r.code, 0, r.stderr);
+  assertStringIncludes(
+    r.stderr,
+    `Waiting for the import already running (pid ${Deno.pid}, chronicle serve) to finish...`,
+  );
+  assertMatch(r.stdout, /claude-code +1 file: 1 new/);
+  assert((await Deno.stat(lock).catch(() => null)) === null, "released");
+  // a holder that is gone (killed): its lock is taken over at once
+  await Deno.writeTextFile(
+    lock,
+    JSON.stringify({ pid: 999_999_999, command: "chronicle import", started_at: "" }),
+  );
+  const after = await m.run(["import"]);
+  assertEquals(after.code, 0);
+  assertEquals(after.stderr, "");
+});
