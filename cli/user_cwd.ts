@@ -17,6 +17,7 @@ const PATH_VARS = [
   "GEMINI_CLI_HOME",
   "QWEN_HOME",
   "QWEN_RUNTIME_DIR",
+  "COPILOT_HOME",
 ] as const;
 /** Path variables holding several paths separated by commas. */
 const PATH_LIST_VARS = ["CLAUDE_CONFIG_DIR"] as const;

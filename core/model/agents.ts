@@ -11,6 +11,7 @@ export const AGENTS = [
   { id: "opencode", name: "OpenCode", short: "OpenCode" },
   { id: "gemini", name: "Gemini CLI", short: "Gemini" },
   { id: "qwen", name: "Qwen Code", short: "Qwen" },
+  { id: "copilot", name: "GitHub Copilot CLI", short: "Copilot" },
 ] as const;
 
 /** An agent's source id. */

@@ -102,6 +102,11 @@ const TOOLS: Record<string, ToolFacts> = {
   monitor: { kind: "exec" },
   tool_search: { kind: "search" },
   lsp: { kind: "search" },
+  // GitHub Copilot CLI (bash, view, edit, grep, glob, task as above)
+  create: { kind: "write" },
+  read_bash: { kind: "exec" },
+  stop_bash: { kind: "exec" },
+  list_bash: { kind: "exec" },
   // Cursor
   read_file_v2: { kind: "read", ...READS },
   edit_file: { kind: "edit" },

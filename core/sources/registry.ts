@@ -11,6 +11,7 @@ import { cursor } from "./cursor/mod.ts";
 import { gemini } from "./gemini/mod.ts";
 import { opencode } from "./opencode/mod.ts";
 import { qwen } from "./qwen/mod.ts";
+import { copilot } from "./copilot/mod.ts";
 
 const BY_SOURCE: { readonly [K in SourceId]: Importer<K> } = {
   "claude-code": claudeCode,
@@ -19,6 +20,7 @@ const BY_SOURCE: { readonly [K in SourceId]: Importer<K> } = {
   opencode,
   gemini,
   qwen,
+  copilot,
 };
 
 export const IMPORTERS: readonly Importer[] = AGENTS.map((a) => BY_SOURCE[a.id]);

@@ -8,6 +8,7 @@
 import type { SourceId } from "../../core/model/types.ts";
 import type { Protocol } from "./servers/mod.ts";
 import type { AgentId } from "./translate.ts";
+import { REPO_ROOT } from "./chronicle.ts";
 
 export interface RunContext {
   /** Scratch HOME of this run. */
@@ -372,7 +373,65 @@ const qwen: AgentSpec = {
   timeoutSeconds: 600,
 };
 
-export const AGENTS: readonly AgentSpec[] = [claude, codex, opencode, gemini, qwen];
+/**
+ * GitHub Copilot CLI in offline mode: `COPILOT_OFFLINE` with a BYOK provider
+ * (`COPILOT_PROVIDER_BASE_URL`, OpenAI chat.completions), so it needs no GitHub login and
+ * sends nothing beyond 127.0.0.1. The native binary unpacks its JavaScript package into
+ * `$XDG_CACHE_HOME/copilot/pkg` on first start (~235 MB, ~7 s): one cache outside the scratch
+ * HOMEs serves every run.
+ */
+const copilot: AgentSpec = {
+  id: "copilot",
+  source: "copilot",
+  displayName: "GitHub Copilot CLI",
+  npmPackage: "@github/copilot",
+  version: "1.0.102",
+  binName: "copilot",
+  protocol: "openai-chat",
+  async setup() {},
+  env: (ctx) => ({
+    COPILOT_OFFLINE: "true",
+    COPILOT_PROVIDER_BASE_URL: `${ctx.serverUrl}/v1`,
+    COPILOT_PROVIDER_TYPE: "openai",
+    COPILOT_PROVIDER_API_KEY: "sk-mock-dummy",
+    COPILOT_MODEL: "mock-model",
+    COPILOT_PROVIDER_MAX_PROMPT_TOKENS: "128000",
+    COPILOT_PROVIDER_MAX_OUTPUT_TOKENS: "8192",
+    COPILOT_AUTO_UPDATE: "false",
+    COPILOT_ALLOW_ALL: "1",
+    XDG_CACHE_HOME: `${REPO_ROOT}/.cache/conformance/copilot-pkg-cache`,
+    NPM_CONFIG_REGISTRY: DEAD_REGISTRY,
+  }),
+  argv: (ctx, prompt) => [
+    ctx.bin,
+    "-p",
+    prompt,
+    "--allow-all-tools",
+    "--no-auto-update",
+    "--disable-builtin-mcps",
+    "--disable-client-telemetry",
+    "--output-format",
+    "json",
+    "--session-id",
+    ctx.sessionId,
+  ],
+  resumeArgv: (ctx, prompt) => [
+    ctx.bin,
+    "-p",
+    prompt,
+    "--allow-all-tools",
+    "--no-auto-update",
+    "--disable-builtin-mcps",
+    "--disable-client-telemetry",
+    "--output-format",
+    "json",
+    "--resume",
+    ctx.sessionId,
+  ],
+  logRoots: [".copilot/session-state", ".copilot/history-session-state"],
+};
+
+export const AGENTS: readonly AgentSpec[] = [claude, codex, opencode, gemini, qwen, copilot];
 
 export function agentById(id: string): AgentSpec | undefined {
   return AGENTS.find((a) => a.id === id || a.source === id);

@@ -38,7 +38,9 @@ export async function cliVersion(bin: string): Promise<string | undefined> {
       stderr: "null",
     }).output();
     if (!out.success) return undefined;
-    return new TextDecoder().decode(out.stdout).trim().split("\n").pop()?.trim();
+    // The last line that holds a version (Copilot CLI prints an update hint after it).
+    return new TextDecoder().decode(out.stdout).trim().split("\n").map((l) => l.trim())
+      .filter((l) => /\d+\.\d+/.test(l)).pop();
   } catch {
     return undefined;
   }

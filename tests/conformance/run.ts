@@ -440,6 +440,7 @@ async function runScenario(
         { home: run.ctx.home, dataDir },
         imported.exported.session.session.id,
         scenario.secrets,
+        agent.id,
       )
       : [];
     lines.push(...secrets.map((l) => `secrets: ${l}`));
@@ -479,7 +480,8 @@ function pickSession(rows: SessionRow[], agent: AgentSpec, run: DriveResult): Se
 async function checkSecrets(
   env: { home: string; dataDir: string },
   sessionId: string,
-  want: { rules: string[]; values: string[] },
+  want: NonNullable<Scenario["secrets"]>,
+  agent: string,
 ): Promise<string[]> {
   const r = await chronicle(env, ["scan", "--session", sessionId, "--format", "json"]);
   if (r.code !== 1) {
@@ -491,9 +493,14 @@ async function checkSecrets(
   } catch {
     return ["chronicle scan printed no JSON"];
   }
-  const lines = want.rules.map((rule) =>
-    histogram[rule] ? `ok ${rule}: ${histogram[rule]} finding(s)` : `no ${rule} finding`
-  );
+  const lines = want.rules.map((rule) => {
+    if (want.maskedBy?.[rule]?.includes(agent)) {
+      return histogram[rule]
+        ? `${rule}: ${histogram[rule]} finding(s), but the CLI masks it`
+        : `ok ${rule}: masked by the CLI, no finding`;
+    }
+    return histogram[rule] ? `ok ${rule}: ${histogram[rule]} finding(s)` : `no ${rule} finding`;
+  });
   for (const v of want.values) {
     if (r.stdout.includes(v) || r.stderr.includes(v)) lines.push(`the scan printed a secret value`);
   }

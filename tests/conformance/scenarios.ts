@@ -57,7 +57,15 @@ export interface Scenario {
    * Secrets the run exposes: `chronicle scan --session` on the imported session must report
    * each rule, and never print a value.
    */
-  secrets?: { rules: string[]; values: string[] };
+  secrets?: {
+    rules: string[];
+    values: string[];
+    /**
+     * Rules whose secret an agent's CLI masks itself before the model or its log sees it: for
+     * those agents the rule must find nothing (the value is not in the session to find).
+     */
+    maskedBy?: Record<string, string[]>;
+  };
   /** Agents the scenario applies to; all when absent. */
   agents?: string[];
   /** Agent features the scenario needs switched on (`spawn`: Codex's collaboration tools). */
@@ -514,7 +522,13 @@ const s9: Scenario = {
   },
   // Gemini CLI refuses to read a path with a `.env` segment (its own protection), but its
   // grep_search still prints the file's lines: the secrets reach its session all the same.
-  secrets: { rules: ["password", "db_conn"], values: [FAKE_PASSWORD, "s3cr3tPw71Zk"] },
+  // Copilot CLI masks a connection string's credentials (`DATABASE_URL=******db.internal...`)
+  // in every tool result, so no db_conn reaches its session.
+  secrets: {
+    rules: ["password", "db_conn"],
+    values: [FAKE_PASSWORD, "s3cr3tPw71Zk"],
+    maskedBy: { db_conn: ["copilot"] },
+  },
   main: {
     prompt: "Where does the app get its database password? Check the .env and search the code.",
     turns: [

@@ -8,7 +8,7 @@ import type { OperationKind } from "../../core/model/types.ts";
 import { matchOf, type NeutralThread, type Scenario, type ScriptedStep } from "./scenarios.ts";
 import type { NativeCall, NativeScript, Thread } from "./script.ts";
 
-export type AgentId = "claude" | "codex" | "opencode" | "gemini" | "qwen";
+export type AgentId = "claude" | "codex" | "opencode" | "gemini" | "qwen" | "copilot";
 
 /** One tool call the scenario scripts, as Chronicle must show it. */
 export interface ExpectedCall {
@@ -252,12 +252,56 @@ const qwen: Translator = (s, project) => {
   }
 };
 
+/** GitHub Copilot CLI's tools. */
+const copilot: Translator = (s, project) => {
+  switch (s.op) {
+    case "write":
+      return {
+        call: { name: "create", input: { path: abs(project, s.path), file_text: s.content } },
+        kinds: ["write"],
+      };
+    case "edit":
+      return {
+        call: {
+          name: "edit",
+          input: { path: abs(project, s.path), old_str: s.old, new_str: s.new },
+        },
+        kinds: ["edit"],
+      };
+    case "read":
+      return { call: { name: "view", input: { path: abs(project, s.path) } }, kinds: ["read"] };
+    case "bash":
+      return {
+        call: { name: "bash", input: { command: s.command, description: s.description } },
+        kinds: ["exec"],
+      };
+    case "grep":
+      return {
+        call: {
+          name: "grep",
+          // Matching lines with their numbers, as `grep -rn` (the tool lists files by default).
+          input: {
+            pattern: s.pattern,
+            paths: [abs(project, s.dir)],
+            output_mode: "content",
+            "-n": true,
+          },
+        },
+        kinds: ["search"],
+      };
+    case "agent":
+    case "wait":
+      throw new TypeError("Copilot CLI sub-agents are not scripted in this suite");
+  }
+};
+
 const TRANSLATORS: Record<AgentId, Translator> = {
   claude,
   codex,
   opencode,
   gemini,
   qwen,
+  copilot,
 };
 
 /** The native script and the expected calls of `scenario` for `agent` in `project`. */

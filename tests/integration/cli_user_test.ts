@@ -63,15 +63,18 @@ Deno.test("a usage error is one line and the hint: no parser dump, no bad value 
     { args: ["sessions", "--json=yes"], line: "--json takes no value" },
     {
       args: ["import", "--source", "vim"],
-      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen)',
+      line:
+        'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen, copilot)',
     },
     {
       args: ["sessions", "--source", "vim"],
-      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen)',
+      line:
+        'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen, copilot)',
     },
     {
       args: ["search", "x", "--source", "vim"],
-      line: 'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen)',
+      line:
+        'unknown source "vim" (known: claude-code, codex, cursor, opencode, gemini, qwen, copilot)',
     },
   ];
   for (const c of cases) {

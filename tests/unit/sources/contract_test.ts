@@ -47,6 +47,12 @@ const UNKNOWN_RECORD: Record<string, string> = {
   }),
   gemini: JSON.stringify({ zzNotARecordType: true }),
   cursor: JSON.stringify({ type: "zz_not_a_record_type" }),
+  copilot: JSON.stringify({
+    type: "zz_not_a_record_type",
+    data: {},
+    id: "0f0f0f0f-0000-4000-8000-000000000003",
+    timestamp: "2026-01-01T00:00:00.000Z",
+  }),
   qwen: JSON.stringify({
     type: "zz_not_a_record_type",
     uuid: "0f0f0f0f-0000-4000-8000-000000000002",
@@ -156,6 +162,8 @@ async function casesOf(importer: Importer): Promise<Case[]> {
     }
     case "qwen":
       return await realClientCases(importer, "qwen");
+    case "copilot":
+      return await realClientCases(importer, "copilot");
   }
   return [];
 }
