@@ -36,7 +36,7 @@ Runs the real agent CLIs offline against scripted model servers and checks that 
 imports exactly what they did. Needs root (for unshare -n), npm and git.
 
 Options:
-  --agent NAME        claude, codex, opencode, gemini or qwen (repeatable; default all)
+  --agent NAME        claude, codex, opencode, gemini, qwen or copilot (repeatable; default all)
   --scenario ID       s1-basic, s2-errors, s4-long, s6-subagent, s7-resume, s8-spawn,
                       s9-secrets, guard, live
                       (repeatable)
