@@ -7,3 +7,4 @@
  */
 export * from "./error_heuristic.ts";
 export * from "./stats.ts";
+export * from "./prices.ts";

@@ -39,6 +39,14 @@ export interface ModelTokens {
   cache_read: number;
   cache_write: number;
 }
+/** A model's tokens on one UTC day (what per-day costs are estimated from). */
+export interface DayModelTokens extends ModelTokens {
+  day: string;
+}
+/** A model's tokens in one project ('' for sessions without one). */
+export interface ProjectModelTokens extends ModelTokens {
+  project: string;
+}
 export interface FileTouch {
   path: string;
   reads: number;
@@ -56,6 +64,10 @@ export interface Stats {
   /** Tool results judged errors by `isErrorResult` at import. */
   errors: number;
   tokens: ModelTokens[];
+  /** Tokens per UTC day and model, by day. */
+  tokens_by_day: DayModelTokens[];
+  /** Tokens per project and model. */
+  tokens_by_project: ProjectModelTokens[];
   /** Files read or written, most touched first (at most 200). */
   files: FileTouch[];
   /** Earliest and latest operation time in ms, when any operation has one. */

@@ -293,4 +293,12 @@ CREATE TABLE canonical_imports (
     // also keeps everything's rows (source '', project ''), read in the order of an index.
     sql: STATS_ALL_MIGRATION,
   },
+  {
+    version: 11,
+    name: "statistics: tokens per day and model",
+    // The 'daymodel' rows of session_stats and stats_rollup (per-day cost estimates): every
+    // session's statistics are computed again, which adds them.
+    sql: "",
+    restat: true,
+  },
 ];

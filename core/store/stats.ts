@@ -5,6 +5,7 @@
  */
 import type { Stats, StatsFilter } from "../analytics/stats.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
+import { USAGE_MS } from "./stats_rollup.ts";
 
 type SqlValue = string | number | null;
 
@@ -33,6 +34,15 @@ function sessionWhere(f: StatsFilter): { sql: string; params: SqlValue[] } {
   if (f.session_id !== undefined) (parts.push("s.id = ?"), params.push(f.session_id));
   if (f.project !== undefined) (parts.push("s.project_path = ?"), params.push(f.project));
   if (f.source !== undefined) (parts.push("s.source = ?"), params.push(f.source));
+  return { sql: parts.length ? "WHERE " + parts.join(" AND ") : "", params };
+}
+
+function usageWhere(f: StatsFilter): { sql: string; params: SqlValue[] } {
+  const w = sessionWhere(f);
+  const parts = w.sql ? [w.sql.slice("WHERE ".length)] : [];
+  const params = [...w.params];
+  if (f.from) (parts.push(`${USAGE_MS} >= ?`), params.push(timeBound(f.from, false)));
+  if (f.to) (parts.push(`${USAGE_MS} <= ?`), params.push(timeBound(f.to, true)));
   return { sql: parts.length ? "WHERE " + parts.join(" AND ") : "", params };
 }
 
@@ -94,6 +104,29 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
     cache_write: num(r.cache_write),
   }));
 
+  // Usage rows are dated: a date-bounded filter counts the tokens spent in its days.
+  const uw = usageWhere(filter);
+  const tokenSums = `sum(u.input) AS input, sum(u.output) AS output,
+       sum(u.cache_read) AS cache_read, sum(u.cache_write) AS cache_write`;
+  const usageOf = (r: SqlRow) => ({
+    input: num(r.input),
+    output: num(r.output),
+    cache_read: num(r.cache_read),
+    cache_write: num(r.cache_write),
+  });
+  const tokens_by_day = all(
+    `SELECT date(${USAGE_MS} / 1000, 'unixepoch') AS day, u.model AS model, ${tokenSums}
+     FROM usage u JOIN sessions s ON s.id = u.session_id ${and(uw.sql, `${USAGE_MS} IS NOT NULL`)}
+     GROUP BY day, u.model ORDER BY day, u.model`,
+    uw.params,
+  ).map((r) => ({ day: String(r.day), model: String(r.model), ...usageOf(r) }));
+  const tokens_by_project = all(
+    `SELECT coalesce(s.project_path, '') AS project, u.model AS model, ${tokenSums}
+     FROM usage u JOIN sessions s ON s.id = u.session_id ${uw.sql}
+     GROUP BY 1, u.model ORDER BY 1, u.model`,
+    uw.params,
+  ).map((r) => ({ project: String(r.project), model: String(r.model), ...usageOf(r) }));
+
   const files = all(
     `SELECT o.target AS path, sum(o.effect = 'fs_read') AS reads,
        sum(o.effect = 'fs_write') AS writes
@@ -109,6 +142,8 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
     activity,
     errors: num(totals.errors),
     tokens,
+    tokens_by_day,
+    tokens_by_project,
     files,
     first_ms: typeof totals.first === "number" ? totals.first : null,
     last_ms: typeof totals.last === "number" ? totals.last : null,

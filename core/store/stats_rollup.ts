@@ -11,6 +11,13 @@
 import type { Stats, StatsFilter } from "../analytics/stats.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
 
+/**
+ * When a usage row's tokens were spent (ms), for per-day tokens and costs: its own time, else
+ * its session's start (no importer dates usage rows yet, so today a session's tokens count on
+ * the day it started). `u` is the usage row, `s` its session.
+ */
+export const USAGE_MS = "coalesce(u.ts_ms, (julianday(s.started_at) - 2440587.5) * 86400000.0)";
+
 /** A session's rows, as computed from its operations and usage. */
 const SESSION_ROWS = `
 SELECT 'span' AS dim, '' AS key, NULL AS kind, count(*) AS n, 0 AS errors, 0 AS reads,
@@ -31,7 +38,12 @@ UNION ALL SELECT 'file', target, NULL, count(*), 0, sum(effect = 'fs_read'),
 UNION ALL SELECT 'model', model, NULL, count(*), 0, 0, 0, coalesce(sum(input), 0),
     coalesce(sum(output), 0), coalesce(sum(cache_read), 0), coalesce(sum(cache_write), 0),
     NULL, NULL
-  FROM usage WHERE session_id = ?1 GROUP BY model`;
+  FROM usage WHERE session_id = ?1 GROUP BY model
+UNION ALL SELECT 'daymodel', date(${USAGE_MS} / 1000, 'unixepoch') || '|' || u.model, NULL,
+    count(*), 0, 0, 0, coalesce(sum(u.input), 0), coalesce(sum(u.output), 0),
+    coalesce(sum(u.cache_read), 0), coalesce(sum(u.cache_write), 0), NULL, NULL
+  FROM usage u JOIN sessions s ON s.id = u.session_id
+  WHERE u.session_id = ?1 AND ${USAGE_MS} IS NOT NULL GROUP BY 2`;
 
 const COLS = "dim, key, kind, n, errors, reads, writes, input, output, cache_read, cache_write";
 
@@ -90,6 +102,14 @@ export function rollupAnswers(f: StatsFilter): boolean {
 }
 
 const num = (v: unknown): number => (typeof v === "number" ? v : Number(v ?? 0));
+const TOKEN_SUMS = `sum(input) AS input, sum(output) AS output, sum(cache_read) AS cache_read,
+  sum(cache_write) AS cache_write`;
+const usage = (r: SqlRow) => ({
+  input: num(r.input),
+  output: num(r.output),
+  cache_read: num(r.cache_read),
+  cache_write: num(r.cache_write),
+});
 
 /** Statistics of all sessions, or of one agent's and/or one project's, from the rollup. */
 export function rollupStats(sql: Sql, f: StatsFilter): Stats {
@@ -139,15 +159,27 @@ export function rollupStats(sql: Sql, f: StatsFilter): Stats {
     errors: tools.reduce((n, t) => n + t.errors, 0),
     tokens: rows(
       "model",
-      `key, sum(input) AS input, sum(output) AS output, sum(cache_read) AS cache_read,
-       sum(cache_write) AS cache_write`,
+      `key, ${TOKEN_SUMS}`,
       "HAVING sum(n) > 0 ORDER BY sum(output) + sum(input) DESC, key",
+    ).map((r) => ({ model: String(r.key), ...usage(r) })),
+    tokens_by_day: rows(
+      "daymodel",
+      `key, ${TOKEN_SUMS}`,
+      "HAVING sum(n) > 0 ORDER BY key",
     ).map((r) => ({
+      day: String(r.key).slice(0, 10),
+      model: String(r.key).slice(11),
+      ...usage(r),
+    })),
+    tokens_by_project: (sql.stmt(
+      `SELECT project, key, ${TOKEN_SUMS}
+       FROM stats_rollup ${where("model")} AND source <> '${ALL}' GROUP BY project, key
+       HAVING sum(n) > 0
+       ORDER BY project, key`,
+    ).all(...params) as SqlRow[]).map((r) => ({
+      project: String(r.project),
       model: String(r.key),
-      input: num(r.input),
-      output: num(r.output),
-      cache_read: num(r.cache_read),
-      cache_write: num(r.cache_write),
+      ...usage(r),
     })),
     files: (scope.length
       ? rows(
@@ -185,7 +217,7 @@ CREATE TABLE session_stats (
   session_id TEXT NOT NULL,
   source TEXT NOT NULL,
   project TEXT,                    -- the session's project when these rows were added
-  dim TEXT NOT NULL,               -- span | kind | tool | day | file | model
+  dim TEXT NOT NULL,               -- span | kind | tool | day | file | model (| daymodel, v11)
   key TEXT NOT NULL,
   kind TEXT,                       -- a tool's operation kind
   n INTEGER NOT NULL,              -- operations (usage rows for 'model')

@@ -332,3 +332,74 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "tokens show input, output and cache apart with an estimated cost; unknown models tokens only",
+  ...opts,
+  fn: async (t) => {
+    const fx = await serveFixtures({ scenarios: ["gemini/s1-basic"], homes: [home] });
+    const b = await openBrowser({ fixture: fx, width: 1280, height: 900 });
+    const { page } = b;
+    try {
+      await t.step("a priced model's session shows its cost as an estimate", async () => {
+        const gemini = fx.store.listSessions({ source: "gemini" }).items[0];
+        await page.goto(`${fx.server.url}sessions/${encodeURIComponent(gemini.id)}`);
+        const card = page.locator(".stat", { hasText: "est. cost" });
+        await card.waitFor();
+        assert.match((await card.textContent()) ?? "", /(≈ \$\d+\.\d\d|< \$0\.01)/);
+        assert.match(
+          (await card.getAttribute("title")) ?? "",
+          /Estimated at list prices of \d{4}-/,
+        );
+        const line = page.locator(".tokens-line li").first();
+        assert.match(
+          (await line.textContent()) ?? "",
+          /gemini-2\.5-flash: .* in · .* out · .* cache read · .* cache write/,
+        );
+      });
+
+      await t.step("an unknown model shows tokens only", async () => {
+        await openSession(page, fx.server.url);
+        const card = page.locator(".stat", { hasText: "est. cost" });
+        assert.match((await card.textContent()) ?? "", /^–/);
+        assert.match(
+          (await card.getAttribute("title")) ?? "",
+          /No price for claude-opus-4-8: tokens only/,
+        );
+        await screenshot(page, "r05_tokens_unknown_model");
+      });
+
+      await t.step(
+        "analytics estimate per project and per day, each a link to its sessions",
+        async () => {
+          await page.goto(`${fx.server.url}analytics`);
+          const perProject = page.locator("section.card", {
+            hasText: "Estimated cost per project",
+          });
+          await perProject.locator("tbody tr").first().waitFor();
+          assert.equal(await perProject.locator("tbody tr").count(), 2);
+          const perDay = page.locator("section.card", { hasText: "Estimated cost per day" });
+          assert.ok(await perDay.locator("tbody tr").count() >= 1);
+          await perProject.scrollIntoViewIfNeeded();
+          await screenshot(page, "r06_analytics_cost_light");
+          await page.emulateMedia({ colorScheme: "dark" });
+          await page.setViewportSize({ width: 390, height: 844 });
+          await perProject.scrollIntoViewIfNeeded();
+          await screenshot(page, "r06_analytics_cost_dark_390");
+          await page.emulateMedia({ colorScheme: "light" });
+          await page.setViewportSize({ width: 1280, height: 900 });
+          const link = perProject.locator("tbody tr a", { hasText: "render" });
+          assert.equal(await link.getAttribute("href"), "/?project=%2Ftmp%2Frender");
+          await link.click();
+          await page.waitForSelector(".sessions li");
+          assert.doesNotMatch(page.url(), /analytics/);
+        },
+      );
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});

@@ -73,6 +73,21 @@ Deno.test("migration 10 sums everything's statistics from the agents' and projec
   after.close();
 });
 
+Deno.test("migration 11 adds tokens per day and model to an existing store", async () => {
+  await using s = await scratch();
+  await s.write("aaaaaaaa-1", ["ok"]);
+  const store = s.open();
+  await s.run(store);
+  const before = store.stats();
+  assert(before.tokens_by_day.length > 0 && before.tokens_by_project.length > 0);
+  dbOf(store).exec(`DELETE FROM session_stats WHERE dim = 'daymodel';
+    DELETE FROM stats_rollup WHERE dim = 'daymodel'; DELETE FROM migrations WHERE version = 11;`);
+  store.close();
+  const after = s.open();
+  assertEquals(after.stats(), before);
+  after.close();
+});
+
 Deno.test("kept statistics match counted ones on every agent's real-client sessions", async () => {
   const root = `${FIXTURES}/realclients`;
   const scenarios: string[] = [];

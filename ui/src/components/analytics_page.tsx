@@ -4,9 +4,76 @@ import type { VNode } from "preact";
 import { useEffect } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { AGENTS, basename, count } from "../format.ts";
-import { navigate } from "../router.ts";
+import { navigate, onLink } from "../router.ts";
 import type { Project, Stats } from "../types.ts";
 import { DayBars, HBars } from "./charts.tsx";
+import { CostText, TokenCards } from "./cost.tsx";
+import { estimateCost, tokenTotal } from "../../../core/analytics/prices.ts";
+import type { ModelTokens } from "../../../core/analytics/stats.ts";
+
+/** Usage rows grouped by a key, in the order the keys first appear. */
+function groupBy<T extends ModelTokens>(rows: T[], key: (r: T) => string): [string, T[]][] {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    out.set(k, [...(out.get(k) ?? []), r]);
+  }
+  return [...out];
+}
+
+/** Tokens and estimated cost per project or per day, each row a link to its sessions. */
+function CostTable(
+  { title, head, rows, link, label }: {
+    title: string;
+    head: string;
+    rows: [string, ModelTokens[]][];
+    link: (key: string) => string;
+    label: (key: string) => string;
+  },
+): VNode {
+  return (
+    <section class="card">
+      <h2>{title}</h2>
+      {!rows.length ? <div class="muted">No tokens recorded.</div> : (
+        <div class="table-scroll">
+          <table class="table">
+            <thead>
+              <tr>
+                <th>{head}</th>
+                <th>tokens</th>
+                <th>est. cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(([k, r]) => {
+                const e = estimateCost(r);
+                return (
+                  <tr key={k}>
+                    <td>
+                      <a href={link(k)} onClick={(e) => onLink(e, link(k))} title={k}>
+                        {label(k)}
+                      </a>
+                    </td>
+                    <td
+                      title={`${count(e.tokens.input)} in, ${count(e.tokens.output)} out, ${
+                        count(e.tokens.cache_read)
+                      } cache read, ${count(e.tokens.cache_write)} cache write`}
+                    >
+                      {count(tokenTotal(e.tokens))}
+                    </td>
+                    <td>
+                      <CostText estimate={e} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
 
 export function AnalyticsPage({ project }: { project: string | null }): VNode {
   const stats = useSignal<Stats | null>(null);
@@ -27,7 +94,7 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
   }, [project, source.value]);
 
   const s = stats.value;
-  const tokens = s?.tokens.reduce((n, t) => n + t.input + t.output, 0) ?? 0;
+  const estimate = s ? estimateCost(s.tokens) : null;
   return (
     <div class="page">
       <div class="page-head">
@@ -68,10 +135,7 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
               <b>{count(s.errors)}</b>
               <span>tool errors</span>
             </div>
-            <div class="stat">
-              <b>{count(tokens)}</b>
-              <span>tokens in+out</span>
-            </div>
+            {estimate && <TokenCards estimate={estimate} />}
             <div class="stat">
               <b>{s.tools.reduce((n, t) => n + t.count, 0)}</b>
               <span>tool calls</span>
@@ -105,29 +169,49 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
           <div class="grid2">
             <section class="card">
               <h2>Tokens per model</h2>
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th>model</th>
-                    <th>input</th>
-                    <th>output</th>
-                    <th>cache read</th>
-                    <th>cache write</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.tokens.map((t) => (
-                    <tr key={t.model}>
-                      <td>{t.model}</td>
-                      <td>{count(t.input)}</td>
-                      <td>{count(t.output)}</td>
-                      <td>{count(t.cache_read)}</td>
-                      <td>{count(t.cache_write)}</td>
+              <div class="table-scroll">
+                <table class="table">
+                  <thead>
+                    <tr>
+                      <th>model</th>
+                      <th>input</th>
+                      <th>output</th>
+                      <th>cache read</th>
+                      <th>cache write</th>
+                      <th>est. cost</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {s.tokens.map((t) => (
+                      <tr key={t.model}>
+                        <td>{t.model}</td>
+                        <td>{count(t.input)}</td>
+                        <td>{count(t.output)}</td>
+                        <td>{count(t.cache_read)}</td>
+                        <td>{count(t.cache_write)}</td>
+                        <td>
+                          <CostText estimate={estimateCost([t])} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             </section>
+            <CostTable
+              title="Estimated cost per project"
+              head="project"
+              rows={groupBy(s.tokens_by_project, (r) => r.project)}
+              link={(p) => `/${qs({ project: p })}`}
+              label={(p) => p ? basename(p) : "(no project)"}
+            />
+            <CostTable
+              title="Estimated cost per day"
+              head="day (UTC)"
+              rows={groupBy(s.tokens_by_day, (r) => r.day).reverse().slice(0, 31)}
+              link={(d) => `/${qs({ from: d, to: d, project: project ?? undefined })}`}
+              label={(d) => d}
+            />
             <section class="card">
               <h2>Most touched files</h2>
               <ul class="plain">

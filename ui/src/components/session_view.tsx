@@ -12,7 +12,9 @@ import { followSession, type LiveSession } from "../live_session.ts";
 import { goBack, listUrl, navigate, sessionUrl } from "../router.ts";
 import { createSessionState, type SessionState, type TimelineState } from "../session_state.ts";
 import { isFormControl } from "../keys.ts";
+import { estimateCost } from "../../../core/analytics/prices.ts";
 import { CodeAtMomentHost } from "./code_at_moment.tsx";
+import { CostText, TokenBreakdown, TokenCards } from "./cost.tsx";
 import { Inspector } from "./inspector.tsx";
 import { LiveBadge } from "./live_badge.tsx";
 import { NewStepsButton } from "./new_steps.tsx";
@@ -27,8 +29,7 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
   if (!d) return <div class="overview muted">Loading…</div>;
   const s = d.session;
   const main = d.connections.find((c) => c.kind === "main");
-  const tokens =
-    stats?.tokens.reduce((n, t) => n + t.input + t.output + t.cache_read + t.cache_write, 0) ?? 0;
+  const estimate = stats ? estimateCost(stats.tokens) : null;
   return (
     <header class="overview">
       <h1 class="session-title">{sessionTitle(s)}</h1>
@@ -55,10 +56,7 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
             <b>{stats.errors}</b>
             <span>errors</span>
           </div>
-          <div class="stat">
-            <b>{count(tokens)}</b>
-            <span>tokens</span>
-          </div>
+          {estimate && <TokenCards estimate={estimate} />}
           <div class="stat">
             <b>{stats.files.length}</b>
             <span>files</span>
@@ -99,10 +97,13 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
         </div>
       )}
       {stats && stats.tokens.length > 0 && (
-        <div class="muted tokens-line">
-          {stats.tokens.map((t) => `${t.model}: ${count(t.input)} in / ${count(t.output)} out`)
-            .join(" · ")}
-        </div>
+        <ul class="muted tokens-line plain">
+          {stats.tokens.map((t) => (
+            <li key={t.model}>
+              {t.model}: <TokenBreakdown tokens={t} /> · <CostText estimate={estimateCost([t])} />
+            </li>
+          ))}
+        </ul>
       )}
     </header>
   );
