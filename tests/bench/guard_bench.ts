@@ -117,9 +117,9 @@ console.log(
 );
 
 try {
-  const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
-  console.log(`  load average during the run: ${load} (on ${navigator.hardwareConcurrency} cores)`);
+  const load = Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
+  console.log(`  load average at the end: ${load} (on ${navigator.hardwareConcurrency} cores)`);
 } catch {
-  // no /proc: no load average
+  console.log("  (no load average: run with --allow-sys=loadavg)");
 }
 await Deno.remove(root, { recursive: true });

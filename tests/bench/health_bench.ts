@@ -94,10 +94,10 @@ await measure("worker");
 await measure("no check");
 await measure("main thread");
 try {
-  const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
-  console.log(`  load average during the run: ${load} (on ${navigator.hardwareConcurrency} cores)`);
+  const load = Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
+  console.log(`  load average at the end: ${load} (on ${navigator.hardwareConcurrency} cores)`);
 } catch {
-  // no /proc: no load average
+  console.log("  (no load average: run with --allow-sys=loadavg)");
 }
 store.close();
 await Deno.remove(home, { recursive: true });
