@@ -2,8 +2,9 @@
  * Import benchmark, all figures from one run on this machine, reported as ratios:
  * cold import vs a bare "read + JSON.parse every line" loop over the same corpus, warm
  * re-import as a share of cold, one appended line, and peak RSS.
- * Corpus: `node ../shared/tools/gen_corpus.mjs DIR MB` (default 300 MB; CHRONICLE_BENCH_MB),
- * kept under CHRONICLE_BENCH_CORPUS. With CHRONICLE_ORIGINAL (an installed copy of the original
+ * Corpus: `node ../shared/tools/gen_corpus.mjs DIR MB` (default 300 MB; CHRONICLE_BENCH_MB, a
+ * list such as `300,1000` measures each size in turn, for seconds per GB at each), kept under
+ * CHRONICLE_BENCH_CORPUS. With CHRONICLE_ORIGINAL (an installed copy of the original
  * Chronicle, see original_bench.ts) each round also runs the original's cold import.
  */
 import {
@@ -18,141 +19,154 @@ import {
   type OriginalRun,
 } from "./_bench_kit.ts";
 
-const MB = Number(Deno.env.get("CHRONICLE_BENCH_MB") ?? 300);
+const SIZES = (Deno.env.get("CHRONICLE_BENCH_MB") ?? "300").split(",").map(Number);
 const ROUNDS = Number(Deno.env.get("CHRONICLE_BENCH_ROUNDS") ?? 3);
-const corpus = await claudeCorpus(MB);
 
 function max<T>(xs: T[], key: (x: T) => number): number {
   return Math.max(...xs.map(key));
 }
 
-const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
-try {
-  // A first pass only fills the page cache, so every measured pass reads from memory. Then
-  // bare loop and cold import take turns, ROUNDS times: on a shared machine the median of each
-  // is steadier than any single run.
-  await child("bare", `${corpus}/.claude/projects`);
-  const bares: BareRun[] = [], colds: ImportRun[] = [], origs: OriginalRun[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    bares.push(await child("bare", `${corpus}/.claude/projects`));
-    if (r > 0) await Deno.remove(data, { recursive: true }).then(() => Deno.mkdir(data));
-    colds.push(await child("import", corpus, data));
-    if (ORIGINAL) origs.push(await original(corpus));
-  }
-  const bare = medianBy(bares, (x) => x.seconds);
-  const cold = {
-    ...medianBy(colds, (x) => x.seconds),
-    peak_rss_mb: max(colds, (x) => x.peak_rss_mb),
-  };
-  const ratios = colds.map((c, i) => c.seconds / bares[i].seconds).sort((x, y) => x - y);
-  const vsOriginal = origs.map((o, i) => colds[i].seconds / o.seconds).sort((x, y) => x - y);
-  // one appended line to one session file, with a live worker (as the server runs it)
-  const dirs = [...Deno.readDirSync(`${corpus}/.claude/projects`)].map((d) => d.name).sort();
-  const dir = `${corpus}/.claude/projects/${dirs[0]}`;
-  const file = `${dir}/${
-    [...Deno.readDirSync(dir)].filter((e) => e.isFile).map((e) => e.name).sort()[0]
-  }`;
-  const inc = await child("incremental", corpus, data, file);
-  const warm = { seconds: inc.warm_s };
-  const append = { seconds: inc.append_s };
-  const mb = bare.bytes / 1024 / 1024;
-  const rows = [
-    [
-      "corpus",
-      `${
-        mb.toFixed(0)
-      } MB, ${bare.lines} lines, ${cold.summary.sessions} sessions, ${cold.summary.operations} operations`,
-    ],
-    [
-      "bare read + JSON.parse",
-      `${bare.seconds.toFixed(2)} s (${(mb / bare.seconds).toFixed(0)} MB/s)`,
-    ],
-    [
-      "cold import (indexed)",
-      `${cold.seconds.toFixed(2)} s (${(mb / cold.seconds).toFixed(0)} MB/s)`,
-    ],
-    [
-      "cold / bare",
-      `${(cold.seconds / bare.seconds).toFixed(2)}x (target <= 3x), medians of ${ROUNDS} rounds; ` +
-      `each round ${ratios[0].toFixed(2)}x to ${ratios[ratios.length - 1].toFixed(2)}x`,
-    ],
-    [
-      "cold / original",
-      vsOriginal.length
-        ? `${
-          vsOriginal[Math.floor(vsOriginal.length / 2)].toFixed(2)
-        }x (target < 1), median of ${ROUNDS} rounds' own ratios; original peak RSS ${
-          max(origs, (o) => o.peak_rss_mb)
-        } MB`
-        : "not run (CHRONICLE_ORIGINAL unset; deno task bench:original)",
-    ],
-    [
-      "warm re-import",
-      `${(warm.seconds * 1000).toFixed(0)} ms (median of 5) = ${
-        (100 * warm.seconds / cold.seconds).toFixed(2)
-      }% of cold (target < 2%)`,
-    ],
-    [
-      "warm, new process",
-      `${(inc.warm_first_s * 1000).toFixed(0)} ms (includes starting the import worker)`,
-    ],
-    [
-      "one appended line",
-      `${(append.seconds * 1000).toFixed(0)} ms, median of 5, live worker (target < 50 ms)`,
-    ],
-    [
-      "peak RSS, cold import",
-      `${cold.peak_rss_mb} MB, highest of the rounds (target < 300 MB; bare loop ${bare.peak_rss_mb} MB)`,
-    ],
-    ["seconds per GB", `${(cold.seconds / (bare.bytes / 2 ** 30)).toFixed(1)} s (cold import)`],
-    ["fully indexed", `${cold.seconds.toFixed(2)} s (the index is built during the import)`],
-    [
-      "store size / log size",
-      `${(cold.store_bytes / bare.bytes).toFixed(2)}x (${
-        (cold.store_bytes / 2 ** 20).toFixed(0)
-      } MB; ` +
-      `search index ${(cold.index_bytes / 2 ** 20).toFixed(0)} MB; target <= 0.4x)`,
-    ],
-    [
-      "analytics first view",
-      `${cold.analytics_first_ms.toFixed(1)} ms (target < 100 ms); one search ${
-        cold.search_ms.toFixed(1)
-      } ms`,
-    ],
-  ];
-  for (const [k, v] of rows) console.log(`${k.padEnd(26)} ${v}`);
+for (const MB of SIZES) await bench(MB);
 
-  // Codex CLI: a corpus of comparable size, generated here, imported cold.
-  const codex = await codexCorpus(MB);
-  await child("bare", `${codex}/.codex/sessions`);
-  const codexBare = await child("bare", `${codex}/.codex/sessions`);
-  const codexCold = await child("import", codex, `${data}/codex`, "codex");
-  const codexMb = codexBare.bytes / 1024 / 1024;
-  const codexRows = [
-    [
-      "codex corpus",
-      `${
-        codexMb.toFixed(0)
-      } MB, ${codexBare.lines} lines, ${codexCold.summary.sessions} sessions, ${codexCold.summary.operations} operations`,
-    ],
-    [
-      "codex bare read + parse",
-      `${codexBare.seconds.toFixed(2)} s (${(codexMb / codexBare.seconds).toFixed(0)} MB/s)`,
-    ],
-    [
-      "codex cold import",
-      `${codexCold.seconds.toFixed(2)} s (${(codexMb / codexCold.seconds).toFixed(0)} MB/s), ${
-        (codexCold.seconds / codexBare.seconds).toFixed(2)
-      }x bare, peak RSS ${codexCold.peak_rss_mb} MB`,
-    ],
-    [
-      "codex store / log size",
-      `${(codexCold.store_bytes / codexBare.bytes).toFixed(2)}x; analytics first view ${
-        codexCold.analytics_first_ms.toFixed(1)
-      } ms`,
-    ],
-  ];
-  for (const [k, v] of codexRows) console.log(`${k.padEnd(26)} ${v}`);
-} finally {
-  await Deno.remove(data, { recursive: true });
+async function bench(MB: number) {
+  console.log(`--- ${MB} MB`);
+  const corpus = await claudeCorpus(MB);
+  const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
+  try {
+    // A first pass only fills the page cache, so every measured pass reads from memory. Then
+    // bare loop and cold import take turns, ROUNDS times: on a shared machine the median of each
+    // is steadier than any single run.
+    await child("bare", `${corpus}/.claude/projects`);
+    const bares: BareRun[] = [], colds: ImportRun[] = [], origs: OriginalRun[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      bares.push(await child("bare", `${corpus}/.claude/projects`));
+      if (r > 0) await Deno.remove(data, { recursive: true }).then(() => Deno.mkdir(data));
+      colds.push(await child("import", corpus, data));
+      if (ORIGINAL) origs.push(await original(corpus));
+    }
+    const bare = medianBy(bares, (x) => x.seconds);
+    const cold = {
+      ...medianBy(colds, (x) => x.seconds),
+      peak_rss_mb: max(colds, (x) => x.peak_rss_mb),
+    };
+    const ratios = colds.map((c, i) => c.seconds / bares[i].seconds).sort((x, y) => x - y);
+    const vsOriginal = origs.map((o, i) => colds[i].seconds / o.seconds).sort((x, y) => x - y);
+    // one appended line to one session file, with a live worker (as the server runs it)
+    const dirs = [...Deno.readDirSync(`${corpus}/.claude/projects`)].map((d) => d.name).sort();
+    const dir = `${corpus}/.claude/projects/${dirs[0]}`;
+    const file = `${dir}/${
+      [...Deno.readDirSync(dir)].filter((e) => e.isFile).map((e) => e.name).sort()[0]
+    }`;
+    const inc = await child("incremental", corpus, data, file);
+    const warm = { seconds: inc.warm_s };
+    const append = { seconds: inc.append_s };
+    const mb = bare.bytes / 1024 / 1024;
+    const rows = [
+      [
+        "corpus",
+        `${
+          mb.toFixed(0)
+        } MB, ${bare.lines} lines, ${cold.summary.sessions} sessions, ${cold.summary.operations} operations`,
+      ],
+      [
+        "bare read + JSON.parse",
+        `${bare.seconds.toFixed(2)} s (${(mb / bare.seconds).toFixed(0)} MB/s)`,
+      ],
+      [
+        "cold import (indexed)",
+        `${cold.seconds.toFixed(2)} s (${(mb / cold.seconds).toFixed(0)} MB/s)`,
+      ],
+      [
+        "cold / bare",
+        `${
+          (cold.seconds / bare.seconds).toFixed(2)
+        }x (target <= 3x), medians of ${ROUNDS} rounds; ` +
+        `each round ${ratios[0].toFixed(2)}x to ${ratios[ratios.length - 1].toFixed(2)}x`,
+      ],
+      [
+        "cold / bare in CPU",
+        `${(cold.cpu_s / bare.cpu_s).toFixed(2)}x (${cold.cpu_s.toFixed(1)} s over two threads / ${
+          bare.cpu_s.toFixed(1)
+        } s; CPU seconds hold on a shared machine, wall seconds do not)`,
+      ],
+      [
+        "cold / original",
+        vsOriginal.length
+          ? `${
+            vsOriginal[Math.floor(vsOriginal.length / 2)].toFixed(2)
+          }x (target < 1), median of ${ROUNDS} rounds' own ratios; original peak RSS ${
+            max(origs, (o) => o.peak_rss_mb)
+          } MB`
+          : "not run (CHRONICLE_ORIGINAL unset; deno task bench:original)",
+      ],
+      [
+        "warm re-import",
+        `${(warm.seconds * 1000).toFixed(0)} ms (median of 5) = ${
+          (100 * warm.seconds / cold.seconds).toFixed(2)
+        }% of cold (target < 2%)`,
+      ],
+      [
+        "warm, new process",
+        `${(inc.warm_first_s * 1000).toFixed(0)} ms (includes starting the import worker)`,
+      ],
+      [
+        "one appended line",
+        `${(append.seconds * 1000).toFixed(0)} ms, median of 5, live worker (target < 50 ms)`,
+      ],
+      [
+        "peak RSS, cold import",
+        `${cold.peak_rss_mb} MB, highest of the rounds (target < 300 MB; bare loop ${bare.peak_rss_mb} MB)`,
+      ],
+      ["seconds per GB", `${(cold.seconds / (bare.bytes / 2 ** 30)).toFixed(1)} s (cold import)`],
+      ["fully indexed", `${cold.seconds.toFixed(2)} s (the index is built during the import)`],
+      [
+        "store size / log size",
+        `${(cold.store_bytes / bare.bytes).toFixed(2)}x (${
+          (cold.store_bytes / 2 ** 20).toFixed(0)
+        } MB; ` +
+        `search index ${(cold.index_bytes / 2 ** 20).toFixed(0)} MB; target <= 0.4x)`,
+      ],
+      [
+        "analytics first view",
+        `${cold.analytics_first_ms.toFixed(1)} ms (target < 100 ms); one search ${
+          cold.search_ms.toFixed(1)
+        } ms`,
+      ],
+    ];
+    for (const [k, v] of rows) console.log(`${k.padEnd(26)} ${v}`);
+
+    // Codex CLI: a corpus of comparable size, generated here, imported cold.
+    const codex = await codexCorpus(MB);
+    await child("bare", `${codex}/.codex/sessions`);
+    const codexBare = await child("bare", `${codex}/.codex/sessions`);
+    const codexCold = await child("import", codex, `${data}/codex`, "codex");
+    const codexMb = codexBare.bytes / 1024 / 1024;
+    const codexRows = [
+      [
+        "codex corpus",
+        `${
+          codexMb.toFixed(0)
+        } MB, ${codexBare.lines} lines, ${codexCold.summary.sessions} sessions, ${codexCold.summary.operations} operations`,
+      ],
+      [
+        "codex bare read + parse",
+        `${codexBare.seconds.toFixed(2)} s (${(codexMb / codexBare.seconds).toFixed(0)} MB/s)`,
+      ],
+      [
+        "codex cold import",
+        `${codexCold.seconds.toFixed(2)} s (${(codexMb / codexCold.seconds).toFixed(0)} MB/s), ${
+          (codexCold.seconds / codexBare.seconds).toFixed(2)
+        }x bare, peak RSS ${codexCold.peak_rss_mb} MB`,
+      ],
+      [
+        "codex store / log size",
+        `${(codexCold.store_bytes / codexBare.bytes).toFixed(2)}x; analytics first view ${
+          codexCold.analytics_first_ms.toFixed(1)
+        } ms`,
+      ],
+    ];
+    for (const [k, v] of codexRows) console.log(`${k.padEnd(26)} ${v}`);
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
 }
