@@ -207,3 +207,67 @@ export function callSummary(
   } catch { /* not JSON */ }
   return op.target ?? text.slice(0, 200);
 }
+
+/** One item of a to-do list or plan a tool wrote (TodoWrite, update_plan, write_todos, ...). */
+export interface TodoItem {
+  text: string;
+  /** As the agent wrote it, lower-cased: `pending`, `in_progress`, `completed`, `cancelled`. */
+  status: string;
+}
+
+const TODO_TEXT_KEYS = ["content", "step", "description", "title", "text", "task"];
+
+/**
+ * The to-do list in a plan tool's input, for every agent's shape: Claude's and OpenCode's
+ * `todos[].content`, Codex's `plan[].step`, Gemini's `todos[].description`; null when the
+ * input holds no list.
+ */
+export function todoItems(inputText: string | undefined): TodoItem[] | null {
+  let input: unknown;
+  try {
+    input = JSON.parse(inputText ?? "");
+  } catch {
+    return null;
+  }
+  if (!input || typeof input !== "object") return null;
+  const o = input as Record<string, unknown>;
+  const list = Array.isArray(o.todos) ? o.todos : Array.isArray(o.plan) ? o.plan : null;
+  if (!list) return null;
+  const items = list.flatMap((e): TodoItem[] => {
+    if (!e || typeof e !== "object") return [];
+    const r = e as Record<string, unknown>;
+    const text = TODO_TEXT_KEYS.map((k) => r[k]).find((v) => typeof v === "string");
+    if (typeof text !== "string") return [];
+    return [{ text, status: typeof r.status === "string" ? r.status.toLowerCase() : "pending" }];
+  });
+  return items.length ? items : null;
+}
+
+/** A search result's matches in one file: line numbers and text. */
+export interface SearchFile {
+  path: string;
+  lines: { no: number; text: string }[];
+}
+
+const HIT = /^(.+?)[:-](\d+)[:-](.*)$/;
+
+/**
+ * A content search's result (grep -n, rg, Claude's Grep in content mode: `path:12:text`)
+ * grouped by file; null unless most non-empty lines have that shape.
+ */
+export function searchHits(resultText: string | undefined): SearchFile[] | null {
+  const lines = (resultText ?? "").split("\n").filter((l) => l.trim() && l !== "--");
+  if (!lines.length) return null;
+  const files: SearchFile[] = [];
+  let hits = 0;
+  for (const l of lines) {
+    const m = HIT.exec(l);
+    if (!m) continue;
+    hits++;
+    const last = files[files.length - 1];
+    const line = { no: Number(m[2]), text: m[3] };
+    if (last?.path === m[1]) last.lines.push(line);
+    else files.push({ path: m[1], lines: [line] });
+  }
+  return hits * 2 > lines.length ? files : null;
+}

@@ -70,6 +70,41 @@ function renderTurns(): SyntheticTurn[] {
     },
     {
       tool: {
+        name: "TodoWrite",
+        input: {
+          todos: [
+            { content: "Fix the greeting", status: "completed", activeForm: "Fixing" },
+            { content: "Run the tests", status: "in_progress", activeForm: "Running" },
+            { content: "Write the changelog", status: "pending", activeForm: "Writing" },
+          ],
+        },
+        result: "Todos have been modified successfully.",
+      },
+    },
+    {
+      tool: {
+        name: "ExitPlanMode",
+        input: { plan: "## Plan\n\n1. Fix `greet`\n2. Add a test" },
+        result: "User has approved your plan.",
+      },
+    },
+    {
+      tool: {
+        name: "Grep",
+        input: { pattern: "greet", output_mode: "content", "-n": true },
+        result:
+          "src/app.ts:1:export function greet() {\nsrc/main.ts:4:greet();\nsrc/main.ts:9:  greet(); // again",
+      },
+    },
+    {
+      tool: {
+        name: "WebFetch",
+        input: { url: "https://example.com/docs", prompt: "What does it say?" },
+        result: "The page says **hello** and links to [more](https://example.com/more).",
+      },
+    },
+    {
+      tool: {
         name: "Bash",
         input: { command: "seq 1 60 | sed 's/^/row /'" },
         result: Array.from({ length: 60 }, (_, i) => `row ${i + 1}`).join("\n"),
@@ -216,6 +251,48 @@ Deno.test({
           await page.emulateMedia({ colorScheme: "dark" });
           await screenshot(page, "r02_highlight_dark");
           await page.emulateMedia({ colorScheme: "light" });
+        },
+      );
+
+      await t.step(
+        "to-do lists, plans, search hits and web fetches are drawn for what they are",
+        async () => {
+          const todo = page.locator(".op-plan .todos");
+          assert.match((await todo.locator(".tool-view-head").textContent()) ?? "", /1 of 3 done/);
+          assert.deepEqual(
+            await todo.locator("li").evaluateAll((els) => els.map((e) => e.className)),
+            ["todo todo-completed", "todo todo-in_progress", "todo todo-pending"],
+          );
+          assert.match(
+            (await todo.locator("li").nth(1).textContent()) ?? "",
+            /in progress:.*Run the tests/,
+          );
+          const plan = page.locator(".op-plan .tool-view.plan");
+          assert.equal(await plan.locator("h2", { hasText: "Plan" }).count(), 1);
+          const hits = page.locator(".op-search .search-hits");
+          assert.match(
+            (await hits.locator(".tool-view-head").textContent()) ?? "",
+            /3 matches in 2 files/,
+          );
+          assert.deepEqual(
+            await hits.locator(".hit-file").first().locator("td.ln").allTextContents(),
+            ["1"],
+          );
+          assert.equal(
+            await hits.locator(".hit-file code.path").nth(1).textContent(),
+            "src/main.ts",
+          );
+          const web = page.locator(".op-web .tool-view.web");
+          assert.equal(await web.locator('a[href="https://example.com/docs"]').count(), 1);
+          assert.equal(await web.locator(".web-answer strong").textContent(), "hello");
+          await todo.scrollIntoViewIfNeeded();
+          await screenshot(page, "r07_tool_views_light");
+          await page.emulateMedia({ colorScheme: "dark" });
+          await page.setViewportSize({ width: 390, height: 844 });
+          await todo.scrollIntoViewIfNeeded();
+          await screenshot(page, "r07_tool_views_dark_390");
+          await page.emulateMedia({ colorScheme: "light" });
+          await page.setViewportSize({ width: 1280, height: 900 });
         },
       );
 

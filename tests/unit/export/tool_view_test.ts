@@ -1,5 +1,11 @@
 /** How a tool call reads: the reason a failed call shows without a click. */
-import { failureReason, numberedLines, REASON_LINES } from "../../../core/export/tool_view.ts";
+import {
+  failureReason,
+  numberedLines,
+  REASON_LINES,
+  searchHits,
+  todoItems,
+} from "../../../core/export/tool_view.ts";
 import { assertEquals } from "../../_helpers/assert.ts";
 
 Deno.test("failureReason() takes off the agent's wrapper tags and keeps the opening", async (t) => {
@@ -50,4 +56,37 @@ Deno.test("numberedLines() reads a numbered file read back into numbers and text
   for (const c of cases) {
     await t.step(c.name, () => assertEquals(numberedLines(c.input), c.expected));
   }
+});
+
+Deno.test("todoItems() reads every agent's to-do list", async (t) => {
+  const cases = [
+    {
+      name: "Claude TodoWrite",
+      input: { todos: [{ content: "Write tests", status: "completed", activeForm: "Writing" }] },
+      expected: [{ text: "Write tests", status: "completed" }],
+    },
+    {
+      name: "Codex update_plan",
+      input: { explanation: "x", plan: [{ step: "Read code", status: "in_progress" }] },
+      expected: [{ text: "Read code", status: "in_progress" }],
+    },
+    {
+      name: "Gemini write_todos",
+      input: { todos: [{ description: "Ship", status: "cancelled" }] },
+      expected: [{ text: "Ship", status: "cancelled" }],
+    },
+    { name: "no list", input: { plan: "## a markdown plan" }, expected: null },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => assertEquals(todoItems(JSON.stringify(c.input)), c.expected));
+  }
+  assertEquals(todoItems("not json"), null);
+});
+
+Deno.test("searchHits() groups path:line:text results by file", () => {
+  assertEquals(searchHits("src/a.ts:3:const a = 1;\nsrc/a.ts:9:a++\nlib/b.go:12:func b() {}"), [
+    { path: "src/a.ts", lines: [{ no: 3, text: "const a = 1;" }, { no: 9, text: "a++" }] },
+    { path: "lib/b.go", lines: [{ no: 12, text: "func b() {}" }] },
+  ]);
+  assertEquals(searchHits("Found 2 files\nsrc/a.ts\nsrc/b.ts"), null);
 });

@@ -20,6 +20,7 @@ import {
 import { CausalityBadge, causalityRowClass } from "./causality_badge.tsx";
 import { DiffView, fileChanges } from "./diff_view.tsx";
 import { PayloadBlock } from "./payload_block.tsx";
+import { ToolView } from "./tool_views.tsx";
 import { Markdown } from "./markdown.tsx";
 
 export { PayloadBlock } from "./payload_block.tsx";
@@ -96,7 +97,11 @@ export function OpRow(
 
   const select = (e: MouseEvent) => {
     const t = e.target as HTMLElement;
-    if (t.closest("button, a, summary, input, pre.payload-text, .diff, .code-lines, .md a")) return;
+    if (
+      t.closest(
+        "button, a, summary, input, pre.payload-text, .diff, .code-lines, .tool-view, .md a",
+      )
+    ) return;
     state.focus.value = row.op_id;
     navigate(href, { replace: true });
   };
@@ -189,6 +194,7 @@ export function OpRow(
         {link}
       </div>
       {error && <FailureReason text={row.result?.text} />}
+      {!error && <ToolView row={row} />}
       {changes.length > 0 && !error && changes.map((c, i) => <DiffView key={i} change={c} />)}
       {changes.length > 0 && error && (
         <details class="attempted">
