@@ -3,6 +3,7 @@
  * load the sessions back, read payloads and scenarios. The store's merge is the only one: what
  * a snapshot shows is what `chronicle import` would hold.
  */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
 import type { CanonicalSession, Operation } from "../../../core/model/mod.ts";
 import type { Importer, SourceFs, SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { ChronicleStore, prepareUnit } from "../../../core/store/mod.ts";
@@ -147,4 +148,41 @@ export function relativeTo(cwd: string, path: string | undefined): string | unde
   if (path === undefined) return undefined;
   if (path === cwd) return ".";
   return path.startsWith(cwd + "/") ? path.slice(cwd.length + 1) : path;
+}
+
+/**
+ * Checks a real-client session against its scenario, call by call: one tool operation per
+ * scripted call with its native tool, kind, input, target, error flag and a kept result; the
+ * last reply; one prompt of the user's per run. Kinds whose target is not a file (`exec`,
+ * `search` over a folder) skip the target check.
+ */
+export function checkScenarioCalls(
+  s: CanonicalSession,
+  payloads: Map<string, Uint8Array>,
+  truth: Awaited<ReturnType<typeof readScenario>>,
+  where: string,
+  classify: (tool: string) => string,
+): void {
+  const calls = ops(s).filter((o) => o.tool !== undefined);
+  assertEquals(calls.length, truth.tool_calls.length, `${where}: one operation per scripted call`);
+  calls.forEach((c, i) => {
+    const exp = truth.tool_calls[i];
+    const at = `${where} call ${exp.seq} (${exp.native_tool})`;
+    assertEquals(c.tool, exp.native_tool, at);
+    assertEquals(c.kind, classify(exp.native_tool), at);
+    assertEquals(JSON.parse(payloadText(payloads, c.request)!), exp.input, at);
+    if (exp.path !== null && c.kind !== "exec" && c.kind !== "search") {
+      assertEquals(relativeTo(truth.cwd, c.target), exp.path, at);
+    }
+    assertEquals(c.is_error, exp.expected_error, `${at}: error flag`);
+    assertEquals(c.completeness, "complete", at);
+    assert(payloadText(payloads, c.response) !== undefined, `${at}: the result is kept`);
+  });
+  const replies = ops(s).filter((o) => o.kind === "reply").map((o) => o.text);
+  assertEquals(replies.at(-1), truth.final_texts.at(-1), `${where}: the last reply`);
+  assertEquals(
+    ops(s).filter((o) => o.kind === "prompt" && !o.injected).length,
+    truth.runs?.length ?? 1,
+    `${where}: one prompt per run`,
+  );
 }

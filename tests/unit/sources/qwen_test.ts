@@ -10,11 +10,11 @@ import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
 import {
+  checkScenarioCalls,
   importThroughStore,
   ops,
   payloadText,
   readScenario,
-  relativeTo,
   resume,
   SHARED,
 } from "./_run_importer.ts";
@@ -391,28 +391,7 @@ Deno.test("qwen importer: real-client sessions match their scenarios call by cal
       const s = sessions[0];
       assertEquals(s.session.native_id, truth.session_id);
       assertEquals(s.session.project.path, truth.cwd, "project from the records' cwd");
-      const calls = ops(s).filter((o) => o.tool !== undefined);
-      assertEquals(calls.length, truth.tool_calls.length, "one operation per scripted tool call");
-      calls.forEach((c, i) => {
-        const exp = truth.tool_calls[i];
-        const where = `${scenario} call ${exp.seq} (${exp.native_tool})`;
-        assertEquals(c.tool, exp.native_tool, where);
-        assertEquals(c.kind, classifyTool(exp.native_tool), where);
-        assertEquals(JSON.parse(payloadText(payloads, c.request)!), exp.input, where);
-        if (exp.path !== null && c.kind !== "exec" && c.kind !== "search") {
-          assertEquals(relativeTo(truth.cwd, c.target), exp.path, where);
-        }
-        assertEquals(c.is_error, exp.expected_error, `${where}: error flag`);
-        assertEquals(c.completeness, "complete", where);
-        assert(payloadText(payloads, c.response) !== undefined, `${where}: the result is kept`);
-      });
-      const replies = ops(s).filter((o) => o.kind === "reply").map((o) => o.text);
-      assertEquals(replies.at(-1), truth.final_texts.at(-1));
-      assertEquals(
-        ops(s).filter((o) => o.kind === "prompt" && !o.injected).length,
-        truth.runs?.length ?? 1,
-        "one prompt per run",
-      );
+      checkScenarioCalls(s, payloads, truth, scenario, classifyTool);
     });
   }
 });
