@@ -14,6 +14,7 @@ import type {
   OperationKind,
   PayloadRef,
 } from "../model/types.ts";
+import { type SpawnParent, spawnParents } from "../model/spawn.ts";
 import {
   callSummary,
   type DiffLine,
@@ -414,50 +415,19 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
 }
 
-/**
- * The call that spawned each sub-agent thread: the one the log names, else (the same rule as
- * the session view) the latest unclaimed task call of a main thread at or before the thread's
- * first step. A parent that would make a cycle is dropped.
- */
-export function threadParents(
-  session: CanonicalSession,
-): Map<string, { op: string; guessed: boolean }> {
-  const out = new Map<string, { op: string; guessed: boolean }>();
+/** The call that spawned each sub-agent thread (the one rule, core/model/spawn.ts). */
+export function threadParents(session: CanonicalSession): Map<string, SpawnParent> {
   const connOf = new Map(session.timeline.map((t) => [t.op, t.connection]));
   const kinds = new Map(session.connections.map((c) => [c.id, c.kind]));
-  for (const c of session.connections) {
-    if (c.kind === "subagent" && c.parent_op && connOf.has(c.parent_op)) {
-      out.set(c.id, { op: c.parent_op, guessed: false });
-    }
-  }
-  const claimed = new Set([...out.values()].map((p) => p.op));
-  const tasks = session.timeline.filter((t) =>
-    kinds.get(t.connection) === "main" && session.operations[t.op]?.kind === "task"
-  );
-  const orphans = session.connections
-    .filter((c) => c.kind === "subagent" && !out.has(c.id))
-    .map((c) => ({
-      c,
-      first: session.timeline.find((t) => t.connection === c.id)?.offset_ns ?? Infinity,
-    }))
-    .sort((a, b) => a.first - b.first);
-  for (const { c, first } of orphans) {
-    const candidates = tasks.filter((t) => !claimed.has(t.op) && t.offset_ns <= first);
-    const parent = candidates[candidates.length - 1];
-    if (!parent) continue;
-    claimed.add(parent.op);
-    out.set(c.id, { op: parent.op, guessed: true });
-  }
-  // Drop a parent that lies inside the thread itself or one of its descendants.
-  for (const [id] of out) {
-    const seen = new Set<string>([id]);
-    let at: string | undefined = connOf.get(out.get(id)!.op);
-    while (at && out.has(at)) {
-      if (seen.has(at)) break;
-      seen.add(at);
-      at = connOf.get(out.get(at)!.op);
-    }
-    if (at && seen.has(at)) out.delete(id);
-  }
-  return out;
+  return spawnParents({
+    connections: session.connections,
+    tasks: () =>
+      session.timeline
+        .filter((t) =>
+          kinds.get(t.connection) === "main" && session.operations[t.op]?.kind === "task"
+        )
+        .map((t) => ({ op: t.op, at: t.offset_ns })),
+    firstAt: (id) => session.timeline.find((t) => t.connection === id)?.offset_ns ?? null,
+    connectionOf: (op) => connOf.get(op),
+  });
 }

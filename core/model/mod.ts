@@ -16,3 +16,4 @@ export * from "./tools.ts";
 export * from "./injected.ts";
 export * from "./titles.ts";
 export * from "./exit_code.ts";
+export * from "./spawn.ts";

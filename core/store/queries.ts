@@ -3,6 +3,7 @@
  * pages, connections, where an operation sits in its thread, projects, the canonical session
  * rebuilt from its parts, and a change stamp for caches.
  */
+import { spawnParents } from "../model/spawn.ts";
 import {
   assembleSession,
   type CanonicalSession,
@@ -331,35 +332,42 @@ export class Queries {
   }
 
   /**
-   * The session's connections, main first. A sub-agent whose log does not name the task call
-   * that spawned it is attached to the latest unclaimed task call of the main thread before
-   * its first step (`parent_guessed`).
+   * The session's connections, main first, each sub-agent with the call that spawned it by the
+   * one rule (`spawnParents`, core/model/spawn.ts): `parent_guessed` when the log did not name
+   * it; no `parent_op` when there is none.
    */
   connections(id: string): ConnectionView[] {
     const conns: ConnectionView[] = (this.sql.stmt(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
     ).all(id) as { doc: string }[]).map((r) => JSON.parse(r.doc) as Connection);
-    const orphans = conns.filter((c) => c.kind === "subagent" && !c.parent_op);
-    if (!orphans.length) return conns;
-    const claimed = new Set(conns.map((c) => c.parent_op).filter(Boolean));
-    const tasks = this.sql.stmt(
-      `SELECT op_id, ts_ms FROM operations WHERE session_id = ? AND kind = 'task'
-       AND connection IN (SELECT id FROM connections WHERE session_id = ? AND
-         json_extract(doc, '$.kind') = 'main') ORDER BY ${OP_ORDER}`,
-    ).all(id, id) as { op_id: string; ts_ms: number | null }[];
+    if (!conns.some((c) => c.kind === "subagent")) return conns;
+    const connectionOf = this.sql.stmt(
+      "SELECT connection FROM operations WHERE session_id = ? AND op_id = ?",
+    );
     const firstAt = this.sql.stmt(
       "SELECT min(ts_ms) AS t FROM operations WHERE session_id = ? AND connection = ?",
     );
-    const order = orphans
-      .map((c) => ({ c, t: (firstAt.get(id, c.id) as { t: number | null }).t ?? Infinity }))
-      .sort((a, b) => a.t - b.t);
-    for (const { c, t } of order) {
-      const candidates = tasks.filter((k) => !claimed.has(k.op_id) && (k.ts_ms ?? -Infinity) <= t);
-      const parent = candidates[candidates.length - 1];
-      if (!parent) continue;
-      claimed.add(parent.op_id);
-      c.parent_op = parent.op_id;
-      c.parent_guessed = true;
+    const parents = spawnParents({
+      connections: conns,
+      tasks: () =>
+        (this.sql.stmt(
+          `SELECT op_id, ts_ms FROM operations WHERE session_id = ? AND kind = 'task'
+           AND connection IN (SELECT id FROM connections WHERE session_id = ? AND
+             json_extract(doc, '$.kind') = 'main') ORDER BY ${OP_ORDER}`,
+        ).all(id, id) as { op_id: string; ts_ms: number | null }[])
+          .map((t) => ({ op: t.op_id, at: t.ts_ms })),
+      firstAt: (c) => (firstAt.get(id, c) as { t: number | null } | undefined)?.t ?? null,
+      connectionOf: (op) =>
+        (connectionOf.get(id, op) as { connection: string } | undefined)?.connection,
+    });
+    for (const c of conns) {
+      if (c.kind !== "subagent") continue;
+      const p = parents.get(c.id);
+      if (!p) delete c.parent_op;
+      else {
+        c.parent_op = p.op;
+        if (p.guessed) c.parent_guessed = true;
+      }
     }
     return conns;
   }
