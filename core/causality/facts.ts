@@ -10,9 +10,11 @@ import {
   COMMAND_KEYS,
   FOLDER_KEYS,
   type Operation,
+  parseToolInput,
   PATH_LIST_KEYS,
   type PayloadRef,
   QUERY_KEYS,
+  toolResultText,
 } from "../model/mod.ts";
 import { basename, normalizePath } from "./paths.ts";
 import { shellEffects } from "./shell.ts";
@@ -90,45 +92,6 @@ const DELETE_TOOLS = new Set(["delete_file", "deletefile", "remove_file"]);
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);
-
-/** A request payload's text as JSON when it is JSON, else the text itself. */
-export function parseInput(text: string | null): unknown {
-  if (text === null) return undefined;
-  const t = text.trimStart();
-  if (!t.startsWith("{") && !t.startsWith("[")) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** The text of a result: the string leaves of a JSON result (Gemini wraps its output), else as is. */
-export function resultText(raw: string | null): string {
-  if (raw === null) return "";
-  const t = raw.trimStart();
-  if (t.startsWith("{") || t.startsWith("[")) {
-    try {
-      const parts: string[] = [];
-      const walk = (v: unknown, depth: number) => {
-        if (depth > 8 || parts.length > 1000) return;
-        if (typeof v === "string") parts.push(v);
-        else if (Array.isArray(v)) v.forEach((x) => walk(x, depth + 1));
-        else if (isRecord(v)) {
-          for (const [k, x] of Object.entries(v)) {
-            if (k !== "id" && k !== "name" && k !== "type") walk(x, depth + 1);
-          }
-        }
-      };
-      walk(JSON.parse(raw), 0);
-      return parts.join("\n");
-    } catch { /* not JSON after all */ }
-  }
-  // Codex puts a header (chunk id, wall time, exit code) before the command's output.
-  const head = raw.slice(0, 600);
-  const at = head.indexOf("\nOutput:\n");
-  return at >= 0 && /^(Chunk ID|Exit code|Wall time)/.test(head) ? raw.slice(at + 9) : raw;
-}
 
 /** The command line of a shell step's input: a string, or an argument vector quoted back into one (`["bash", "-lc", s]` is `s`). */
 export function commandLine(input: unknown): string | undefined {
@@ -290,7 +253,7 @@ export function opFacts(
   ) {
     return base;
   }
-  const input = parseInput(ctx.read(op.request, 256 * 1024));
+  const input = parseToolInput(ctx.read(op.request, 256 * 1024));
   const cwdInput = isRecord(input)
     ? CWD_KEYS.map((k) => str(input[k])).find((v) => v !== undefined)
     : undefined;
@@ -334,7 +297,7 @@ export function opFacts(
     const listing = LIST_TOOLS.has(tool);
     const scopes = uniq(scopeInputs(input, op.target).map(resolve));
     const pattern = patternInput(input);
-    const text = resultText(rawResult);
+    const text = toolResultText(rawResult);
     const bases = uniq([...scopes, ...(cwd ? [cwd] : [])]);
     base.source = {
       kind: listing ? "list" : "search",
@@ -397,7 +360,7 @@ export function opFacts(
       !reads.length;
     const search = searches.find((s) => s.role === "search");
     const scopes = uniq(searches.flatMap((s) => s.paths));
-    const text = searches.length ? resultText(rawResult) : "";
+    const text = searches.length ? toolResultText(rawResult) : "";
     const all = reads.flatMap((r) => r.paths);
     base.source = {
       kind: search ? "search" : listing ? "list" : "read",

@@ -17,3 +17,4 @@ export * from "./injected.ts";
 export * from "./titles.ts";
 export * from "./exit_code.ts";
 export * from "./spawn.ts";
+export * from "./tool_text.ts";

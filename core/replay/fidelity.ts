@@ -4,7 +4,7 @@
  * whether it applied where the recording says it did (or failed where it failed).
  */
 import { exitCodeOf } from "../analytics/error_heuristic.ts";
-import { exitCodeInText } from "../model/mod.ts";
+import { exitCodeInText, toolResultText } from "../model/mod.ts";
 
 /** What the recording says a shell step did. */
 export interface RecordedRun {
@@ -16,27 +16,8 @@ export interface RecordedRun {
   truncated: boolean;
 }
 
-/** The text leaves of a JSON result (Gemini's functionResponse, Cursor's output object). */
-function textLeaves(value: unknown, out: string[]): void {
-  if (typeof value === "string") out.push(value);
-  else if (Array.isArray(value)) value.forEach((v) => textLeaves(v, out));
-  else if (value && typeof value === "object") {
-    for (const v of Object.values(value)) textLeaves(v, out);
-  }
-}
-
-/** A recorded result as plain text: JSON results are unwrapped into their string fields. */
-export function plainResult(text: string): string {
-  const t = text.trimStart();
-  if (t.startsWith("{") || t.startsWith("[")) {
-    try {
-      const out: string[] = [];
-      textLeaves(JSON.parse(text), out);
-      return out.join("\n");
-    } catch { /* not JSON after all */ }
-  }
-  return text;
-}
+/** A recorded result as plain text (the one reading, core/model/tool_text.ts). */
+export const plainResult = (text: string): string => toolResultText(text);
 
 /** Cursor's shell results carry their exit code as a JSON field. */
 const EXTRA_EXIT = [/"exitCode(?:V2)?"\s*:\s*(-?\d+)/];

@@ -11,6 +11,7 @@ import {
   FILE_KEYS,
   FOLDER_KEYS,
   type Operation,
+  parseToolInput,
   type PayloadRef,
   type ReplayBlocker,
 } from "../model/mod.ts";
@@ -89,17 +90,6 @@ export function blockerDetail(blockers: ReplayBlocker[], extra?: string): string
 }
 
 type Json = Record<string, unknown>;
-
-function parseJson(text: string | null): unknown {
-  if (text === null) return undefined;
-  const t = text.trimStart();
-  if (!t.startsWith("{") && !t.startsWith("[")) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
 
 function str(o: Json, ...keys: string[]): string | undefined {
   for (const k of keys) if (typeof o[k] === "string") return o[k] as string;
@@ -273,7 +263,7 @@ export function buildPlan(session: CanonicalSession, text: PayloadText): ReplayP
     const blockers = [...op.replay.blockers];
     let replayable = op.replay.replayable;
     const requestText = text(op.request);
-    const input = parseJson(requestText);
+    const input = parseToolInput(requestText);
     const responseText = op.response ? text(op.response) : null;
     const step: PlanStep = {
       seq: t.seq,

@@ -4,15 +4,9 @@
  * to the session's own git command that made it (by the hash the command printed) or else by
  * time. Uses the git engine; never runs git itself.
  */
-import {
-  commandLine,
-  normalizePath,
-  parseInput,
-  type PayloadReader,
-  resultText,
-} from "../causality/mod.ts";
+import { commandLine, normalizePath, type PayloadReader } from "../causality/mod.ts";
 import type { CommitInfo, GitEngine } from "../git/mod.ts";
-import type { CanonicalSession } from "../model/mod.ts";
+import { type CanonicalSession, parseToolInput, toolResultText } from "../model/mod.ts";
 import type { CommitMark } from "./history.ts";
 
 /** Git commands that make a commit. */
@@ -36,9 +30,9 @@ export function gitSteps(session: CanonicalSession, read: PayloadReader): GitSte
   for (const t of session.timeline) {
     const op = session.operations[t.op];
     if (op.kind !== "exec") continue;
-    const command = commandLine(parseInput(read(op.request, 64 * 1024)));
+    const command = commandLine(parseToolInput(read(op.request, 64 * 1024)));
     if (!command || !COMMITTING.test(command)) continue;
-    const text = resultText(read(op.response, 64 * 1024));
+    const text = toolResultText(read(op.response, 64 * 1024));
     out.push({
       seq: t.seq,
       op: t.op,

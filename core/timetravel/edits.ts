@@ -7,7 +7,7 @@
  */
 import type { OpFacts } from "../causality/mod.ts";
 import { normalizePath } from "../causality/mod.ts";
-import type { Operation } from "../model/mod.ts";
+import { type Operation, parseToolInput } from "../model/mod.ts";
 import {
   applyPatchSection,
   applyReplacements,
@@ -61,14 +61,6 @@ function pair(rec: Record<string, unknown>): Replacement | null {
   const all = rec.replace_all === true || rec.replaceAll === true ||
     (typeof rec.expected_replacements === "number" && rec.expected_replacements > 1);
   return { old, new: next, all };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Claude Code keeps the file before an edit as `originalFile` in its structured result. */
@@ -125,7 +117,7 @@ export function stepEdits(
   const before = recordedBefore(op);
   if (change.kind === "delete") return [one(path, { kind: "delete" })];
   const tool = (op.tool ?? "").toLowerCase();
-  const json = input !== null && input.trimStart().startsWith("{") ? parseJson(input) : undefined;
+  const json = parseToolInput(input);
   if (!isRecord(json)) {
     // Codex apply_patch: the request is the patch; this operation is one of its files.
     if (input !== null && /\*\*\* (Add|Update|Delete) File: /.test(input)) {

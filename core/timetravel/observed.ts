@@ -5,14 +5,8 @@
  * is left out. These observations let time travel rebuild files without a repository, and
  * check the rebuilt text where it has one.
  */
-import {
-  commandLine,
-  type OpFacts,
-  parseInput,
-  resultText,
-  shellEffects,
-} from "../causality/mod.ts";
-import type { Operation } from "../model/mod.ts";
+import { commandLine, type OpFacts, shellEffects } from "../causality/mod.ts";
+import { type Operation, parseToolInput, toolResultText } from "../model/mod.ts";
 
 export interface Observation {
   seq: number;
@@ -65,7 +59,7 @@ export function observe(
   const s = facts.source;
   if (!s || s.failed || s.kind !== "read" || s.files.length !== 1 || s.globs.length) return null;
   const path = s.files[0];
-  const input = parseInput(read("request"));
+  const input = parseToolInput(read("request"));
   if (isRecord(input) && PARTIAL_KEYS.some((k) => input[k] !== undefined && input[k] !== null)) {
     return null;
   }
@@ -89,7 +83,7 @@ export function observe(
       return text === null ? null : { ...at, text, eolUnknown: false };
     }
     if (tool === "read_file" && raw.trimStart().startsWith("[")) {
-      const text = resultText(raw);
+      const text = toolResultText(raw);
       if (/content (has been )?truncated|\[File content truncated/i.test(text)) return null;
       return { ...at, text, eolUnknown: false };
     }
@@ -104,7 +98,7 @@ export function observe(
       return null;
     }
     if (/[|;&<>]/.test(command.replace(/'[^']*'|"[^"]*"/g, ""))) return null;
-    const text = resultText(raw);
+    const text = toolResultText(raw);
     const program = effects[0].program;
     if (program === "cat") return { ...at, text, eolUnknown: false };
     const m = /^sed\s+-n\s+['"]?1,(\d+)p['"]?\s+\S+$/.exec(command.trim());
