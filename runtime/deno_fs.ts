@@ -10,24 +10,53 @@ const CHUNK = 1 << 20;
 export interface DenoFsOptions {
   /** Folder under which scratch copies (foreign SQLite databases) are made. */
   tempRoot?: string;
+  /**
+   * Stat and read ranges with the blocking calls. For a thread with nothing else to do (the
+   * import worker): each asynchronous call is a round trip through Deno's thread pool, and on
+   * a busy machine a live import of one line made a dozen of them. Default false.
+   */
+  blocking?: boolean;
+}
+
+function fileStat(s: Deno.FileInfo): FileStat {
+  return {
+    isFile: s.isFile,
+    isDirectory: s.isDirectory,
+    size: s.size,
+    mtimeMs: s.mtime ? s.mtime.getTime() : null,
+    ino: s.ino ?? null,
+  };
+}
+
+const missing = (e: unknown) =>
+  e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory;
+
+/** Reads at most `length` bytes at `offset` with the blocking calls. */
+function readRangeSync(path: string, offset: number, length: number): Uint8Array {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    file.seekSync(offset, Deno.SeekMode.Start);
+    const buf = new Uint8Array(length);
+    let got = 0;
+    while (got < length) {
+      const n = file.readSync(buf.subarray(got));
+      if (n === null || n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    file.close();
+  }
 }
 
 export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
+  const blocking = options.blocking === true;
   return {
     async stat(path: string): Promise<FileStat | null> {
       try {
-        const s = await Deno.stat(path);
-        return {
-          isFile: s.isFile,
-          isDirectory: s.isDirectory,
-          size: s.size,
-          mtimeMs: s.mtime ? s.mtime.getTime() : null,
-          ino: s.ino ?? null,
-        };
+        return fileStat(blocking ? Deno.statSync(path) : await Deno.stat(path));
       } catch (e) {
-        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-          return null;
-        }
+        if (missing(e)) return null;
         throw e;
       }
     },
@@ -43,7 +72,7 @@ export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
           });
         }
       } catch (e) {
-        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return [];
+        if (missing(e)) return [];
         throw e;
       }
       return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -66,6 +95,7 @@ export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
     },
     async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
       if (length <= 0) return new Uint8Array(0);
+      if (blocking) return readRangeSync(path, offset, length);
       const file = await Deno.open(path, { read: true });
       try {
         await file.seek(offset, Deno.SeekMode.Start);

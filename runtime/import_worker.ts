@@ -27,7 +27,11 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     const importer = importerFor(unit.source);
     if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
     const result = prepareUnit(
-      await importer.import(unit, { fs: createDenoFs({ tempRoot }), epoch, resume }),
+      await importer.import(unit, {
+        fs: createDenoFs({ tempRoot, blocking: true }),
+        epoch,
+        resume,
+      }),
     );
     // The payload buffers are the worker's own (see packPayloads): they move, not copy.
     const buffers = new Set(result.payloads.buffers.map((b) => b.buffer as ArrayBuffer));
