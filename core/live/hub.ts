@@ -7,7 +7,8 @@
  *
  * Events: `session` (the session's detail, when it changed), `ops` (changed and new
  * operations in canonical order, with their places and the new totals), `reset` (a re-read
- * dropped operations: reload), `gone` (the session was removed).
+ * dropped operations: reload), `gone` (the session was removed; should it come back, as a log
+ * truncated to nothing that grows again does, its viewers are sent `reset`).
  */
 import type { ChangeCursor, ChangedOperation, SessionChanges } from "../store/mod.ts";
 import { formatEventId } from "./event_id.ts";
@@ -57,6 +58,8 @@ interface Viewer {
   detailJson: string;
   pumping: Promise<void> | null;
   again: boolean;
+  /** It was sent `gone`: its data are of a session that no longer exists. */
+  gone: boolean;
 }
 
 /** What `session` events add to the detail: when the hub last saw the session change. */
@@ -88,6 +91,7 @@ export class LiveHub {
       detailJson: "",
       pumping: null,
       again: false,
+      gone: false,
     };
     let set = this.viewers.get(sessionId);
     if (!set) this.viewers.set(sessionId, set = new Set());
@@ -171,10 +175,12 @@ export class LiveHub {
       if (v.sink.closed) return;
       const ch = source.sessionChanges(v.sessionId, { after: v.cursor, limit: this.batch });
       if (!ch) {
-        v.sink.send("gone", { id: v.sessionId });
+        if (!v.gone) v.sink.send("gone", { id: v.sessionId });
+        v.gone = true;
         return;
       }
-      if (ch.reset_stamp > v.resetSeen) {
+      if (v.gone || ch.reset_stamp > v.resetSeen) {
+        v.gone = false;
         // Operations were dropped: the client reloads, and everything up to now is in that.
         v.resetSeen = ch.reset_stamp;
         v.cursor = { stamp: Math.max(source.changeClock(), ch.reset_stamp), rowid: Infinity };

@@ -143,7 +143,10 @@ async function liveRows(url: string, headers: Record<string, string>): Promise<s
 const FILE_CASES: {
   name: string;
   change: (s: Awaited<ReturnType<typeof scratch>>, start: string) => Promise<void>;
-  /** Summaries of the operations sent (other events by name), or "reset" (a re-read dropped some). */
+  /**
+   * Summaries of the operations sent (other events by name), or "reset": the viewer reloads (a
+   * re-read dropped operations, or the session was gone a moment and came back).
+   */
   sent: string[] | "reset";
 }[] = [
   {

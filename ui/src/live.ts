@@ -73,8 +73,16 @@ export function openLiveStream(
     });
     es.addEventListener("ops", take(handlers.onOps));
     es.addEventListener("session", take(handlers.onSession));
-    es.addEventListener("reset", take(() => handlers.onReset()));
-    es.addEventListener("gone", () => stop("off"));
+    es.addEventListener(
+      "reset",
+      take(() => {
+        status.value = "live";
+        handlers.onReset();
+      }),
+    );
+    // The session is gone (its log emptied): not followed, but a log written again comes back
+    // as a reset on this same stream.
+    es.addEventListener("gone", () => (status.value = "off"));
     es.addEventListener("error", () => {
       es?.close();
       es = null;

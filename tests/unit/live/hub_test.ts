@@ -162,6 +162,28 @@ Deno.test("a re-read that dropped operations sends a reset, then only what follo
   assert.equal(reset.id, formatEventId({ stamp: t.store.changeClock(), rowid: Infinity }));
 });
 
+Deno.test("a session that is gone and comes back (a log emptied, then written again) sends gone once, then a reset", async () => {
+  await using t = await setup();
+  await t.grow({ user: "start" }, bash(1));
+  const sink = new RecordingSink();
+  t.hub.subscribe(ID, sink, { stamp: t.store.changeClock(), rowid: Infinity });
+  await settle();
+  await Deno.truncate(t.path, 0);
+  await t.grow();
+  t.hub.notify([ID]);
+  await settle();
+  assert.deepEqual(sink.sent.filter((s) => s.event !== "session").map((s) => s.event), ["gone"]);
+  await Deno.writeTextFile(
+    t.path,
+    new ClaudeLines({ sessionId: SID, cwd: "/work/demo" }).turn({ user: "again" }),
+  );
+  await t.grow();
+  const after = sink.sent.filter((s) => s.event !== "session").map((s) => s.event);
+  assert.deepEqual(after, ["gone", "reset"], "the viewer reloads; no ops of a session it lacks");
+  const reset = sink.sent.find((s) => s.event === "reset")!;
+  assert.equal(reset.id, formatEventId({ stamp: t.store.changeClock(), rowid: Infinity }));
+});
+
 Deno.test("two viewers of one session: the watch starts with the first and stops with the last", async () => {
   await using t = await setup();
   await t.grow({ user: "start" });
