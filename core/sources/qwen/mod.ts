@@ -2,7 +2,7 @@
  * Qwen Code importer: `~/.qwen/projects/<project id>/chats/<session>.jsonl` (or under
  * `$QWEN_RUNTIME_DIR` / `$QWEN_HOME`), and background sub-agents' transcripts in
  * `<project id>/subagents/<session>/agent-<id>.jsonl`, which join their session as sub-agent
- * connections. One file is one unit, read by `QwenPass` (`pass.ts`); the Gemini `Content` parts
+ * connections, each under the `agent` call whose `prompt` is its first prompt. One file is one unit, read by `QwenPass` (`pass.ts`); the Gemini `Content` parts
  * inside the records are read by the helpers Gemini CLI's importer uses (`gemini/parts.ts`).
  */
 import { agentName } from "../../model/agents.ts";
@@ -29,7 +29,8 @@ import {
   stemOf,
 } from "../_import_kit.ts";
 import { metaPathOf, qwenRole, qwenRoots } from "./layout.ts";
-import { freshState, QwenPass, SOURCE, STATE_VERSION } from "./pass.ts";
+import { readJsonl } from "../jsonl.ts";
+import { callOpId, freshState, QwenPass, SOURCE, STATE_VERSION } from "./pass.ts";
 
 export { qwenRole, qwenRoots } from "./layout.ts";
 
@@ -70,6 +71,40 @@ async function agentTypeOf(fs: SourceFs, path: string): Promise<string | undefin
   } catch {
     return undefined; // no sidecar: the connection has no agent type
   }
+}
+
+/**
+ * The `agent` call in the parent chat whose `prompt` is the sub-agent's first prompt (the
+ * transcript names no call id; the CLI seeds it with the launching prompt). The parent chat is
+ * `<project>/chats/<session>.jsonl` beside the `subagents/` folder; read once per sub-agent,
+ * until the call is found.
+ */
+async function spawningCall(
+  fs: SourceFs,
+  path: string,
+  parentSession: string,
+  prompt: string,
+): Promise<string | undefined> {
+  const segs = path.split("/");
+  const chat = [...segs.slice(0, -3), "chats", `${parentSession}.jsonl`].join("/");
+  if (!(await fs.stat(chat))?.isFile) return undefined;
+  const at = { offset: 0, line: 1, bytesRead: 0 };
+  for await (const l of readJsonl(fs, chat, at, { closed: true })) {
+    const rec = l.value;
+    if (!isObj(rec) || rec.type !== "assistant" || !isObj(rec.message)) continue;
+    const parts = Array.isArray(rec.message.parts) ? rec.message.parts : [];
+    for (const [i, p] of parts.entries()) {
+      const fc = isObj(p) && isObj(p.functionCall) ? p.functionCall : undefined;
+      if (!fc || fc.name !== "agent" || !isObj(fc.args) || fc.args.prompt !== prompt) continue;
+      const uuid = nonEmpty(rec.uuid) ?? `line${l.line}`;
+      return callOpId(
+        nonEmpty(rec.sessionId) ?? parentSession,
+        uuid,
+        `call:${nonEmpty(fc.id) ?? i}`,
+      );
+    }
+  }
+  return undefined;
 }
 
 function deltaOf(pass: QwenPass, loss: LossWindow[], agentType?: string): DeltaDraft {
@@ -132,6 +167,9 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
     (l, v) => pass.record(v, rangeOf(unit.path, l)),
   );
   const agentType = sub ? await agentTypeOf(fs, unit.path) : undefined;
+  if (sub && !state.parentOp && state.firstPrompt) {
+    state.parentOp = await spawningCall(fs, unit.path, sub.sessionId, state.firstPrompt);
+  }
   return passResult({
     mode: plan.mode,
     deltas: [deltaOf(pass, outcome.loss, agentType)],

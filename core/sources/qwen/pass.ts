@@ -62,6 +62,10 @@ export interface QwenState {
   /** Records that are bookkeeping (telemetry, snapshots): counted by type and subtype. */
   counted: Record<string, number>;
   lastPrompt?: string;
+  /** A sub-agent transcript's first prompt: the `prompt` of the `agent` call that started it. */
+  firstPrompt?: string;
+  /** That call's operation in the parent chat, once found. */
+  parentOp?: string;
 }
 
 export function freshState(): QwenState {
@@ -93,6 +97,11 @@ const EVENT_SYSTEM: Record<string, string> = {
   slash_command: "command",
   agent_launch_prompt: "system",
 };
+
+/** The id of the operation a record's part becomes (`call:<id>` for a function call). */
+export function callOpId(sid: string, uuid: string, part: string): string {
+  return stableId("op_", SOURCE, sid, uuid, part);
+}
 
 /** The text of a list of parts without the thinking (text parts only). */
 function textOf(parts: unknown): string {
@@ -219,7 +228,7 @@ export class QwenPass {
   }
 
   private emit(at: At, block: number, part: string, op: OperationDraft): DraftRecord {
-    const id = stableId("op_", SOURCE, this.sid(), at.uuid, part);
+    const id = callOpId(this.sid(), at.uuid, part);
     const rec: DraftRecord = {
       id,
       connection: this.connection.id,
@@ -253,6 +262,7 @@ export class QwenPass {
     if (!text && !attachments) return;
     const injected = subtype === "cron" || isInjectedText(text);
     if (!injected && this.connection.kind === "main") this.state.lastPrompt = text;
+    if (this.connection.kind === "subagent") this.state.firstPrompt ??= text;
     const ext: Json = {};
     if (subtype) ext.subtype = subtype;
     if (attachments) ext.attachments = attachments;
@@ -499,6 +509,7 @@ export class QwenPass {
     }
     const c: Connection = { id: this.connection.id, kind: this.connection.kind, client, server };
     if (agentType) c.agent_type = agentType;
+    if (this.connection.kind === "subagent" && s.parentOp) c.parent_op = s.parentOp;
     return c;
   }
 }

@@ -316,7 +316,7 @@ Deno.test("qwen discover() reads every runtime folder the CLI may have used", as
   });
 });
 
-Deno.test("qwen importer: a background sub-agent's transcript joins its session", async () => {
+Deno.test("qwen importer: a background sub-agent's transcript joins its session, under the agent call whose prompt it was given", async () => {
   const fs = new MemFs();
   const sub = `${DIR}/subagents/${SID}/agent-bg1.jsonl`;
   fs.write(PATH, user("delegate") + model([call("a1", "agent", { prompt: "look around" })]));
@@ -328,9 +328,10 @@ Deno.test("qwen importer: a background sub-agent's transcript joins its session"
   assertEquals(sessions.length, 1);
   const s = sessions[0];
   assertEquals(validationProblems(s), []);
-  assertEquals(s.connections.map((c) => [c.id, c.kind, c.agent_type]), [
-    ["main", "main", undefined],
-    ["subagent:bg1", "subagent", "Explore"],
+  const task = ops(s).find((o) => o.kind === "task")!;
+  assertEquals(s.connections.map((c) => [c.id, c.kind, c.agent_type, c.parent_op]), [
+    ["main", "main", undefined, undefined],
+    ["subagent:bg1", "subagent", "Explore", task.id],
   ]);
   assertEquals(ops(s).map((o) => [o.conn, o.kind]), [
     ["main", "prompt"],
