@@ -11,6 +11,7 @@ import { writeClaudeSession } from "../e2e/_synthetic.ts";
 
 const EVIL = "\x1b[2J\x1b]0;pwned\x07\x9b31m\nFORGED ok: all clear\r";
 /** Any control character but the line break and tab a CLI writes itself. */
+// deno-lint-ignore no-control-regex -- the test looks for exactly these characters
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
 Deno.test("sessions, show, import and scan escape what transcripts and folder names hold", async () => {

@@ -46,5 +46,6 @@ Deno.test("an import issue line cannot forge a line: its message is escaped", ()
     }],
   });
   assertEquals(out.split("\n").filter((l) => l.startsWith("Imported")).length, 1);
+  // deno-lint-ignore no-control-regex -- the test looks for exactly these characters
   assertEquals(/\x1b/.test(out), false);
 });
