@@ -480,3 +480,73 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "analytics: a real time axis, a heatmap, tools by what they do, each day a link to its sessions",
+  ...opts,
+  fn: async (t) => {
+    const fx = await serveFixtures({ scenarios: ["gemini/s1-basic"], homes: [home] });
+    const b = await openBrowser({ fixture: fx, width: 1280, height: 900 });
+    const { page } = b;
+    try {
+      const started = Date.now();
+      await page.goto(`${fx.server.url}analytics`);
+      await page.locator(".day-bars g[data-day]").first().waitFor();
+      console.log(`analytics first view: ${Date.now() - started} ms (goto to charts drawn)`);
+
+      await t.step("idle days are gaps and the labels carry the year", async () => {
+        // 2026-01-05 (the synthetic session) to the Gemini fixture's day: every day between.
+        const days = await page.locator(".day-bars").evaluate((svg) =>
+          Number(svg.getAttribute("viewBox")!.split(" ")[2])
+        );
+        assert.ok(days > 30, `${days} days on the axis`);
+        assert.equal(await page.locator(".day-bars g[data-day]").count(), 2);
+        const labels = await page.locator(".day-axis span").allTextContents();
+        assert.equal(labels[0], "2026-01-05");
+        assert.ok(labels.every((l) => /^\d{4}-\d{2}-\d{2}$/.test(l)), labels.join());
+        assert.match(
+          (await page.locator(".day-bars").getAttribute("aria-label")) ?? "",
+          /steps on 2 of \d+ days from 2026-01-05/,
+        );
+      });
+
+      await t.step("the heatmap has a cell a day and marks the active ones", async () => {
+        const cells = await page.locator(".heat rect").count();
+        assert.ok(cells >= 7 * 4, `${cells} cells`);
+        assert.equal(await page.locator(".heat rect[data-day]").count(), 2);
+      });
+
+      await t.step("tools are grouped by kind, native names on hover", async () => {
+        const read = page.locator(".hbars li", { hasText: /^Read/ });
+        const names = (await read.getAttribute("title")) ?? "";
+        assert.match(names, /\bRead 1\b/);
+        assert.match(names, /\bread_file 1\b/);
+        assert.match((await read.locator(".hb-value").textContent()) ?? "", /^2/);
+      });
+
+      await t.step("chart text stays readable at 390 px", async () => {
+        await page.setViewportSize({ width: 390, height: 844 });
+        const sizes = await page.locator(".hb-label, .hb-value, .day-axis span:visible, .y-max")
+          .evaluateAll((els) => els.map((e) => parseFloat(getComputedStyle(e).fontSize)));
+        assert.ok(sizes.length > 5 && sizes.every((s) => s >= 12), sizes.join());
+        await screenshot(page, "r08_analytics_light_390");
+        await page.emulateMedia({ colorScheme: "dark" });
+        await screenshot(page, "r08_analytics_dark_390");
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await screenshot(page, "r08_analytics_dark");
+        await page.emulateMedia({ colorScheme: "light" });
+        await screenshot(page, "r08_analytics_light");
+      });
+
+      await t.step("a day's bar goes to that day's sessions", async () => {
+        await page.locator('.day-bars g[data-day="2026-01-05"] rect').first().click();
+        await page.waitForURL(/from=2026-01-05&to=2026-01-05/);
+      });
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});

@@ -6,10 +6,28 @@ import { api, qs } from "../api.ts";
 import { AGENTS, basename, count } from "../format.ts";
 import { navigate, onLink } from "../router.ts";
 import type { Project, Stats } from "../types.ts";
-import { DayBars, HBars } from "./charts.tsx";
+import { type BarItem, DayBars, HBars, Heatmap } from "./charts.tsx";
+import { KIND_LABEL } from "../../../core/export/tool_view.ts";
 import { CostText, TokenCards } from "./cost.tsx";
 import { estimateCost, tokenTotal } from "../../../core/analytics/prices.ts";
-import type { ModelTokens } from "../../../core/analytics/stats.ts";
+import type { ModelTokens, ToolCount } from "../../../core/analytics/stats.ts";
+
+/**
+ * Tool calls grouped by what they do across agents (a read is a read whether the agent calls it
+ * Read, read_file or view: the kind core/model/tools.ts gave it at import), with each kind's
+ * native names and counts for the tooltip.
+ */
+function toolKinds(tools: ToolCount[]): BarItem[] {
+  const kinds = new Map<string, ToolCount[]>();
+  for (const t of tools) kinds.set(t.kind, [...(kinds.get(t.kind) ?? []), t]);
+  return [...kinds].map(([kind, ts]) => ({
+    label: KIND_LABEL[kind] ?? kind,
+    value: ts.reduce((n, t) => n + t.count, 0),
+    bad: ts.reduce((n, t) => n + t.errors, 0),
+    cls: `k-${kind}`,
+    title: ts.map((t) => `${t.tool} ${t.count}`).join(", "),
+  })).sort((a, b) => b.value - a.value);
+}
 
 /** Usage rows grouped by a key, in the order the keys first appear. */
 function groupBy<T extends ModelTokens>(rows: T[], key: (r: T) => string): [string, T[]][] {
@@ -95,6 +113,8 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
 
   const s = stats.value;
   const estimate = s ? estimateCost(s.tokens) : null;
+  const dayLink = (day: string) =>
+    `/${qs({ from: day, to: day, project: project ?? undefined, source: source.value })}`;
   return (
     <div class="page">
       <div class="page-head">
@@ -143,25 +163,26 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
           </div>
           <section class="card">
             <h2>
-              Activity per day <span class="muted small">(errors in red)</span>
+              Steps per day <span class="muted small">(failed tool calls in red)</span>
             </h2>
-            <DayBars days={s.activity} />
+            <DayBars days={s.activity} link={dayLink} />
+          </section>
+          <section class="card">
+            <h2>Activity</h2>
+            <Heatmap days={s.activity} link={dayLink} />
           </section>
           <div class="grid2">
             <section class="card">
-              <h2>Tools</h2>
-              <HBars
-                items={s.tools.map((t) => ({
-                  label: t.tool,
-                  value: t.count,
-                  bad: t.errors,
-                  cls: `k-${t.kind}`,
-                }))}
-              />
+              <h2>
+                Tools by what they do{" "}
+                <span class="muted small">(hover for each agent's names)</span>
+              </h2>
+              <HBars label="Tool calls by kind" items={toolKinds(s.tools)} />
             </section>
             <section class="card">
               <h2>Step kinds</h2>
               <HBars
+                label="Steps by kind"
                 items={s.kinds.map((k) => ({ label: k.kind, value: k.count, cls: `k-${k.kind}` }))}
               />
             </section>

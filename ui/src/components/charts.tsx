@@ -1,99 +1,268 @@
-/** Hand-drawn SVG charts: bars per day and horizontal bars. Sized by viewBox, themed by CSS. */
+/**
+ * The analytics charts. Bars per day on a real time axis (every day from the first to the
+ * last, idle days empty, labels with the year), an activity heatmap (weeks by weekday), and
+ * horizontal bars drawn in HTML so their text stays readable at any width. Each chart carries
+ * a text alternative (a summary as its accessible name, and its numbers as a table under
+ * "Show as a table"); a click on a day goes to that day's sessions.
+ */
 import type { VNode } from "preact";
+import { navigate } from "../router.ts";
 
-export function DayBars(
-  { days, height = 160 }: {
-    days: { day: string; operations: number; errors: number }[];
-    height?: number;
-  },
-): VNode {
-  if (!days.length) return <div class="muted">No dated activity.</div>;
-  const width = 720;
-  const pad = { l: 40, r: 8, t: 8, b: 22 };
-  const max = Math.max(...days.map((d) => d.operations), 1);
-  const w = (width - pad.l - pad.r) / days.length;
-  const y = (v: number) => pad.t + (height - pad.t - pad.b) * (1 - v / max);
-  const labelEvery = Math.max(1, Math.ceil(days.length / 8));
+const DAY_MS = 86_400_000;
+
+/** One day's counts. */
+export interface DayCount {
+  day: string;
+  operations: number;
+  errors: number;
+}
+
+/** Every UTC day from the first to the last of `days`, the ones without activity at zero. */
+export function fillDays(days: readonly DayCount[]): DayCount[] {
+  if (!days.length) return [];
+  const byDay = new Map(days.map((d) => [d.day, d]));
+  const first = Date.parse(days[0].day + "T00:00:00Z");
+  const last = Date.parse(days[days.length - 1].day + "T00:00:00Z");
+  const out: DayCount[] = [];
+  for (let t = first; t <= last; t += DAY_MS) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    out.push(byDay.get(day) ?? { day, operations: 0, errors: 0 });
+  }
+  return out;
+}
+
+function daySummary(days: DayCount[], all: DayCount[]): string {
+  const active = days.filter((d) => d.operations > 0);
+  const top = active.reduce((a, b) => (b.operations > a.operations ? b : a), active[0]);
+  const steps = active.reduce((n, d) => n + d.operations, 0);
+  return `${steps.toLocaleString("en-US")} steps on ${active.length} of ${all.length} days from ${
+    all[0].day
+  } to ${all[all.length - 1].day}; busiest ${top.day} with ${
+    top.operations.toLocaleString("en-US")
+  }`;
+}
+
+/** The days as a table of links: the chart's numbers for a screen reader or a keyboard. */
+function DayTable({ days, link }: { days: DayCount[]; link: (day: string) => string }): VNode {
   return (
-    <svg
-      class="chart"
-      viewBox={`0 0 ${width} ${height}`}
-      role="img"
-      aria-label="Operations per day"
-    >
-      <line class="axis" x1={pad.l} x2={width - pad.r} y1={y(0)} y2={y(0)} />
-      <text class="tick" x={pad.l - 6} y={y(max) + 4} text-anchor="end">{max}</text>
-      <text class="tick" x={pad.l - 6} y={y(0)} text-anchor="end">0</text>
-      {days.map((d, i) => (
-        <g key={d.day}>
-          <rect
-            class="bar"
-            x={pad.l + i * w + 1}
-            y={y(d.operations)}
-            width={Math.max(1, w - 2)}
-            height={y(0) - y(d.operations)}
-          >
-            <title>{`${d.day}: ${d.operations} steps, ${d.errors} errors`}</title>
-          </rect>
-          {d.errors > 0 && (
-            <rect
-              class="bar-error"
-              x={pad.l + i * w + 1}
-              y={y(d.errors)}
-              width={Math.max(1, w - 2)}
-              height={y(0) - y(d.errors)}
-            />
-          )}
-          {i % labelEvery === 0 && (
-            <text class="tick" x={pad.l + i * w + w / 2} y={height - 6} text-anchor="middle">
-              {d.day.slice(5)}
-            </text>
-          )}
-        </g>
-      ))}
-    </svg>
+    <details class="chart-table">
+      <summary>Show as a table</summary>
+      <div class="table-scroll">
+        <table class="table">
+          <thead>
+            <tr>
+              <th>day (UTC)</th>
+              <th>steps</th>
+              <th>errors</th>
+            </tr>
+          </thead>
+          <tbody>
+            {days.filter((d) => d.operations > 0).map((d) => (
+              <tr key={d.day}>
+                <td>
+                  <a href={link(d.day)}>{d.day}</a>
+                </td>
+                <td>{d.operations}</td>
+                <td>{d.errors}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
   );
 }
 
+/** Goes to the day a chart's mark names (`data-day`), if the click was on one. */
+function clickDay(e: MouseEvent, link: (day: string) => string): void {
+  const day = (e.target as Element).closest("[data-day]")?.getAttribute("data-day");
+  if (day) navigate(link(day));
+}
+
+/** Bars per day on a real time axis. */
+export function DayBars(
+  { days: given, link }: { days: DayCount[]; link: (day: string) => string },
+): VNode {
+  if (!given.length) return <div class="muted">No dated activity.</div>;
+  const days = fillDays(given);
+  const max = Math.max(...days.map((d) => d.operations), 1);
+  const n = days.length;
+  const ticks = Math.min(n, 6);
+  const tickAt = Array.from(
+    { length: ticks },
+    (_, i) => (ticks === 1 ? 0 : Math.round((i * (n - 1)) / (ticks - 1))),
+  );
+  return (
+    <figure class="day-chart">
+      <div class="day-plot">
+        <span class="y-max">{max.toLocaleString("en-US")}</span>
+        <svg
+          class="chart day-bars"
+          viewBox={`0 0 ${n} 100`}
+          preserveAspectRatio="none"
+          role="img"
+          aria-label={`Steps per day: ${daySummary(days, days)}`}
+          onClick={(e) => clickDay(e, link)}
+        >
+          {days.map((d, i) =>
+            d.operations > 0 && (
+              <g key={d.day} data-day={d.day}>
+                <rect
+                  class="bar"
+                  x={i + 0.1}
+                  width={0.8}
+                  y={100 - (100 * d.operations) / max}
+                  height={(100 * d.operations) / max}
+                >
+                  <title>{`${d.day}: ${d.operations} steps, ${d.errors} errors`}</title>
+                </rect>
+                {d.errors > 0 && (
+                  <rect
+                    class="bar-error"
+                    x={i + 0.1}
+                    width={0.8}
+                    y={100 - (100 * d.errors) / max}
+                    height={(100 * d.errors) / max}
+                  />
+                )}
+              </g>
+            )
+          )}
+        </svg>
+      </div>
+      <div class="day-axis" aria-hidden="true">
+        {tickAt.map((i) => (
+          <span key={i} style={{ left: `${((i + 0.5) / n) * 100}%` }}>{days[i].day}</span>
+        ))}
+      </div>
+      <DayTable days={days} link={link} />
+    </figure>
+  );
+}
+
+const WEEKDAYS = ["Mon", "", "Wed", "", "Fri", "", "Sun"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+/** The heatmap is drawn at this scale, never stretched, so its 10 px text reads at 13 px. */
+const HEAT_SCALE = 1.3;
+
+/** Activity per day as a heatmap: a column per week (Monday first), up to a year back. */
+export function Heatmap(
+  { days: given, link }: { days: DayCount[]; link: (day: string) => string },
+): VNode {
+  if (!given.length) return <div class="muted">No dated activity.</div>;
+  const all = fillDays(given);
+  const last = Date.parse(all[all.length - 1].day + "T00:00:00Z");
+  // From the Monday of the week a year before the last day (or of the first day, if later).
+  const yearBack = Math.max(Date.parse(all[0].day + "T00:00:00Z"), last - 364 * DAY_MS);
+  const weekday = (t: number) => (new Date(t).getUTCDay() + 6) % 7;
+  const start = yearBack - weekday(yearBack) * DAY_MS;
+  const byDay = new Map(all.map((d) => [d.day, d]));
+  const cells: { day: string; x: number; y: number; n: number }[] = [];
+  for (let t = start; t <= last; t += DAY_MS) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    cells.push({
+      day,
+      x: Math.floor((t - start) / DAY_MS / 7),
+      y: weekday(t),
+      n: byDay.get(day)?.operations ?? 0,
+    });
+  }
+  const weeks = cells[cells.length - 1].x + 1;
+  const max = Math.max(...cells.map((c) => c.n), 1);
+  const level = (n: number) => (n === 0 ? 0 : Math.min(4, Math.ceil((4 * n) / max)));
+  // A label at each month's first week, the year with January and the first one; none closer
+  // than three weeks to the one before (five after one with its year).
+  const months: { x: number; text: string }[] = [];
+  for (const c of cells) {
+    if (!(c.day.endsWith("-01") || c === cells[0])) continue;
+    const prev = months[months.length - 1];
+    if (prev && c.x - prev.x < (prev.text.length > 3 ? 5 : 3)) continue;
+    const m = Number(c.day.slice(5, 7)) - 1;
+    const year = m === 0 || !months.length ? ` ${c.day.slice(0, 4)}` : "";
+    months.push({ x: c.x, text: `${MONTHS[m]}${year}` });
+  }
+  const shown = all.filter((d) => Date.parse(d.day + "T00:00:00Z") >= start);
+  return (
+    <figure class="heatmap">
+      <div class="table-scroll">
+        <svg
+          class="chart heat"
+          viewBox={`0 0 ${weeks * 12 + 30} ${7 * 12 + 16}`}
+          width={(weeks * 12 + 30) * HEAT_SCALE}
+          height={(7 * 12 + 16) * HEAT_SCALE}
+          role="img"
+          aria-label={`Activity heatmap: ${daySummary(shown, shown)}`}
+          onClick={(e) => clickDay(e, link)}
+        >
+          {months.map((m) => (
+            <text key={m.x} class="tick" x={30 + m.x * 12} y={10}>
+              {m.text}
+            </text>
+          ))}
+          {WEEKDAYS.map((w, i) =>
+            w && <text key={w} class="tick" x={0} y={16 + i * 12 + 9}>{w}</text>
+          )}
+          {cells.map((c) => (
+            <rect
+              key={c.day}
+              data-day={c.n ? c.day : undefined}
+              class={`heat-${level(c.n)}`}
+              x={30 + c.x * 12}
+              y={16 + c.y * 12}
+              width={10}
+              height={10}
+              rx={2}
+            >
+              <title>{`${c.day}: ${c.n} steps`}</title>
+            </rect>
+          ))}
+        </svg>
+      </div>
+      <div class="heat-legend" aria-hidden="true">
+        less <span class="heat-key heat-0" /> <span class="heat-key heat-1" />{" "}
+        <span class="heat-key heat-2" /> <span class="heat-key heat-3" />{" "}
+        <span class="heat-key heat-4" /> more
+      </div>
+    </figure>
+  );
+}
+
+/** One horizontal bar: its label (with a tooltip), its value and how much of it went wrong. */
+export interface BarItem {
+  label: string;
+  value: number;
+  bad?: number;
+  cls?: string;
+  title?: string;
+  href?: string;
+}
+
+/** Horizontal bars in HTML: the text is the page's text, readable at every width. */
 export function HBars(
-  { items, max: maxItems = 15 }: {
-    items: { label: string; value: number; bad?: number; cls?: string }[];
-    max?: number;
-  },
+  { items, max: maxItems = 15, label }: { items: BarItem[]; max?: number; label: string },
 ): VNode {
   const shown = items.slice(0, maxItems);
   if (!shown.length) return <div class="muted">Nothing yet.</div>;
   const max = Math.max(...shown.map((i) => i.value), 1);
-  const rowH = 22;
-  const width = 520;
-  const labelW = 150;
   return (
-    <svg class="chart" viewBox={`0 0 ${width} ${shown.length * rowH + 4}`} role="img">
-      {shown.map((it, i) => {
-        const w = ((width - labelW - 60) * it.value) / max;
-        const bw = it.bad ? ((width - labelW - 60) * it.bad) / max : 0;
-        return (
-          <g key={it.label} transform={`translate(0 ${i * rowH + 2})`}>
-            <text class="label" x={labelW - 6} y={15} text-anchor="end">
-              {it.label.slice(0, 22)}
-            </text>
-            <rect
-              class={`bar ${it.cls ?? ""}`}
-              x={labelW}
-              y={3}
-              width={Math.max(1, w)}
-              height={rowH - 6}
-            />
-            {bw > 0 && (
-              <rect class="bar-error" x={labelW} y={3} width={Math.max(1, bw)} height={rowH - 6} />
-            )}
-            <text class="value" x={labelW + w + 6} y={15}>
-              {it.value.toLocaleString("en-US")}
-              {it.bad ? ` (${it.bad} err)` : ""}
-            </text>
-          </g>
-        );
-      })}
-    </svg>
+    <ul class="chart hbars" aria-label={label}>
+      {shown.map((it) => (
+        <li key={it.label} title={it.title}>
+          <span class="hb-label">
+            {it.href ? <a href={it.href}>{it.label}</a> : it.label}
+          </span>
+          <span class="hb-track" aria-hidden="true">
+            <span class={`bar ${it.cls ?? ""}`} style={{ width: `${(100 * it.value) / max}%` }} />
+            {it.bad
+              ? <span class="bar-error" style={{ width: `${(100 * it.bad) / max}%` }} />
+              : null}
+          </span>
+          <span class="hb-value">
+            {it.value.toLocaleString("en-US")}
+            {it.bad ? ` (${it.bad} failed)` : ""}
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }
