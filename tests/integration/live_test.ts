@@ -115,7 +115,7 @@ async function referenceImport(home: string) {
   const fs = createDenoFs({ tempRoot: tmp });
   return {
     run: () => importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs }),
-    rows: () => rows(store.timeline(ID, { limit: 100_000 }).items),
+    rows: (id = ID) => rows(store.timeline(id, { limit: 100_000 }).items),
     checkpoint: (path: string) => JSON.stringify(store.getSource(path)?.checkpoint ?? null),
     async [Symbol.asyncDispose]() {
       store.close();
@@ -128,8 +128,12 @@ type Row = { op_id: string; op: { kind: string; completeness: string; summary?: 
 const rows = (items: unknown[]) =>
   (items as Row[]).map((i) => `${i.op_id} ${i.op.kind} ${i.op.completeness} ${i.op.summary}`);
 
-async function liveRows(url: string, headers: Record<string, string>): Promise<string[]> {
-  const res = await fetch(`${url}api/sessions/${ID}/timeline?limit=500`, { headers });
+async function liveRows(
+  url: string,
+  headers: Record<string, string>,
+  id = ID,
+): Promise<string[]> {
+  const res = await fetch(`${url}api/sessions/${id}/timeline?limit=500`, { headers });
   const page = await res.json();
   return res.status === 404 ? [] : rows(page.items);
 }
@@ -229,6 +233,62 @@ for (const c of FILE_CASES) {
           "only what changed, and no reset",
         );
       }
+      await client.close();
+    } finally {
+      await srv.stop();
+    }
+  });
+}
+
+/**
+ * The watch is generic: any agent's JSONL log is followed the same way. Each case is a real
+ * CLI's recording (fixtures/realclients) whose log is written in two halves while a viewer
+ * watches; the viewer is sent the second half's operations, and the store ends as
+ * `chronicle import` of the whole log.
+ */
+const AGENT_LOGS = [
+  {
+    agent: "Qwen Code",
+    native: "fixtures/realclients/qwen/s4-long/native",
+    log:
+      ".qwen/projects/-home-dev-projects-s4-long/chats/30d7d508-634e-4c0c-adc5-78c068fbfa84.jsonl",
+  },
+  {
+    agent: "Copilot CLI",
+    native: "fixtures/realclients/copilot/s4-long/native",
+    log: ".copilot/session-state/6d314a23-e9de-44cc-a38d-421c9ab3d442/events.jsonl",
+  },
+];
+
+for (const c of AGENT_LOGS) {
+  Deno.test(`a ${c.agent} session written while viewed streams its new steps`, async () => {
+    await using s = await scratch();
+    const root = new URL("../../", import.meta.url).pathname;
+    await new Deno.Command("cp", { args: ["-R", `${root}${c.native}/.`, s.home] }).output();
+    const path = `${s.home}/${c.log}`;
+    const lines = (await Deno.readTextFile(path)).split(/(?<=\n)/);
+    const half = Math.floor(lines.length / 2);
+    await Deno.writeTextFile(path, lines.slice(0, half).join(""));
+    const srv = await liveServer({ home: s.home, data: s.data });
+    try {
+      const list = await (await fetch(`${srv.url}api/sessions`, { headers: srv.headers })).json();
+      assert.equal(list.total, 1);
+      const id = list.items[0].id as string;
+      const { client, page } = await view(srv.url, srv.headers, id);
+      await using ref = await referenceImport(s.home);
+      await Deno.writeTextFile(path, lines.slice(half).join(""), { append: true });
+      await ref.run();
+      while (
+        JSON.stringify(srv.store.getSource(path)?.checkpoint ?? null) !== ref.checkpoint(path)
+      ) await new Promise((r) => setTimeout(r, 10));
+      const final = await liveRows(srv.url, srv.headers, id);
+      assert.deepEqual(final, ref.rows(id));
+      const before = new Set(page.items.map((i) => i.op_id));
+      const added = final.map((r) => r.split(" ")[0]).filter((op) => !before.has(op));
+      assert.ok(added.length > 0, "the second half holds new steps");
+      await client.waitForOps(added.length);
+      const sent = new Set(client.opIds());
+      for (const op of added) assert.ok(sent.has(op), `${op} was sent`);
       await client.close();
     } finally {
       await srv.stop();
