@@ -130,3 +130,15 @@ export function helpOrVersion(parsed: Parsed, help: string, io: CliIo): number |
 export function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
+
+const DATE = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A `--since`/`--until` value: YYYY-MM-DD or ISO 8601, anything else a usage error. */
+export function dateArg(v: unknown, name: string): string | undefined {
+  const s = str(v);
+  if (s === undefined) return undefined;
+  if (!DATE.test(s) || Number.isNaN(Date.parse(s))) {
+    throw new UsageError(`--${name} takes a date: YYYY-MM-DD or ISO 8601`);
+  }
+  return s;
+}

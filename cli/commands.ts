@@ -1,10 +1,12 @@
 /** The command table: one line per command. */
+import { makeCompletionCommand } from "./completion.ts";
 import { diffCommand } from "./diff.ts";
 import { doctorCommand } from "./doctor.ts";
 import { exportCommand, verifyCommand } from "./export.ts";
 import { filesCommand } from "./files.ts";
 import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
+import { issuesCommand } from "./issues.ts";
 import { openCommand } from "./open.ts";
 import type { Command } from "./io.ts";
 import { replayCommand } from "./replay.ts";
@@ -29,6 +31,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "print and open the running server's address, with your install token",
   },
   import: { run: importCommand, summary: "import new and changed agent logs into the local store" },
+  issues: {
+    run: issuesCommand,
+    summary: "what imports recorded as going wrong: unreadable files, issues, loss windows",
+  },
   sessions: { run: sessionsCommand, summary: "list imported sessions" },
   show: { run: showCommand, summary: "print one session's timeline" },
   search: {
@@ -62,5 +68,9 @@ export const COMMANDS: Record<string, CommandEntry> = {
   guard: {
     run: guardCommand,
     summary: "the PreToolUse guard: decide offline, install or remove the hook",
+  },
+  completion: {
+    run: makeCompletionCommand(() => COMMANDS),
+    summary: "print a completion script for bash, zsh or fish",
   },
 };

@@ -38,7 +38,7 @@ Formats:
              fenced diff blocks, sub-agents nested, errors marked
   html       one self-contained HTML page a session: the same, with inline CSS and no
              script; long outputs fold; opens from file:// with no network, safe to mail
-  canonical  DIR/sessions/<id>/{manifest.json, session.json, payloads/<sha256>}: the
+  canonical  DIR/sessions/<agent>_<native id>/{manifest.json, session.json, payloads/<sha256>}: the
              canonical session (schema v1), folders 0700, files 0600, written to a temporary
              folder and renamed into place, manifest last; \`chronicle import --canonical DIR\`
              reads it back

@@ -1,7 +1,7 @@
 /** `chronicle search QUERY`: full-text search over every imported session, from a terminal. */
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { SEARCH_PAGE_MAX, type SearchResult } from "../core/store/mod.ts";
-import { helpOrVersion, parseArgs, sourceArg, str, UsageError } from "./args.ts";
+import { dateArg, helpOrVersion, parseArgs, sourceArg, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import type { Command } from "./io.ts";
 import { oneLine } from "./sessions.ts";
@@ -30,8 +30,6 @@ Options:
 Exit codes: 0 hits found, 1 no hit, 2 usage error.
 `;
 
-const DATE = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
-
 function count(v: unknown, name: string, fallback: number, max: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
@@ -39,15 +37,6 @@ function count(v: unknown, name: string, fallback: number, max: number): number 
     throw new UsageError(`--${name} takes an integer from 0 to ${max}`);
   }
   return n;
-}
-
-function date(v: unknown, name: string): string | undefined {
-  const s = str(v);
-  if (s === undefined) return undefined;
-  if (!DATE.test(s) || Number.isNaN(Date.parse(s))) {
-    throw new UsageError(`--${name} takes a date: YYYY-MM-DD or ISO 8601`);
-  }
-  return s;
 }
 
 export const searchCommand: Command = async (args, io) => {
@@ -76,8 +65,8 @@ export const searchCommand: Command = async (args, io) => {
     result = store.search(q, {
       source,
       project: str(p.values.project),
-      from: date(p.values.since, "since"),
-      to: date(p.values.until, "until"),
+      from: dateArg(p.values.since, "since"),
+      to: dateArg(p.values.until, "until"),
       limit,
       offset,
     });

@@ -2,12 +2,14 @@
 import { termSafe } from "../core/security/terminal.ts";
 import type { Operation } from "../core/model/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
-import { helpOrVersion, parseArgs, sourceArg, str, UsageError } from "./args.ts";
+import { dateArg, helpOrVersion, parseArgs, sourceArg, UsageError } from "./args.ts";
+import { userPath } from "./user_cwd.ts";
 import { loadNamedSession, openUserStore } from "./context.ts";
 import type { Command } from "./io.ts";
 
 export const SESSIONS_HELP =
-  `Usage: chronicle sessions [--source ID] [--project PATH] [--limit N] [--json]
+  `Usage: chronicle sessions [--source ID] [--project PATH] [--since DATE] [--until DATE]
+                          [--limit N] [--json]
 
 Lists imported sessions, newest first: id, source, native id, project, start, end, title and
 operation count.
@@ -15,6 +17,8 @@ operation count.
 Options:
   --source ID     only this agent: ${SOURCE_IDS.join(", ")}
   --project PATH  only sessions in this project folder (or below it)
+  --since DATE    only sessions active on or after DATE (YYYY-MM-DD or ISO 8601)
+  --until DATE    only sessions started on or before DATE (a whole day for YYYY-MM-DD)
   --limit N       at most N sessions (default 100)
   --json          print JSON
   -h, --help      show this help
@@ -24,6 +28,8 @@ export const sessionsCommand: Command = async (args, io) => {
   const p = parseArgs(args, {
     source: { type: "string" },
     project: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
   });
@@ -37,7 +43,11 @@ export const sessionsCommand: Command = async (args, io) => {
   try {
     const { total, items } = store.listSessions({
       source: sourceArg(p.values.source),
-      project: str(p.values.project),
+      project: p.values.project === undefined
+        ? undefined
+        : userPath(io.cwd, String(p.values.project)),
+      from: dateArg(p.values.since, "since"),
+      to: dateArg(p.values.until, "until"),
       limit,
     });
     if (p.values.json) {
@@ -49,7 +59,7 @@ export const sessionsCommand: Command = async (args, io) => {
       return 0;
     }
     for (const s of items) {
-      const title = oneLine(s.title ?? s.first_prompt ?? "", 70);
+      const title = oneLine(sessionTitle(s), 70);
       io.stdout(
         `${termSafe(s.id)}\n  ${termSafe(s.source)} · ${
           termSafe(s.project_path ?? "(no project)")
@@ -91,7 +101,8 @@ export const showCommand: Command = async (args, io) => {
     }
     const s = session.session;
     io.stdout(
-      `${oneLine(s.title ?? "(untitled)", 200)}\n${termSafe(s.id)} · ${
+      // the list's title: the session's own, else its first prompt (the store keeps it)
+      `${oneLine(sessionTitle(store.getSession(s.id) ?? s), 200)}\n${termSafe(s.id)} · ${
         termSafe(s.project.path ?? "")
       } · ${termSafe(s.started_at ?? "")}\n`,
     );
@@ -168,4 +179,9 @@ function formatOffset(ns: number): string {
 export function oneLine(s: string, max: number): string {
   const t = s.replace(/\s+/g, " ").trim();
   return termSafe(t.length > max ? t.slice(0, max - 1) + "…" : t);
+}
+
+/** The one title a session goes by in the terminal: its own, else its first prompt. */
+function sessionTitle(s: { title?: string | null; first_prompt?: string | null }): string {
+  return s.title ?? s.first_prompt ?? "(untitled)";
 }

@@ -61,9 +61,13 @@ export function sessionJson(session: CanonicalSession): string {
   return JSON.stringify(session, null, 2) + "\n";
 }
 
-/** Folder name for a session id: the id itself, with anything unusual replaced. */
+/**
+ * Folder (and file) name for a session id: the id with anything not portable replaced by `_`,
+ * the `:` after the agent included (Windows and many archive tools refuse it):
+ * `claude-code_<uuid>`. `session.json` holds the id itself.
+ */
 export function sessionDirName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._:-]/g, "_").replace(/^\.+/, "_");
+  return id.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
 }
 
 /** Every payload hash a session refers to, including those in extensions. */

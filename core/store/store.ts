@@ -32,6 +32,7 @@ import {
 } from "./live_query.ts";
 import type { PackFiles } from "./packs.ts";
 import { storeHealth } from "./health.ts";
+import { importIssues } from "./issues.ts";
 import { PayloadStore } from "./payloads.ts";
 import { indexText, type PreparedUnit } from "./prepare.ts";
 import { Queries } from "./queries.ts";
@@ -43,6 +44,7 @@ import { Search } from "./search.ts";
 import { computeStats } from "./stats.ts";
 import { refreshSessionStats, rollupAnswers, rollupStats } from "./stats_rollup.ts";
 import type {
+  ImportIssues,
   LocatedOp,
   ProjectSummary,
   SearchResult,
@@ -461,6 +463,16 @@ export class ChronicleStore {
    */
   health(options: { verifyPacks?: boolean } = {}): StoreHealth {
     return storeHealth(this.sql, this.payloads, options);
+  }
+
+  /**
+   * What imports recorded as going wrong: issues (info notes only with `notes`), loss windows,
+   * and the problems of whole files; one session's with `sessionId`.
+   */
+  importIssues(
+    options: { sessionId?: string; limit?: number; notes?: boolean } = {},
+  ): ImportIssues {
+    return importIssues(this.sql, options);
   }
 
   /** Counts for summaries: sessions, operations, issues, loss windows. */

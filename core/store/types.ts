@@ -2,7 +2,14 @@
  * What the store's queries answer, as plain types: the API serves them and the UI bundle
  * imports them from here (no SQLite in this file).
  */
-import type { Checkpoint, Connection, Operation, SessionInfo, SessionIssue } from "../model/mod.ts";
+import type {
+  Checkpoint,
+  Connection,
+  LossWindow,
+  Operation,
+  SessionInfo,
+  SessionIssue,
+} from "../model/mod.ts";
 
 export interface SessionQuery {
   source?: string;
@@ -134,4 +141,15 @@ export interface StoreHealth {
     /** The first few of those. */
     bad_sha256: string[];
   };
+}
+
+/** What imports recorded as going wrong (`ChronicleStore.importIssues`, `chronicle issues`). */
+export interface ImportIssues {
+  /** All the matching issues (the list may stop at its limit). */
+  total_issues: number;
+  total_loss_windows: number;
+  /** Problems of whole files from their last pass (corrupt, locked); without a session filter. */
+  units: { file: string; source: string; issues: SessionIssue[] }[];
+  issues: (SessionIssue & { session_id: string })[];
+  loss_windows: (LossWindow & { session_id: string })[];
 }

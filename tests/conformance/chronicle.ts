@@ -7,6 +7,8 @@
  */
 
 /** The repository root (where main.ts lives). */
+import { sessionDirName } from "../../core/artifacts/mod.ts";
+
 export const REPO_ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
 const DENO_DIR = Deno.env.get("DENO_DIR") ??
@@ -115,7 +117,7 @@ export async function importAndExport(
         error: `chronicle export exited ${ex.code}: ${firstLine(ex.stderr)}`,
       };
     }
-    const dir = `${outDir}/sessions/${row.id}`;
+    const dir = `${outDir}/sessions/${sessionDirName(row.id)}`;
     const session = JSON.parse(await Deno.readTextFile(`${dir}/session.json`));
     all.push({
       dir,

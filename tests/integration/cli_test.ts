@@ -3,6 +3,7 @@
  * chronicle`, on fixture homes: import, sessions, show, export, verify, exit codes.
  */
 import { FIXTURES } from "../_helpers/fixtures.ts";
+import { sessionDirName } from "../../core/artifacts/mod.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_helpers/assert.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -85,7 +86,8 @@ Deno.test("chronicle import, sessions, show, export and verify work end to end",
     assertEquals(exp.code, 0, exp.stderr);
     const ok = await chronicle(["verify", `${data}/out`], env);
     assertEquals(ok.code, 0, ok.stdout);
-    const sessionJson = `${data}/out/sessions/${s.id}/session.json`;
+    const sessionJson = `${data}/out/sessions/${sessionDirName(s.id)}/session.json`;
+    assert(!sessionDirName(s.id).includes(":"), "portable folder names");
     await Deno.writeTextFile(sessionJson, (await Deno.readTextFile(sessionJson)) + " ");
     const bad = await chronicle(["verify", `${data}/out`], env);
     assertEquals(bad.code, 1);
@@ -117,7 +119,18 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
 });
 
 Deno.test("every command answers --help and --version", async (t) => {
-  const commands = ["serve", "import", "sessions", "show", "search", "export", "verify"];
+  const commands = [
+    "serve",
+    "import",
+    "sessions",
+    "show",
+    "search",
+    "export",
+    "verify",
+    "doctor",
+    "issues",
+    "completion",
+  ];
   for (const cmd of [...commands, "scan", "guard"]) {
     await t.step(cmd, async () => {
       const help = await chronicle([cmd, "--help"], { HOME: "/nonexistent" });

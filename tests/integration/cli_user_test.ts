@@ -294,3 +294,96 @@ Deno.test("an import waits for the process holding the import lock, says which, 
   assertEquals(after.code, 0);
   assertEquals(after.stderr, "");
 });
+
+Deno.test("chronicle issues lists unreadable files, issues and loss windows; one session's with --session", async () => {
+  await using m = await userMachine(["claude/s1-basic"]);
+  // a log with a line that is not JSON: a loss window
+  const dir = `${m.home}/.claude/projects/-work-broken`;
+  await Deno.mkdir(dir, { recursive: true });
+  const sid = "0badc0de-1111-4222-8333-444455556666";
+  const line = (o: unknown) => JSON.stringify(o) + "\n";
+  await Deno.writeTextFile(
+    `${dir}/${sid}.jsonl`,
+    line({
+      type: "user",
+      sessionId: sid,
+      uuid: "u1",
+      timestamp: "2026-12-01T10:00:00Z",
+      cwd: "/work/broken",
+      message: { role: "user", content: "hello" },
+    }) + "{not json at all\n" +
+      line({
+        type: "assistant",
+        sessionId: sid,
+        uuid: "a1",
+        parentUuid: "u1",
+        timestamp: "2026-12-01T10:00:01Z",
+        message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
+      }),
+  );
+  assertEquals((await m.run(["import"])).code, 0);
+  const all = await m.run(["issues"]);
+  assertEquals(all.code, 0, all.stderr);
+  assertMatch(
+    all.stdout,
+    /Loss windows \(1\):\n {2}claude-code:0badc0de-1111-4222-8333-444455556666\n {4}.*0badc0de.*\.jsonl: lines 2-2: /,
+  );
+  const json = JSON.parse((await m.run(["issues", "--json", "--session", "0badc0de"])).stdout);
+  assertEquals(json.total_loss_windows, 1);
+  assertEquals(json.loss_windows[0].session_id, `claude-code:${sid}`);
+  const other = await m.run(["issues", "--session", "6e1ca488"]);
+  assertEquals(other.stdout, "No import issues and no loss windows.\n");
+});
+
+Deno.test("sessions --since/--until filter by date; show uses the list's title", async () => {
+  await using m = await userMachine(["claude/s1-basic", "claude/s7-resume"]);
+  assertEquals((await m.run(["import"])).code, 0);
+  const ids = async (...args: string[]) =>
+    JSON.parse((await m.run(["sessions", "--json", ...args])).stdout).sessions.map((
+      s: { id: string },
+    ) => s.id);
+  const all = await ids();
+  assertEquals(all.length, 2);
+  const late = await ids("--since", "2026-12-01");
+  const early = await ids("--until", "2026-11-30");
+  assertEquals([late.length, early.length], [1, 1]);
+  assertEquals([...late, ...early].sort(), [...all].sort());
+  assertEquals(await ids("--since", "2026-12-01", "--until", "2026-11-30"), []);
+  const bad = await m.run(["sessions", "--until", "soon"]);
+  assertEquals(bad.code, 2);
+
+  const list = JSON.parse((await m.run(["sessions", "--json"])).stdout).sessions[0];
+  const shown = await m.run(["show", list.id]);
+  const title = (list.title ?? list.first_prompt).replace(/\s+/g, " ").trim();
+  assert(shown.stdout.startsWith(title.slice(0, 60)), shown.stdout.split("\n")[0]);
+  assert(!shown.stdout.startsWith("(untitled)"));
+});
+
+Deno.test("chronicle completion prints scripts for bash, zsh and fish with every command and option", async () => {
+  await using m = await userMachine();
+  for (const shell of ["bash", "zsh", "fish"]) {
+    const r = await m.run(["completion", shell]);
+    assertEquals(r.code, 0, r.stderr);
+    for (
+      const w of [
+        "doctor",
+        "issues",
+        "sessions",
+        shell === "fish" ? "-l since" : "--since",
+        "claude-code",
+      ]
+    ) {
+      assertStringIncludes(r.stdout, w, `${shell}: ${w}`);
+    }
+  }
+  const bash = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      `eval "$1"; COMP_WORDS=(chronicle doc); COMP_CWORD=1; _chronicle; echo "\${COMPREPLY[@]}"`,
+      "bash",
+      (await m.run(["completion", "bash"])).stdout,
+    ],
+  }).output();
+  assertEquals(new TextDecoder().decode(bash.stdout), "doctor\n");
+  assertEquals((await m.run(["completion", "tcsh"])).code, 2);
+});

@@ -7,6 +7,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../_helpers/assert.ts";
 import { userMachine } from "../_helpers/chronicle_cli.ts";
+import { sessionDirName } from "../../core/artifacts/mod.ts";
 
 async function mkfifo(path: string): Promise<void> {
   const r = await new Deno.Command("mkfifo", { args: [path] }).output();
@@ -31,7 +32,7 @@ Deno.test("verify, import and export of a tree holding FIFOs and device links fi
   const out = `${m.root}/out`;
   const exported = await m.run(["export", id, "--format", "canonical", "--out", out]);
   assertEquals(exported.code, 0, exported.stderr);
-  const dir = `${out}/sessions/${id}`;
+  const dir = `${out}/sessions/${sessionDirName(id)}`;
   const payloads = [...Deno.readDirSync(`${dir}/payloads`)].map((e) => e.name).sort();
   assert(payloads.length >= 2);
   const keep = `${m.root}/keep`;

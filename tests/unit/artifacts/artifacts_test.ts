@@ -23,7 +23,7 @@ async function exported() {
 Deno.test("exportSession() writes manifest, session and payloads with private modes", async () => {
   const { store, out, dir, session } = await exported();
   try {
-    assertEquals(dir, `${out}/sessions/${session.session.id}`);
+    assertEquals(dir, `${out}/sessions/${sessionDirName(session.session.id)}`);
     assertEquals((await Deno.stat(dir)).mode! & 0o777, 0o700);
     assertEquals((await Deno.stat(`${dir}/payloads`)).mode! & 0o777, 0o700);
     for (const f of ["manifest.json", "session.json"]) {
@@ -59,7 +59,7 @@ Deno.test("exportSession() writes manifest, session and payloads with private mo
     );
     assertEquals(
       [...Deno.readDirSync(`${out}/sessions`)].map((e) => e.name),
-      [session.session.id],
+      [sessionDirName(session.session.id)],
       "no temp folder left",
     );
     const report = await verifyArtifacts(denoArtifactReader, out);
@@ -177,8 +177,8 @@ Deno.test("exportSession() replaces an earlier export of the same session atomic
 
 Deno.test("sessionDirName() keeps a hostile session id inside the export folder", async (t) => {
   const cases: [string, string][] = [
-    ["claude-code:6e1ca488-75fe", "claude-code:6e1ca488-75fe"],
-    ["codex:../../etc/passwd", "codex:.._.._etc_passwd"],
+    ["claude-code:6e1ca488-75fe", "claude-code_6e1ca488-75fe"],
+    ["codex:../../etc/passwd", "codex_.._.._etc_passwd"],
     ["..", "_"],
     [".hidden", "_hidden"],
     ["a/b\\c d", "a_b_c_d"],
