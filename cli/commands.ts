@@ -6,6 +6,7 @@ import { exportCommand, verifyCommand } from "./export.ts";
 import { filesCommand } from "./files.ts";
 import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
+import { installCommand, uninstallCommand } from "./install.ts";
 import { issuesCommand } from "./issues.ts";
 import { openCommand } from "./open.ts";
 import type { Command } from "./io.ts";
@@ -73,4 +74,9 @@ export const COMMANDS: Record<string, CommandEntry> = {
     run: makeCompletionCommand(() => COMMANDS),
     summary: "print a completion script for bash, zsh or fish",
   },
+  install: {
+    run: installCommand,
+    summary: "put a chronicle launcher for this checkout on your PATH (~/.local/bin)",
+  },
+  uninstall: { run: uninstallCommand, summary: "remove the launcher install wrote" },
 };

@@ -387,3 +387,40 @@ Deno.test("chronicle completion prints scripts for bash, zsh and fish with every
   assertEquals(new TextDecoder().decode(bash.stdout), "doctor\n");
   assertEquals((await m.run(["completion", "tcsh"])).code, 2);
 });
+
+Deno.test("chronicle install puts a launcher that runs from any folder; uninstall removes only it", async () => {
+  await using m = await userMachine(["claude/s1-basic"]);
+  const bin = `${m.root}/bin`;
+  const inst = await m.run(["install", "--dir", "../bin"]);
+  assertEquals(inst.code, 0, inst.stderr);
+  assertStringIncludes(inst.stdout, `Installed ${bin}/chronicle`);
+  assertStringIncludes(inst.stdout, "is not on your PATH");
+  assertEquals((await Deno.stat(`${bin}/chronicle`)).mode! & 0o777, 0o755);
+  await Deno.writeTextFile(`${m.cwd}/notes.txt`, `token ghp_${"a1B2c3D4e5".repeat(4)}\n`);
+  const run = (args: string[]) =>
+    new Deno.Command(`${bin}/chronicle`, {
+      args,
+      cwd: m.cwd,
+      clearEnv: true,
+      env: {
+        ...m.env,
+        PATH: Deno.env.get("PATH") ?? "",
+        DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+      },
+    }).output();
+  const imp = await run(["import"]);
+  assertEquals(imp.code, 0, new TextDecoder().decode(imp.stderr));
+  // a relative path is the user's folder's, not the checkout's
+  const scan = await run(["scan", "notes.txt"]);
+  assertEquals(scan.code, 1);
+  assertStringIncludes(new TextDecoder().decode(scan.stdout), "notes.txt");
+  await Deno.writeTextFile(`${m.root}/bin/other`, "#!/bin/sh\n");
+  const un = await m.run(["uninstall", "--dir", bin]);
+  assertEquals(un.code, 0);
+  assert((await Deno.stat(`${bin}/chronicle`).catch(() => null)) === null);
+  // a chronicle install did not write is left alone
+  await Deno.writeTextFile(`${bin}/chronicle`, "#!/bin/sh\necho mine\n");
+  assertEquals((await m.run(["uninstall", "--dir", bin])).code, 1);
+  assertEquals((await m.run(["install", "--dir", bin])).code, 1);
+  assertEquals(await Deno.readTextFile(`${bin}/chronicle`), "#!/bin/sh\necho mine\n");
+});
