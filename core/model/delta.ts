@@ -73,11 +73,22 @@ export interface SessionParts {
   extensions: Record<string, unknown>;
 }
 
-/** Compares two order keys: time, then file rank, line and block. */
+/**
+ * The canonical order of operations, written once: these fields in turn, each ascending, an
+ * untimed operation (`ts_ms` null) before every timed one. `compareOrder` reads it here; the
+ * store sorts by the same list (`OP_ORDER`, SQLite also puts NULL first).
+ */
+export const ORDER_FIELDS = ["ts_ms", "rank", "line", "block"] as const satisfies readonly (
+  keyof OrderKey
+)[];
+
+/** Compares two order keys by {@link ORDER_FIELDS}. */
 export function compareOrder(a: OrderKey, b: OrderKey): number {
-  const at = a.ts_ms ?? -Infinity, bt = b.ts_ms ?? -Infinity;
-  if (at !== bt) return at < bt ? -1 : 1;
-  return a.rank - b.rank || a.line - b.line || a.block - b.block;
+  for (const f of ORDER_FIELDS) {
+    const x = a[f] ?? -Infinity, y = b[f] ?? -Infinity;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
 }
 
 /** Builds the canonical session from stored parts: the timeline is derived, never stored twice. */

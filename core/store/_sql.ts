@@ -3,9 +3,10 @@
  * payloads, search, queries). Private to core/store: no module outside it runs SQL.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { ORDER_FIELDS } from "../model/delta.ts";
 
-/** The canonical order of a session's operations (`compareOrder` in core/model is the same). */
-export const OP_ORDER = "ts_ms, rank, line, block";
+/** The canonical order of a session's operations in SQL, from core/model's `ORDER_FIELDS`. */
+export const OP_ORDER = ORDER_FIELDS.join(", ");
 
 export type SqlRow = Record<string, string | number | null>;
 
