@@ -52,7 +52,12 @@ export function DiffView(
         </span>
         <WrapToggle />
       </div>
-      <div class={`diff-scroll${wrapLines.value ? " is-wrapped" : ""}`}>
+      <div
+        class={`diff-scroll${wrapLines.value ? " is-wrapped" : ""}`}
+        tabIndex={0}
+        role="region"
+        aria-label={`Changes to ${change.path}`}
+      >
         <table class="diff-lines hl">
           <tbody>
             {shown.map((l, i) => (

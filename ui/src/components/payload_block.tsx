@@ -57,7 +57,12 @@ function LineTable(
     [lines, lang, query],
   );
   return (
-    <div class={`diff-scroll code-lines${wrapLines.value ? " is-wrapped" : ""}`}>
+    <div
+      class={`diff-scroll code-lines${wrapLines.value ? " is-wrapped" : ""}`}
+      tabIndex={0}
+      role="region"
+      aria-label="Numbered lines"
+    >
       <table class="diff-lines hl">
         <tbody>
           {lines.map((l, i) => (

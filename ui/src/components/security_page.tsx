@@ -237,14 +237,16 @@ function Check(): VNode {
           {r.sessions.map((s) => (
             <details key={s.session_id} class="check-session">
               <summary>
-                <a
-                  href={sessionUrl(s.session_id)}
-                  onClick={(e) => onLink(e, sessionUrl(s.session_id))}
-                >
-                  {s.title ?? s.session_id}
-                </a>{" "}
-                <span class="muted">{s.total} findings</span>
+                {s.title ?? s.session_id} <span class="muted">{s.total} findings</span>
               </summary>
+              {/* The session's link sits under the summary: a link inside one cannot be reached. */}
+              <a
+                class="check-open"
+                href={sessionUrl(s.session_id)}
+                onClick={(e) => onLink(e, sessionUrl(s.session_id))}
+              >
+                Open the session
+              </a>
               <div class="table-scroll">
                 <table class="table">
                   <tbody>
