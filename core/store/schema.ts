@@ -301,4 +301,27 @@ CREATE TABLE canonical_imports (
     sql: "",
     restat: true,
   },
+  {
+    version: 12,
+    name: "the archive: kept operations, forgotten sessions, names and stars",
+    // operations.kept: 1 when the operation is no longer in its agent's log (the log was
+    // deleted, or rewritten without it): Chronicle keeps what it saw (sessions.kept_count counts
+    // them). forgotten: sessions the user deleted from the store, never imported again.
+    // sessions.user_title and starred_at: what the user named and starred (an import never
+    // writes them).
+    sql: `
+ALTER TABLE operations ADD COLUMN kept INTEGER;
+ALTER TABLE sessions ADD COLUMN kept_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN user_title TEXT;
+ALTER TABLE sessions ADD COLUMN starred_at TEXT;
+CREATE INDEX sessions_starred ON sessions(starred_at) WHERE starred_at IS NOT NULL;
+CREATE TABLE forgotten (
+  session_id TEXT PRIMARY KEY,
+  source TEXT NOT NULL,
+  project_path TEXT,
+  title TEXT,
+  forgotten_at TEXT NOT NULL
+);
+`,
+  },
 ];
