@@ -20,6 +20,8 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   /** While a first import runs, how far the index is (the hits may be incomplete). */
   const indexing = useSignal<{ percent: number } | null>(null);
   const active = useSignal(0);
+  /** The query the hits shown answer (the one typed may be newer). */
+  const answered = useSignal("");
   const error = useSignal<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
   const box = useRef<HTMLDivElement>(null);
@@ -45,6 +47,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
       ).then((r) => {
         indexing.value = r.indexing ?? null;
         hits.value = r.hits;
+        answered.value = text;
         total.value = r.total;
         capped.value = r.total_capped;
         ms.value = r.ms;
@@ -137,7 +140,14 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
             not searchable yet.
           </div>
         )}
-        <ul class="hits" role="listbox" id="search-hits" aria-label="Matches" ref={list}>
+        <ul
+          class="hits"
+          role="listbox"
+          id="search-hits"
+          aria-label="Matches"
+          data-query={answered.value}
+          ref={list}
+        >
           {hits.value.map((h, i) => (
             <li
               key={`${h.session_id}/${h.op_id}`}
