@@ -64,7 +64,7 @@ export function userTitle(typed: string): string | null {
   const n = [...t].length;
   if (n > USER_TITLE_CHARS) {
     throw new RangeError(
-      `A session's name is at most ${USER_TITLE_CHARS} characters (this one has ${n})`,
+      `a session's name is at most ${USER_TITLE_CHARS} characters (this one has ${n})`,
     );
   }
   return t;

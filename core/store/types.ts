@@ -90,6 +90,7 @@ export interface SearchHit {
     title: string | null;
     user_title: string | null;
     first_prompt: string | null;
+    starred: boolean;
     source: string;
     project_path: string | null;
   };
