@@ -206,7 +206,7 @@ Deno.test("the starred filter, the title sort and the text filter read the user'
   }
 });
 
-Deno.test("the starred filter walks the sessions_starred index", async () => {
+Deno.test("the starred count walks the sessions_starred index", () => {
   const store = ChronicleStore.open(":memory:");
   try {
     const plan = dbOf(store).prepare(
