@@ -73,7 +73,7 @@ export const sessionsCommand: Command = async (args, io) => {
           termSafe(s.project_path ?? "(no project)")
         } · ${termSafe(s.started_at ?? "?")} → ${termSafe(s.ended_at ?? "?")} · ${s.op_count} ops${
           s.error_count ? ` · ${s.error_count} errors` : ""
-        }\n  ${title}\n`,
+        }${keptNote(s)}\n  ${title}\n`,
       );
     }
     if (total > items.length) io.stdout(`(${items.length} of ${total}; use --limit)\n`);
@@ -120,6 +120,14 @@ export const showCommand: Command = async (args, io) => {
       io.stdout(`  renamed${was ? ` from "${oneLine(was, 120)}"` : ""}\n`);
     }
     if (summary?.starred_at) io.stdout(`  starred ${termSafe(summary.starred_at)}\n`);
+    const kept = summary?.kept_count ? store.keptOps(s.id) : new Set<string>();
+    if (summary?.kept_count) {
+      io.stdout(
+        summary.kept_count === summary.op_count
+          ? "The agent's log of this session is gone: every step is Chronicle's copy.\n"
+          : `${summary.kept_count} of ${summary.op_count} steps are no longer in the agent's log: Chronicle kept them (marked [kept]).\n`,
+      );
+    }
     for (const c of session.connections) {
       io.stdout(
         termSafe(
@@ -136,7 +144,7 @@ export const showCommand: Command = async (args, io) => {
       io.stdout(
         `${String(t.seq).padStart(5)} ${formatOffset(t.offset_ns)} ${termSafe(conn)}${
           termSafe(describe(op))
-        }\n`,
+        }${kept.has(t.op) ? " [kept]" : ""}\n`,
       );
     }
     if (session.issues.length) {
@@ -187,6 +195,12 @@ function formatOffset(ns: number): string {
   const m = Math.floor(ms / 60000);
   const s = ((ms % 60000) / 1000).toFixed(1).padStart(4, "0");
   return `+${String(m).padStart(2, "0")}:${s}`;
+}
+
+/** " · N kept" when some of a session's steps are no longer in its agent's logs. */
+function keptNote(s: { kept_count: number; op_count: number }): string {
+  if (!s.kept_count) return "";
+  return s.kept_count === s.op_count ? " · log gone (kept)" : ` · ${s.kept_count} kept`;
 }
 
 /** Foreign text on one line, at most `max` characters, controls escaped (termSafe). */

@@ -1,8 +1,12 @@
 /**
  * Applying one unit's import result: its payloads, then each delta merged into its session
  * (info, connections, operations and their search text, usage, issues, loss windows, epochs),
- * then the unit's checkpoint. A full re-read first removes what the file contributed before,
- * so importing the same bytes twice gives identical rows. The caller holds the transaction.
+ * then the unit's checkpoint. The caller holds the transaction.
+ *
+ * The archive keeps what it saw: a full re-read replaces what the file said before, so the
+ * same bytes twice give identical rows, but an operation the file no longer holds (the log was
+ * rewritten shorter, or replaced) stays, marked `kept`, as do a deleted file's operations
+ * (`markUnitGone`). Forgetting them is the user's decision, never an import's.
  */
 import {
   type CanonicalSession,
@@ -27,6 +31,9 @@ import {
 import { OP_ORDER, type Sql } from "./_sql.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
 import type { SourceRow } from "./types.ts";
+
+/** `operations.kept` of a file being read again, until the read shows what it still holds. */
+const PENDING = 2;
 
 /** The import pipeline that wrote a recording: Chronicle's own version. */
 export const PIPELINE_VERSION = VERSION;
@@ -99,9 +106,26 @@ export function getSource(sql: Sql, path: string): SourceRow | null {
   };
 }
 
-/** Source units whose files are gone: their sessions stay, their checkpoints are dropped. */
-export function forgetSource(sql: Sql, path: string): void {
-  sql.stmt("DELETE FROM sources WHERE path = ?").run(path);
+/**
+ * A source unit whose file is gone: its operations stay, marked kept (no longer on disk), and
+ * its checkpoint is dropped, so the file coming back is read as new. Returns the sessions it
+ * contributed to.
+ */
+export function markUnitGone(w: Writer, path: string): string[] {
+  const prev = getSource(w.sql, path);
+  if (!prev) return [];
+  const stamp = w.changes.next();
+  const mark = w.sql.stmt(
+    "UPDATE operations SET kept = 1, stamp = ? WHERE session_id = ? AND file = ? AND kept IS NULL",
+  );
+  const touched = new Set<string>();
+  for (const sid of prev.sessions) {
+    if (Number(mark.run(stamp, sid, path).changes) > 0) touched.add(sid);
+  }
+  w.sql.stmt("DELETE FROM sources WHERE path = ?").run(path);
+  w.changes.settle(stamp, touched);
+  for (const sid of touched) refreshAggregates(w.sql, sid);
+  return prev.sessions;
 }
 
 /**
@@ -121,12 +145,11 @@ export function applyUnit(
     const touched = new Set<string>();
     const fresh = !prev;
     const stamp = w.changes.next();
-    if (prev && result.mode === "full") {
-      for (const sid of prev.sessions) {
-        w.changes.keep(sid, unit.path);
-        removeFileRows(w.sql, sid, unit.path);
-        touched.add(sid);
-      }
+    const reread = new Map<string, UsageRow[]>();
+    for (const sid of prev && result.mode === "full" ? prev.sessions : []) {
+      w.changes.keep(sid, unit.path);
+      reread.set(sid, replaceFileRows(w.sql, sid, unit.path));
+      touched.add(sid);
     }
     w.payloads.write(result.payloads);
     const now = new Date().toISOString();
@@ -134,6 +157,7 @@ export function applyUnit(
       applyDelta(w, d, result, epoch, now, fresh && result.mode === "full");
       touched.add(d.session_id);
     }
+    for (const [sid, usage] of reread) settleReread(w.sql, sid, unit.path, stamp, usage);
     w.changes.settle(stamp, touched);
     for (const sid of touched) refreshAggregates(w.sql, sid);
     const sessions = new Set([
@@ -166,24 +190,115 @@ export function applyUnit(
   }
 }
 
-function removeFileRows(sql: Sql, sessionId: string, file: string): void {
-  const rowids = sql.stmt("SELECT rowid FROM operations WHERE session_id = ? AND file = ?").all(
+interface UsageRow {
+  key: string;
+  model: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  ts_ms: number | null;
+}
+
+const USAGE_COLS = "key, model, input, output, cache_read, cache_write, ts_ms";
+
+/** Two usage rows of one model response: the same tokens of the same model. */
+const usageStep = (u: UsageRow) =>
+  [u.model, u.input, u.output, u.cache_read, u.cache_write].join(" ");
+
+/**
+ * Before a full re-read: what the file said about the session is read again (issues, loss
+ * windows, its epoch, its usage, returned for `settleReread`), while its operations and
+ * connections stay, pending, until `settleReread` knows which of them the file still holds.
+ */
+function replaceFileRows(sql: Sql, sessionId: string, file: string): UsageRow[] {
+  sql.stmt(`UPDATE operations SET kept = ${PENDING} WHERE session_id = ? AND file = ?`).run(
     sessionId,
     file,
-  ) as { rowid: number }[];
-  const delFts = sql.stmt("DELETE FROM operations_fts WHERE rowid = ?");
-  for (const r of rowids) delFts.run(r.rowid);
-  for (
-    const table of [
-      "operations",
-      "connections",
-      "usage",
-      "session_issues",
-      "loss_windows",
-      "epochs",
-    ]
-  ) {
+  );
+  const usage = sql.stmt(
+    `SELECT ${USAGE_COLS} FROM usage WHERE session_id = ? AND file = ?`,
+  ).all(sessionId, file) as unknown as UsageRow[];
+  for (const table of ["usage", "session_issues", "loss_windows", "epochs"]) {
     sql.stmt(`DELETE FROM ${table} WHERE session_id = ? AND file = ?`).run(sessionId, file);
+  }
+  return usage;
+}
+
+/**
+ * After a full re-read: an operation the file wrote again is current (the upsert cleared its
+ * mark); one it no longer holds is kept, unless the file now holds the same step under another
+ * id (a line-numbered id moves when lines before it go): then the old row is dropped. Same step
+ * = the same canonical operation but for where it was read from (its provenance).
+ */
+function settleReread(
+  sql: Sql,
+  sessionId: string,
+  file: string,
+  stamp: number,
+  usage: UsageRow[],
+): void {
+  settleUsage(sql, sessionId, file, usage);
+  const step = (kept: string) =>
+    sql.stmt(
+      `SELECT rowid, json_remove(doc, '$.provenance') AS step FROM operations
+       WHERE session_id = ? AND file = ? AND kept ${kept}`,
+    ).all(sessionId, file) as { rowid: number; step: string }[];
+  const pending = step(`= ${PENDING}`);
+  if (!pending.length) return;
+  const current = new Set(step("IS NULL").map((r) => r.step));
+  const delFts = sql.stmt("DELETE FROM operations_fts WHERE rowid = ?");
+  const delOp = sql.stmt("DELETE FROM operations WHERE rowid = ?");
+  for (const r of pending) {
+    if (!current.has(r.step)) continue;
+    delFts.run(r.rowid);
+    delOp.run(r.rowid);
+  }
+  sql.stmt(
+    `UPDATE operations SET kept = 1, stamp = ? WHERE session_id = ? AND file = ? AND kept = ${PENDING}`,
+  ).run(stamp, sessionId, file);
+  // A connection nothing points at any more goes with the file's last word on it.
+  sql.stmt(
+    `DELETE FROM connections WHERE session_id = ?1 AND file = ?2 AND id <> 'main'
+       AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.session_id = ?1 AND o.connection = id)`,
+  ).run(sessionId, file);
+}
+
+/**
+ * Token usage the re-read file no longer holds is put back (the tokens were spent), unless the
+ * file holds the same response under another key (a line-numbered key moves with its line).
+ */
+function settleUsage(sql: Sql, sessionId: string, file: string, old: UsageRow[]): void {
+  if (!old.length) return;
+  const now = sql.stmt(
+    `SELECT ${USAGE_COLS} FROM usage WHERE session_id = ? AND file = ?`,
+  ).all(sessionId, file) as unknown as UsageRow[];
+  const oldKeys = new Set(old.map((u) => u.key));
+  const keys = new Set(now.map((u) => u.key));
+  const moved = new Map<string, number>();
+  for (const u of now) {
+    if (!oldKeys.has(u.key)) moved.set(usageStep(u), (moved.get(usageStep(u)) ?? 0) + 1);
+  }
+  const put = sql.stmt(
+    `INSERT INTO usage (session_id, file, ${USAGE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const u of old) {
+    if (keys.has(u.key)) continue;
+    const n = moved.get(usageStep(u)) ?? 0;
+    if (n > 0) moved.set(usageStep(u), n - 1);
+    else {
+      put.run(
+        sessionId,
+        file,
+        u.key,
+        u.model,
+        u.input,
+        u.output,
+        u.cache_read,
+        u.cache_write,
+        u.ts_ms,
+      );
+    }
   }
 }
 
@@ -359,7 +474,9 @@ export function upsertOperation(
   // A file read for the first time cannot conflict: a plain insert is much cheaper.
   const rowid = fresh
     ? Number(sql.stmt(INSERT_OP).run(...values).lastInsertRowid)
-    : (sql.stmt(UPSERT_OP).get(...values) as { rowid: number }).rowid;
+    : (sql.stmt(UPSERT_OP).get(...values) as { rowid: number } | undefined)?.rowid;
+  // A re-read file that holds a step only in part (its result is gone) keeps the whole one.
+  if (rowid === undefined) return;
   if (!fresh) sql.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(rowid);
   if (body) sql.stmt(INSERT_FTS).run(rowid, body);
 }
@@ -368,7 +485,8 @@ export function refreshAggregates(sql: Sql, sessionId: string): void {
   sql.stmt(
     `UPDATE sessions SET
        op_count = (SELECT count(*) FROM operations WHERE session_id = ?1),
-       error_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND is_error = 1)
+       error_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND is_error = 1),
+       kept_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND kept = 1)
      WHERE id = ?1`,
   ).run(sessionId);
   // The first prompt the user typed, as a title reads it (a slash command's markup becomes
@@ -411,6 +529,8 @@ const UPSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
     line = excluded.line, block = excluded.block, kind = excluded.kind,
     effect = excluded.effect, tool = excluded.tool, target = excluded.target,
     is_error = excluded.is_error, completeness = excluded.completeness,
-    model = excluded.model, doc = excluded.doc, stamp = excluded.stamp
+    model = excluded.model, doc = excluded.doc, stamp = excluded.stamp, kept = NULL
+  WHERE NOT (operations.kept = ${PENDING} AND operations.completeness = 'complete'
+    AND excluded.completeness <> 'complete')
   RETURNING rowid`;
 const INSERT_FTS = "INSERT INTO operations_fts (rowid, body) VALUES (?, ?)";

@@ -1,10 +1,11 @@
 /**
  * The write side of change stamps (migration 5): each unit an import applies takes the next
  * stamp of the store's clock, inside its transaction, so stamps become visible in the order they
- * were taken. Its operations and the sessions it touched carry it. A full re-read removes a
- * file's rows and writes them again: an operation that comes back unchanged gets its old stamp
- * back (a live view is not sent what it already has), and a session that lost operations gets
- * a reset stamp (a live view reloads it). The read side is `live_query.ts`.
+ * were taken. Its operations and the sessions it touched carry it. A full re-read writes a
+ * file's rows again: an operation that comes back unchanged gets its old stamp back (a live view
+ * is not sent what it already has), one the file no longer holds (now kept, apply.ts) is sent
+ * again with its mark, and a session that lost operations (a step that moved, no longer
+ * doubled) gets a reset stamp (a live view reloads it). The read side is `live_query.ts`.
  */
 import type { Sql } from "./_sql.ts";
 
@@ -18,6 +19,8 @@ const SAME = ["connection", "rank", "line", "block", "completeness"]
   .concat([
     "o.ts_ms IS r.ts_ms",
     "o.is_error IS r.is_error",
+    // an operation the file no longer holds (now kept) is news to a live view
+    "o.kept IS r.kept",
     `(o.doc = r.doc OR ${content("o")} = ${content("r")})`,
   ])
   .join(" AND ");
@@ -34,7 +37,7 @@ export class ChangeStamps {
       session_id TEXT NOT NULL, op_id TEXT NOT NULL, stamp INTEGER NOT NULL,
       connection TEXT NOT NULL, ts_ms REAL, rank INTEGER NOT NULL, line INTEGER NOT NULL,
       block INTEGER NOT NULL, is_error INTEGER, completeness TEXT NOT NULL, doc TEXT NOT NULL,
-      PRIMARY KEY (session_id, op_id)) WITHOUT ROWID`);
+      kept INTEGER, PRIMARY KEY (session_id, op_id)) WITHOUT ROWID`);
   }
 
   /** Takes the next stamp. Call inside the unit's transaction. */
@@ -49,7 +52,7 @@ export class ChangeStamps {
   keep(sessionId: string, file: string): void {
     this.sql.stmt(
       `INSERT OR REPLACE INTO temp.replaced_ops SELECT session_id, op_id, stamp, connection,
-         ts_ms, rank, line, block, is_error, completeness, doc
+         ts_ms, rank, line, block, is_error, completeness, doc, kept
        FROM operations WHERE session_id = ? AND file = ?`,
     ).run(sessionId, file);
     this.kept = true;

@@ -206,17 +206,19 @@ export async function importUnits(
     a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   );
   const summary = emptySummary(errors);
-  // Stored units of the sources this pass looked at that discovery no longer found: their
-  // sessions stay in the store (the archive keeps what it saw); counted as removed.
+  const touched = new Set<string>();
+  // Stored units of the sources this pass looked at that discovery no longer found, and whose
+  // files are gone: their operations stay in the store, marked kept (the archive keeps what it
+  // saw); counted as removed, once. A file still there (excluded, say) is left as it is.
   if (options.removedFrom) {
     const found = new Set(discovered.map((u) => u.path));
     for (const [path, cp] of store.sourceCheckpoints()) {
-      if (!found.has(path) && options.removedFrom.includes(cp.source)) {
-        sourceSummary(cp.source).removed++;
-      }
+      if (found.has(path) || !options.removedFrom.includes(cp.source)) continue;
+      if (await options.fs.stat(path)) continue;
+      sourceSummary(cp.source).removed++;
+      for (const sid of store.markUnitGone(path)) touched.add(sid);
     }
   }
-  const touched = new Set<string>();
   // Checkpoints only: an importer's state is read for the units that changed.
   const known = store.sourceCheckpoints();
   const plan = units.map((unit) => {

@@ -144,8 +144,9 @@ export function sessionChanges(
   const after = options.after;
   const rowid = Number.isFinite(after.rowid) ? after.rowid : Number.MAX_SAFE_INTEGER;
   const rows = sql.stmt(
-    `SELECT rowid, stamp, op_id, connection, ts_ms, rank, line, block, file, doc FROM operations
-     WHERE session_id = ? AND (stamp, rowid) > (?, ?) ORDER BY stamp, rowid LIMIT ?`,
+    `SELECT rowid, stamp, op_id, connection, ts_ms, rank, line, block, file, doc, kept
+     FROM operations WHERE session_id = ? AND (stamp, rowid) > (?, ?)
+     ORDER BY stamp, rowid LIMIT ?`,
   ).all(sessionId, after.stamp, rowid, limit + 1) as {
     rowid: number;
     stamp: number;
@@ -157,6 +158,7 @@ export function sessionChanges(
     block: number;
     file: string;
     doc: string;
+    kept: number | null;
   }[];
   const more = rows.length > limit;
   if (more) rows.length = limit;
@@ -192,6 +194,7 @@ export function sessionChanges(
     ts_ms: r.ts_ms,
     offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
     op: withSourceFile(r.doc, r.file),
+    ...(r.kept === 1 ? { kept: true as const } : {}),
   }));
   return { ops, next, more, ...stamps, totals };
 }

@@ -30,7 +30,7 @@ import type {
 } from "./types.ts";
 
 const SUMMARY_COLS =
-  "id, source, native_id, project_path, title, user_title, first_prompt, starred_at, started_at, ended_at, op_count, error_count";
+  "id, source, native_id, project_path, title, user_title, first_prompt, starred_at, started_at, ended_at, op_count, error_count, kept_count";
 
 /** A summary row as the API answers it: `starred` said outright beside its time. */
 function summaryOf(row: Record<string, unknown>): SessionSummary {
@@ -81,6 +81,15 @@ export class Queries {
       `SELECT id FROM sessions WHERE ${where} ORDER BY started_at DESC, id LIMIT ?2`,
     ).all(like, limit) as { id: string }[]).map((r) => r.id);
     return { total, ids };
+  }
+
+  /** The session's operations no longer in its agent's logs (kept by the store). */
+  keptOps(id: string): Set<string> {
+    return new Set(
+      (this.sql.stmt("SELECT op_id FROM operations WHERE session_id = ? AND kept = 1").all(
+        id,
+      ) as { op_id: string }[]).map((r) => r.op_id),
+    );
   }
 
   getSession(id: string): SessionSummary | null {
@@ -176,14 +185,15 @@ export class Queries {
       `SELECT count(*) AS n FROM operations WHERE session_id = ? ${connFilter}`,
     ).get(...params) as { n: number }).n;
     const rows = this.sql.db.prepare(
-      `SELECT op_id, connection, ts_ms, file, doc FROM operations WHERE session_id = ? ${connFilter}
-       ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
+      `SELECT op_id, connection, ts_ms, file, doc, kept FROM operations
+       WHERE session_id = ? ${connFilter} ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
     ).all(...params, limit, offset) as {
       op_id: string;
       connection: string;
       ts_ms: number | null;
       file: string;
       doc: string;
+      kept: number | null;
     }[];
     const items = rows.map((r, i) => ({
       seq: offset + i,
@@ -192,6 +202,7 @@ export class Queries {
       ts_ms: r.ts_ms,
       offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
       op: withSourceFile(r.doc, r.file),
+      ...(r.kept === 1 ? { kept: true as const } : {}),
     }));
     return { total, items };
   }

@@ -16,8 +16,8 @@ import {
 import type { SourceUnit } from "../sources/types.ts";
 import {
   applyUnit,
-  forgetSource,
   getSource,
+  markUnitGone,
   sourceCheckpoints,
   sourceState,
   type UnitCheckpoint,
@@ -282,14 +282,19 @@ export class ChronicleStore {
     return getSource(this.sql, path);
   }
 
-  /** Source units whose files are gone: their sessions stay, their checkpoints are dropped. */
-  forgetSource(path: string): void {
-    forgetSource(this.sql, path);
+  /**
+   * A source unit whose file is gone: its operations stay, marked kept (no longer on disk),
+   * its checkpoint is dropped. Returns the sessions it contributed to.
+   */
+  markUnitGone(path: string): string[] {
+    return this.transaction(() =>
+      markUnitGone({ sql: this.sql, payloads: this.payloads, changes: this.changes }, path)
+    );
   }
 
   /**
-   * Applies one unit's import result in one transaction. A full re-read first removes what
-   * the file contributed before, so importing the same bytes twice gives identical rows.
+   * Applies one unit's import result in one transaction: importing the same bytes twice gives
+   * identical rows, and what a re-read file no longer holds is kept, marked (apply.ts).
    * Returns the ids of the sessions it wrote to.
    */
   applyUnit(unit: SourceUnit, result: PreparedUnit, epoch: number): string[] {
@@ -384,6 +389,11 @@ export class ChronicleStore {
       "usage",
       `"${wanted}" matches ${total} sessions: ${ids.join(", ")}${more}; give more of the id`,
     );
+  }
+
+  /** The session's operations no longer in its agent's logs (kept by the store). */
+  keptOps(id: string): Set<string> {
+    return this.queries.keptOps(id);
   }
 
   getSession(id: string): SessionSummary | null {

@@ -55,6 +55,11 @@ export interface SessionSummary {
   ended_at: string | null;
   op_count: number;
   error_count: number;
+  /**
+   * Operations no longer in the agent's logs (the log was deleted, or rewritten without them):
+   * Chronicle keeps them; `chronicle forget` removes them.
+   */
+  kept_count: number;
 }
 
 /** A change to what the user marks on a session (`markSession`): a field left out is kept. */
@@ -72,6 +77,8 @@ export interface TimelineItem {
   offset_ns: number;
   ts_ms: number | null;
   op: Operation;
+  /** No longer in the agent's log: kept by Chronicle (see `SessionSummary.kept_count`). */
+  kept?: true;
 }
 
 /** Text around a match, in segments; `match` marks what the query matched. */

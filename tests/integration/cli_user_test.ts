@@ -424,3 +424,34 @@ Deno.test("chronicle install puts a launcher that runs from any folder; uninstal
   assertEquals((await m.run(["install", "--dir", bin])).code, 1);
   assertEquals(await Deno.readTextFile(`${bin}/chronicle`), "#!/bin/sh\necho mine\n");
 });
+
+Deno.test("a log its agent deleted or rewrote shorter: the store keeps its steps, and says so", async () => {
+  await using m = await userMachine(["claude/s1-basic"]);
+  assertEquals((await m.run(["import"])).code, 0);
+  const log = [...Deno.readDirSync(`${m.home}/.claude/projects/-home-dev-projects-s1-basic`)]
+    .find((e) => e.name.endsWith(".jsonl"))!;
+  const path = `${m.home}/.claude/projects/-home-dev-projects-s1-basic/${log.name}`;
+  const lines = (await Deno.readTextFile(path)).split("\n").filter(Boolean);
+  await Deno.writeTextFile(path, lines.slice(0, 3).join("\n") + "\n");
+  const shorter = await m.run(["import"]);
+  assertEquals(shorter.code, 0, shorter.stderr);
+  const list = await m.run(["sessions"]);
+  assertMatch(list.stdout, /· \d+ kept\n/);
+  const id = log.name.replace(/\.jsonl$/, "");
+  const show = await m.run(["show", id]);
+  assertMatch(
+    show.stdout,
+    /\d+ of \d+ steps are no longer in the agent's log: Chronicle kept them/,
+  );
+  assertStringIncludes(show.stdout, " [kept]\n");
+
+  await Deno.remove(path);
+  const gone = await m.run(["import"]);
+  assertEquals(gone.code, 0, gone.stderr);
+  assertStringIncludes(gone.stdout, "1 no longer on disk (kept)");
+  assertStringIncludes((await m.run(["sessions"])).stdout, "· log gone (kept)");
+  assertStringIncludes(
+    (await m.run(["show", id])).stdout,
+    "The agent's log of this session is gone: every step is Chronicle's copy.",
+  );
+});

@@ -145,9 +145,10 @@ Deno.test("a viewer back with the last id it got is sent exactly what it missed"
   assert.equal(new Set([...first.ops(), ...back.ops()]).size, all.length, "nothing twice");
 });
 
-Deno.test("a re-read that dropped operations sends a reset, then only what follows", async () => {
+Deno.test("a log rewritten without its operations sends them again, marked kept, then what follows", async () => {
   await using t = await setup();
   await t.grow({ user: "start" }, bash(1), bash(2));
+  const before = t.store.timeline(ID).items.map((i) => i.op_id);
   const sink = new RecordingSink();
   t.hub.subscribe(ID, sink, { stamp: t.store.changeClock(), rowid: Infinity });
   await settle();
@@ -156,15 +157,22 @@ Deno.test("a re-read that dropped operations sends a reset, then only what follo
     new ClaudeLines({ sessionId: SID, cwd: "/work/demo" }).turn({ user: "again" }),
   );
   await t.grow();
-  const events = sink.sent.map((s) => s.event);
-  assert.ok(events.includes("reset"), events.join(","));
-  const reset = sink.sent.find((s) => s.event === "reset")!;
-  assert.equal(reset.id, formatEventId({ stamp: t.store.changeClock(), rowid: Infinity }));
+  const sent = sink.sent.filter((s) => s.event === "ops").flatMap((s) =>
+    s.data.ops as { op_id: string; kept?: true }[]
+  );
+  assert.deepEqual(
+    sent.filter((o) => o.kept).map((o) => o.op_id).sort(),
+    [...before].sort(),
+    "the archive keeps them; the viewer learns they are no longer on disk",
+  );
+  assert.equal(sent.filter((o) => !o.kept).length, 1, "the new prompt");
+  assert.ok(!sink.sent.some((s) => s.event === "reset" || s.event === "gone"));
 });
 
-Deno.test("a session that is gone and comes back (a log emptied, then written again) sends gone once, then a reset", async () => {
+Deno.test("a log emptied keeps its session: its operations come again marked kept; written again, the new turn follows", async () => {
   await using t = await setup();
   await t.grow({ user: "start" }, bash(1));
+  const stored = t.store.timeline(ID).total;
   const sink = new RecordingSink();
   t.hub.subscribe(ID, sink, { stamp: t.store.changeClock(), rowid: Infinity });
   await settle();
@@ -172,16 +180,19 @@ Deno.test("a session that is gone and comes back (a log emptied, then written ag
   await t.grow();
   t.hub.notify([ID]);
   await settle();
-  assert.deepEqual(sink.sent.filter((s) => s.event !== "session").map((s) => s.event), ["gone"]);
+  const kept = () =>
+    sink.sent.filter((s) => s.event === "ops").flatMap((s) =>
+      s.data.ops as { op_id: string; kept?: true }[]
+    );
+  assert.equal(kept().filter((o) => o.kept).length, t.store.timeline(ID).total);
+  assert.ok(!sink.sent.some((s) => s.event === "gone"), "the session is not gone");
   await Deno.writeTextFile(
     t.path,
     new ClaudeLines({ sessionId: SID, cwd: "/work/demo" }).turn({ user: "again" }),
   );
   await t.grow();
-  const after = sink.sent.filter((s) => s.event !== "session").map((s) => s.event);
-  assert.deepEqual(after, ["gone", "reset"], "the viewer reloads; no ops of a session it lacks");
-  const reset = sink.sent.find((s) => s.event === "reset")!;
-  assert.equal(reset.id, formatEventId({ stamp: t.store.changeClock(), rowid: Infinity }));
+  assert.equal(kept().filter((o) => !o.kept).length, 1, "the new prompt");
+  assert.equal(t.store.getSession(ID)?.kept_count, stored);
 });
 
 Deno.test("two viewers of one session: the watch starts with the first and stops with the last", async () => {

@@ -105,18 +105,23 @@ Deno.test("a file replaced by the same content sends nothing and resets nothing"
   assert.equal(c.reset_stamp, 0);
 });
 
-Deno.test("a truncated file that lost operations resets the session", async () => {
+Deno.test("a file rewritten without its operations: they change (now kept), nothing resets", async () => {
   await using t = await setup();
   await t.append({ user: "fix the build" }, bash(1), bash(2), bash(3));
   await t.run();
   const before = t.store.changeClock();
+  const old = t.store.timeline(ID).items.map((i) => i.op_id);
   await t.rewrite({ user: "start over" });
   assert.deepEqual((await t.run()).changed_sessions, [ID]);
   const summary = await t.run();
   assert.deepEqual(summary.changed_sessions, [], "nothing changed on a second pass");
-  const stamps = t.store.sessionChanges(ID, { after: { stamp: before, rowid: Infinity } })!;
-  assert.ok(stamps.reset_stamp > before, "reset after the cursor");
-  assert.equal(t.store.timeline(ID).total, 1);
+  const changes = t.store.sessionChanges(ID, { after: { stamp: before, rowid: Infinity } })!;
+  assert.ok(changes.reset_stamp <= before, "nothing was lost: no reset");
+  assert.deepEqual(
+    changes.ops.filter((o) => o.kept).map((o) => o.op_id).sort(),
+    [...old].sort(),
+  );
+  assert.equal(t.store.timeline(ID).total, old.length + 1);
 });
 
 Deno.test("batches resume after the last operation sent: nothing lost, nothing twice", async () => {

@@ -144,7 +144,7 @@ Deno.test("importAll() reads an appended file from its checkpoint and completes 
   assertEquals(strip(dump(fresh.store)), strip(dump(s.store)));
 });
 
-Deno.test("importAll() re-reads a truncated or replaced file from zero, leaving no stale rows", async (t) => {
+Deno.test("importAll() re-reads a truncated or replaced file from zero: what it lost is kept, nothing is doubled", async (t) => {
   await using s = await scratch();
   const path = `${s.projects}/${S1_NAME}`;
   await Deno.copyFile(realS1, path);
@@ -154,13 +154,15 @@ Deno.test("importAll() re-reads a truncated or replaced file from zero, leaving 
     await Deno.writeTextFile(path, lines.slice(0, 3).join("\n") + "\n");
     const r = await s.run();
     assertEquals(r.sources["claude-code"].full, 1);
-    assertEquals(s.store.totals().operations, 1);
+    assertEquals(s.store.totals().operations, 8, "the archive keeps what the file lost");
+    assertEquals(s.store.getSession(S1_ID)?.kept_count, 7);
   });
   await t.step("replaced by another file", async () => {
     await Deno.remove(path);
     await Deno.copyFile(realS1, path);
     await s.run();
     assertEquals(s.store.totals().operations, 8);
+    assertEquals(s.store.getSession(S1_ID)?.kept_count, 0, "all of it is on disk again");
     const { count } = dbOf(s.store).prepare("SELECT count(*) AS count FROM operations_fts")
       .get() as {
         count: number;
@@ -299,7 +301,7 @@ Deno.test("a sub-agent connection row names the call that spawned it, whichever 
             runner: (unit, epoch, resume) =>
               unit.rank === 0 ? Promise.reject(new Error("later")) : inner(unit, epoch, resume),
           });
-          store.forgetSource(
+          store.markUnitGone(
             [...Deno.readDirSync(`${home}/.claude/projects/-home-dev-projects-s6-subagent`)]
               .filter((e) => e.isFile).map((e) =>
                 `${home}/.claude/projects/-home-dev-projects-s6-subagent/${e.name}`

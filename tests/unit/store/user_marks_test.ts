@@ -83,7 +83,7 @@ Deno.test("sessionTitle(): the user's name, else the agent's title, else the fir
   }
 });
 
-Deno.test("a name and a star survive a re-import, an appended log and a full re-read", async (t) => {
+Deno.test("a name and a star survive a re-import, an appended log, a full re-read and a deleted log", async (t) => {
   await using s = await scratch();
   const path = claudeSessionPath(s.home, "/work/demo", A);
   await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
@@ -114,6 +114,11 @@ Deno.test("a name and a star survive a re-import, an appended log and a full re-
     await t.step("a log rewritten (read again from the start)", async () => {
       await s.write(A, ["three"]);
       assertEquals((await s.run(store)).sources["claude-code"].full, 1);
+      assertEquals(marks(store, id), kept);
+    });
+    await t.step("its log deleted (the store keeps the session)", async () => {
+      await Deno.remove(path);
+      await s.run(store);
       assertEquals(marks(store, id), kept);
     });
   } finally {

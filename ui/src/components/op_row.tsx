@@ -112,8 +112,14 @@ export function OpRow(
     error ? "is-error" : "",
     focused.value || selected ? "is-focused" : "",
     op.injected ? "is-injected" : "",
+    row.kept ? "is-kept" : "",
     causalityRowClass(state, row),
   ].join(" ");
+  const kept = row.kept && (
+    <span class="badge badge-kept" title="No longer in the agent's log file: Chronicle kept it">
+      kept
+    </span>
+  );
   const time = row.offset_ns ? `+${duration(row.offset_ns / 1e6)}` : "";
   const link = (
     <a
@@ -139,6 +145,7 @@ export function OpRow(
       <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
         <div class="op-meta">
           <span class={`who who-${op.kind}`}>{who}</span>
+          {kept}
           <span class="muted">{time}</span>
           {link}
         </div>
@@ -158,7 +165,7 @@ export function OpRow(
       <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
         <details>
           <summary>
-            <span class="who who-thinking">Thinking</span> <span class="muted">{time}</span>
+            <span class="who who-thinking">Thinking</span> {kept} <span class="muted">{time}</span>
           </summary>
           <Markdown text={op.text ?? row.result?.text ?? ""} />
         </details>
@@ -168,7 +175,7 @@ export function OpRow(
   if (op.kind === "event") {
     return (
       <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
-        <span class="badge">{op.event ?? "event"}</span>{" "}
+        <span class="badge">{op.event ?? "event"}</span> {kept}{" "}
         <span class="muted event-text">{(op.text ?? "").slice(0, 300)}</span>
       </div>
     );
@@ -190,6 +197,7 @@ export function OpRow(
         <span class="tool-summary" title={summary}>{summary}</span>
         <CausalityBadge state={state} row={row} />
         {op.completeness !== "complete" && <span class="badge badge-warn">{op.completeness}</span>}
+        {kept}
         <span class="muted">{time}</span>
         {link}
       </div>

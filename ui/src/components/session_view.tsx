@@ -45,6 +45,15 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
         {main?.server.model && <span>{main.server.model}</span>}
         <Time class="muted" at={s.started_at} />
       </div>
+      {s.kept_count > 0 && (
+        <p class="kept-note" role="note">
+          {s.kept_count === s.op_count
+            ? "The agent's log of this session is gone: every step here is Chronicle's copy."
+            : `${count(s.kept_count)} of ${
+              count(s.op_count)
+            } steps are no longer in the agent's log: Chronicle kept them (marked “kept”).`}
+        </p>
+      )}
       {stats && (
         <div class="stat-cards">
           <div class="stat">
