@@ -8,6 +8,7 @@ import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
 import { installCommand, uninstallCommand } from "./install.ts";
 import { issuesCommand } from "./issues.ts";
+import { renameCommand, starSessionsCommand, unstarSessionsCommand } from "./marks.ts";
 import { openCommand } from "./open.ts";
 import type { Command } from "./io.ts";
 import { replayCommand } from "./replay.ts";
@@ -38,6 +39,9 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   sessions: { run: sessionsCommand, summary: "list imported sessions" },
   show: { run: showCommand, summary: "print one session's timeline" },
+  rename: { run: renameCommand, summary: "give a session a name of your own (or --clear it)" },
+  star: { run: starSessionsCommand, summary: "star sessions (sessions --starred lists them)" },
+  unstar: { run: unstarSessionsCommand, summary: "remove the star of sessions" },
   search: {
     run: searchCommand,
     summary: "search every session's prompts, replies, inputs and outputs",

@@ -12,3 +12,20 @@ export interface CliIo {
 
 /** A command: returns its exit code (0 ok, 1 findings or failure, 2 usage error). */
 export type Command = (args: string[], io: CliIo) => Promise<number>;
+
+/**
+ * True when output may carry colour: stdout is a terminal and `NO_COLOR` is not set to a
+ * non-empty value (no-color.org).
+ */
+export function colorOn(io: CliIo): boolean {
+  return io.isTerminal && !io.env.NO_COLOR;
+}
+
+/**
+ * How a starred session is marked: `★` on a terminal (yellow when colour is on), `*` when the
+ * output goes to a file or a pipe, so scripts and `grep` see plain ASCII.
+ */
+export function starMark(io: CliIo): string {
+  if (!io.isTerminal) return "*";
+  return colorOn(io) ? "\x1b[33m★\x1b[0m" : "★";
+}

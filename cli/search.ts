@@ -3,12 +3,13 @@ import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { SEARCH_PAGE_MAX, type SearchResult } from "../core/store/mod.ts";
 import { dateArg, helpOrVersion, parseArgs, sourceArg, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
+import { termSafe } from "../core/security/terminal.ts";
 import type { Command } from "./io.ts";
-import { oneLine } from "./sessions.ts";
+import { titleLine } from "./sessions.ts";
 
 export const SEARCH_HELP =
   `Usage: chronicle search QUERY [--source ID] [--project PATH] [--since DATE] [--until DATE]
-                        [--limit N] [--offset N] [--json]
+                        [--starred] [--limit N] [--offset N] [--json]
 
 Searches every imported session: prompts, replies, thinking, tool inputs (code written,
 commands run) and whole tool outputs. Hits come newest first.
@@ -22,6 +23,7 @@ Options:
   --project PATH  only sessions in this project folder (or below it)
   --since DATE    only sessions active on or after DATE (YYYY-MM-DD or ISO 8601)
   --until DATE    only sessions started on or before DATE
+  --starred       only the sessions you starred
   --limit N       at most N hits (default 20, at most ${SEARCH_PAGE_MAX})
   --offset N      skip the first N hits (to page on)
   --json          print JSON: { total, total_capped, offset, limit, hits }
@@ -45,6 +47,7 @@ export const searchCommand: Command = async (args, io) => {
     project: { type: "string" },
     since: { type: "string" },
     until: { type: "string" },
+    starred: { type: "boolean" },
     limit: { type: "string" },
     offset: { type: "string" },
     json: { type: "boolean" },
@@ -67,6 +70,7 @@ export const searchCommand: Command = async (args, io) => {
       project: str(p.values.project),
       from: dateArg(p.values.since, "since"),
       to: dateArg(p.values.until, "until"),
+      starred: p.values.starred === true,
       limit,
       offset,
     });
@@ -79,11 +83,13 @@ export const searchCommand: Command = async (args, io) => {
   }
   const bold = (s: string) => io.isTerminal ? `\x1b[1m${s}\x1b[0m` : `[${s}]`;
   for (const h of result.hits) {
-    const title = h.session.title ?? h.session.first_prompt ?? "";
+    // foreign text (ids, paths, titles, snippets) escaped for the terminal
     io.stdout(
-      `${h.session_id} #${h.seq}  ${h.tool ?? h.kind} (${h.field})\n` +
-        `  ${h.session.project_path ?? "(no project)"} · ${oneLine(title, 70)}\n  ` +
-        h.snippet.map((s) => s.match ? bold(s.text) : s.text).join("") + "\n",
+      `${termSafe(h.session_id)} #${h.seq}  ${termSafe(h.tool ?? h.kind)} (${h.field})\n` +
+        `  ${termSafe(h.session.project_path ?? "(no project)")} · ${
+          titleLine(h.session, 70, io)
+        }\n  ` +
+        h.snippet.map((s) => s.match ? bold(termSafe(s.text)) : termSafe(s.text)).join("") + "\n",
     );
   }
   const shown = result.hits.length

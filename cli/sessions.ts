@@ -1,24 +1,26 @@
 /** `chronicle sessions` and `chronicle show`: list sessions and read one in a terminal. */
 import { termSafe } from "../core/security/terminal.ts";
-import type { Operation } from "../core/model/mod.ts";
+import { type Operation, recordedTitle, sessionTitle } from "../core/model/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { dateArg, helpOrVersion, parseArgs, sourceArg, UsageError } from "./args.ts";
 import { userPath } from "./user_cwd.ts";
 import { loadNamedSession, openUserStore } from "./context.ts";
-import type { Command } from "./io.ts";
+import { type CliIo, type Command, starMark } from "./io.ts";
 
 export const SESSIONS_HELP =
   `Usage: chronicle sessions [--source ID] [--project PATH] [--since DATE] [--until DATE]
-                          [--limit N] [--json]
+                          [--starred] [--limit N] [--json]
 
-Lists imported sessions, newest first: id, source, native id, project, start, end, title and
-operation count.
+Lists imported sessions, newest first: id, source, native id, project, start, end, title (the
+name you gave it with \`chronicle rename\`, else its own, else its first prompt) and operation
+count; a starred session's title is marked ★ (* when not on a terminal).
 
 Options:
   --source ID     only this agent: ${SOURCE_IDS.join(", ")}
   --project PATH  only sessions in this project folder (or below it)
   --since DATE    only sessions active on or after DATE (YYYY-MM-DD or ISO 8601)
   --until DATE    only sessions started on or before DATE (a whole day for YYYY-MM-DD)
+  --starred       only the sessions you starred (\`chronicle star\`)
   --limit N       at most N sessions (default 100)
   --json          print JSON
   -h, --help      show this help
@@ -30,6 +32,7 @@ export const sessionsCommand: Command = async (args, io) => {
     project: { type: "string" },
     since: { type: "string" },
     until: { type: "string" },
+    starred: { type: "boolean" },
     limit: { type: "string" },
     json: { type: "boolean" },
   });
@@ -48,6 +51,7 @@ export const sessionsCommand: Command = async (args, io) => {
         : userPath(io.cwd, String(p.values.project)),
       from: dateArg(p.values.since, "since"),
       to: dateArg(p.values.until, "until"),
+      starred: p.values.starred === true,
       limit,
     });
     if (p.values.json) {
@@ -55,11 +59,15 @@ export const sessionsCommand: Command = async (args, io) => {
       return 0;
     }
     if (!items.length) {
-      io.stdout("No sessions. Run `chronicle import` first.\n");
+      io.stdout(
+        p.values.starred
+          ? "No starred sessions. Star one with `chronicle star ID`.\n"
+          : "No sessions. Run `chronicle import` first.\n",
+      );
       return 0;
     }
     for (const s of items) {
-      const title = oneLine(sessionTitle(s), 70);
+      const title = titleLine(s, 70, io);
       io.stdout(
         `${termSafe(s.id)}\n  ${termSafe(s.source)} · ${
           termSafe(s.project_path ?? "(no project)")
@@ -100,13 +108,18 @@ export const showCommand: Command = async (args, io) => {
       return 0;
     }
     const s = session.session;
-    io.stdout(
-      // the list's title: the session's own, else its first prompt (the store keeps it)
-      `${oneLine(sessionTitle(store.getSession(s.id) ?? s), 200)}\n${termSafe(s.id)} · ${
-        termSafe(s.project.path ?? "")
-      } · ${termSafe(s.started_at ?? "")}\n`,
-    );
+    // the list's title (sessionTitle: the user's name, else its own, else its first prompt)
     const summary = store.getSession(s.id);
+    io.stdout(
+      `${summary ? titleLine(summary, 200, io) : oneLine(s.title ?? "(untitled)", 200)}\n${
+        termSafe(s.id)
+      } · ${termSafe(s.project.path ?? "")} · ${termSafe(s.started_at ?? "")}\n`,
+    );
+    if (summary?.user_title) {
+      const was = recordedTitle(summary);
+      io.stdout(`  renamed${was ? ` from "${oneLine(was, 120)}"` : ""}\n`);
+    }
+    if (summary?.starred_at) io.stdout(`  starred ${termSafe(summary.starred_at)}\n`);
     const kept = summary?.kept_count ? store.keptOps(s.id) : new Set<string>();
     if (summary?.kept_count) {
       io.stdout(
@@ -196,7 +209,17 @@ export function oneLine(s: string, max: number): string {
   return termSafe(t.length > max ? t.slice(0, max - 1) + "…" : t);
 }
 
-/** The one title a session goes by in the terminal: its own, else its first prompt. */
-function sessionTitle(s: { title?: string | null; first_prompt?: string | null }): string {
-  return s.title ?? s.first_prompt ?? "(untitled)";
+/**
+ * A session's title as the terminal shows it: `sessionTitle` (core/model/titles.ts) on one line,
+ * at most `max` characters, escaped, after the star of a starred session.
+ */
+export function titleLine(
+  s: { title: string | null; user_title: string | null; first_prompt: string | null } & {
+    starred?: boolean;
+  },
+  max: number,
+  io: CliIo,
+): string {
+  const title = oneLine(sessionTitle(s) ?? "(untitled)", max);
+  return s.starred ? `${starMark(io)} ${title}` : title;
 }

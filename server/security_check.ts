@@ -42,6 +42,8 @@ export interface CheckInput {
   rules: CustomRule[];
   /** Shown when the session has no title (redacted like the findings). */
   fallbackTitle: string | null;
+  /** The user's name for the session: shown before its own title (redacted too). */
+  userTitle?: string | null;
   /** Milliseconds for this session. Default 30 s. */
   budgetMs?: number;
 }
@@ -91,8 +93,10 @@ export function checkSession(input: CheckInput): CheckSessionReport {
     return {
       ...base,
       // The title is shown beside the findings, so it is redacted like them.
-      title: scan.redacted.session.title ??
-        (input.fallbackTitle === null ? null : scanText(input.fallbackTitle, { rules }).redacted),
+      title: input.userTitle
+        ? scanText(input.userTitle, { rules }).redacted
+        : scan.redacted.session.title ??
+          (input.fallbackTitle === null ? null : scanText(input.fallbackTitle, { rules }).redacted),
       total: scan.total,
       by_rule: scan.histogram,
       findings,

@@ -99,6 +99,7 @@ export function createSecurityService(options: SecurityServiceOptions): Security
   const checkOne = async (id: string): Promise<CheckSessionReport | null> => {
     const session = store.loadSession(id);
     if (!session) return null;
+    const summary = store.getSession(id);
     const payloads: Record<string, string | null> = {};
     for (const op of Object.values(session.operations)) {
       for (const ref of [op.request, op.response]) {
@@ -111,7 +112,8 @@ export function createSecurityService(options: SecurityServiceOptions): Security
       session,
       payloads,
       rules: rules.active(),
-      fallbackTitle: store.getSession(id)?.first_prompt ?? null,
+      fallbackTitle: summary?.first_prompt ?? null,
+      userTitle: summary?.user_title ?? null,
     });
   };
 

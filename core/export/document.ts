@@ -156,6 +156,8 @@ export interface BuildOptions {
   limits?: Partial<ExportLimits>;
   /** Display names of the agents (source id → name). Default the ids. */
   agentNames?: Record<string, string>;
+  /** The user's name for the session: the document's title when set (else `titleOf`). */
+  title?: string | null;
   now?: () => Date;
 }
 
@@ -298,7 +300,7 @@ export function buildDocument(
     id: info.id,
     source: info.source,
     agent: options.agentNames?.[info.source] ?? info.source,
-    title: oneLine(red.text(titleOf(session), "title"), 100),
+    title: oneLine(red.text(options.title?.trim() || titleOf(session), "title"), 100),
     models: [...models].sort(),
     tokens: Object.entries(session.usage.by_model).map(([model, u]) => ({ model, ...u })),
     steps: session.timeline.length,

@@ -37,6 +37,11 @@ export interface DocumentOptions {
   /** Include thinking (default false). */
   thinking?: boolean;
   limits?: Partial<ExportLimits>;
+  /**
+   * The user's name for the session, the document's title when set (`documentOf` reads it
+   * from the store); the canonical session's own title is left as its agent recorded it.
+   */
+  title?: string | null;
   now?: () => Date;
 }
 
@@ -51,14 +56,17 @@ export function sessionDocument(
     thinking: options.thinking,
     limits: options.limits,
     agentNames: AGENT_NAMES,
+    title: options.title,
     now: options.now,
   });
 }
 
-/** Where sessions come from: the store, or anything with the same two reads. */
+/** Where sessions come from: the store, or anything with the same reads. */
 export interface SessionSource {
   loadSession(id: string): CanonicalSession | null;
   payload(sha256: string): Uint8Array | null;
+  /** The session's summary: the user's name for it titles the document. */
+  getSession?(id: string): { user_title: string | null } | null;
 }
 
 const decoder = new TextDecoder();
@@ -74,7 +82,7 @@ export function documentOf(
   return sessionDocument(session, (sha) => {
     const bytes = source.payload(sha);
     return bytes ? decoder.decode(bytes) : null;
-  }, options);
+  }, { ...options, title: options.title ?? source.getSession?.(id)?.user_title });
 }
 
 /** A document as the text of a file in one of the formats. */

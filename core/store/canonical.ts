@@ -60,6 +60,10 @@ export function putCanonical(
   const parts = partsOf(session);
   const now = (options.now?.() ?? new Date()).toISOString();
   const stamp = w.changes.next();
+  // What the user marked (user_marks.ts) outlives the rows a newer export replaces.
+  const marks = w.sql.stmt("SELECT user_title, starred_at FROM sessions WHERE id = ?").get(id) as
+    | { user_title: string | null; starred_at: string | null }
+    | undefined;
   if (stored) {
     w.sql.stmt(
       "DELETE FROM operations_fts WHERE rowid IN (SELECT rowid FROM operations WHERE session_id = ?)",
@@ -69,7 +73,8 @@ export function putCanonical(
   const info = session.session;
   w.sql.stmt(
     `INSERT INTO sessions (id, source, native_id, project_path, title, started_at, ended_at,
-       info, recording, extensions, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       info, recording, extensions, updated_at, user_title, starred_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     info.source,
@@ -82,6 +87,8 @@ export function putCanonical(
     JSON.stringify(session.recording),
     JSON.stringify(session.extensions),
     now,
+    marks?.user_title ?? null,
+    marks?.starred_at ?? null,
   );
   // Operations go in by the file their calls were read from, as an import files them.
   const byFile = new Map<string, OperationRecord[]>();

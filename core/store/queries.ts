@@ -30,7 +30,18 @@ import type {
 } from "./types.ts";
 
 const SUMMARY_COLS =
-  "id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count, kept_count";
+  "id, source, native_id, project_path, title, user_title, first_prompt, starred_at, started_at, ended_at, op_count, error_count, kept_count";
+
+/** A summary row as the API answers it: `starred` said outright beside its time. */
+function summaryOf(row: Record<string, unknown>): SessionSummary {
+  return { ...row, starred: row.starred_at !== null } as unknown as SessionSummary;
+}
+
+/**
+ * The title a session sorts by: `sessionTitle` of core/model/titles.ts in SQL (the user's
+ * name, else the agent's title, else the first prompt; none of them is ever stored blank).
+ */
+const TITLE_SQL = "coalesce(user_title, title, first_prompt)";
 
 export class Queries {
   constructor(private readonly sql: Sql) {}
@@ -82,9 +93,8 @@ export class Queries {
   }
 
   getSession(id: string): SessionSummary | null {
-    return (this.sql.stmt(`SELECT ${SUMMARY_COLS} FROM sessions WHERE id = ?`).get(id) as
-      | SessionSummary
-      | undefined) ?? null;
+    const row = this.sql.stmt(`SELECT ${SUMMARY_COLS} FROM sessions WHERE id = ?`).get(id);
+    return row ? summaryOf(row) : null;
   }
 
   listSessions(q: SessionQuery = {}): { total: number; items: SessionSummary[] } {
@@ -93,7 +103,7 @@ export class Queries {
       started_at: "started_at",
       ended_at: "ended_at",
       op_count: "op_count",
-      title: "coalesce(title, first_prompt)",
+      title: TITLE_SQL,
     }[
       q.sort ?? "started_at"
     ] ?? "started_at";
@@ -103,9 +113,12 @@ export class Queries {
     const total = (this.sql.db.prepare(`SELECT count(*) AS n FROM sessions ${where}`).get(
       ...params,
     ) as { n: number }).n;
+    // Starred sessions are few: read them through their index and sort them, rather than walk
+    // every session in date order looking for stars (the planner's choice with a bound LIMIT).
+    const from = q.starred ? "sessions INDEXED BY sessions_starred" : "sessions";
     const items = this.sql.db.prepare(
-      `SELECT ${SUMMARY_COLS} FROM sessions ${where} ORDER BY ${sortCol} ${order} NULLS LAST, id LIMIT ? OFFSET ?`,
-    ).all(...params, limit, offset) as unknown as SessionSummary[];
+      `SELECT ${SUMMARY_COLS} FROM ${from} ${where} ORDER BY ${sortCol} ${order} NULLS LAST, id LIMIT ? OFFSET ?`,
+    ).all(...params, limit, offset).map(summaryOf);
     return { total, items };
   }
 
@@ -132,6 +145,8 @@ export class Queries {
       clauses.push(`${a}started_at <= ?`);
       params.push(q.to.length === 10 ? `${q.to}T23:59:59.999Z` : q.to);
     }
+    // the partial index sessions_starred (migration 12) holds exactly these rows
+    if (q.starred) clauses.push(`${a}starred_at IS NOT NULL`);
     if (q.text) {
       const match = ftsQuery(q.text);
       if (match) {
@@ -142,10 +157,12 @@ export class Queries {
              WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${TEXT_FILTER_WINDOW}) m
            JOIN operations o ON o.rowid = m.rowid`,
         ).all(match) as { id: string }[]).map((r) => r.id);
+        const like = `%${likeEscape(q.text)}%`;
         clauses.push(
-          `(${a}id IN (SELECT value FROM json_each(?)) OR ${a}title LIKE ? ESCAPE '\\')`,
+          `(${a}id IN (SELECT value FROM json_each(?)) OR ${a}title LIKE ? ESCAPE '\\'
+            OR ${a}user_title LIKE ? ESCAPE '\\')`,
         );
-        params.push(JSON.stringify(ids), `%${likeEscape(q.text)}%`);
+        params.push(JSON.stringify(ids), like, like);
       }
     }
     return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };

@@ -130,8 +130,9 @@ export class Search {
 
   private hit(rowid: number, pattern: RegExp | null): SearchHit {
     const r = this.sql.stmt(
-      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.file, o.doc, s.title, s.first_prompt,
-         s.source, s.project_path FROM operations o JOIN sessions s ON s.id = o.session_id
+      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.file, o.doc, s.title, s.user_title,
+         s.first_prompt, s.starred_at, s.source, s.project_path
+       FROM operations o JOIN sessions s ON s.id = o.session_id
        WHERE o.rowid = ?`,
     ).get(rowid) as SqlRow;
     const op = withSourceFile(String(r.doc), String(r.file));
@@ -147,7 +148,9 @@ export class Search {
       snippet,
       session: {
         title: str(r.title),
+        user_title: str(r.user_title),
         first_prompt: str(r.first_prompt),
+        starred: r.starred_at !== null,
         source: String(r.source),
         project_path: str(r.project_path),
       },

@@ -38,6 +38,7 @@ import { indexText, type PreparedUnit } from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
 import { ShareTable } from "./shares.ts";
+import { markSession } from "./user_marks.ts";
 import { type CanonicalImportOutcome, putCanonical } from "./canonical.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { Search } from "./search.ts";
@@ -49,6 +50,7 @@ import type {
   ProjectSummary,
   SearchResult,
   SessionDetail,
+  SessionMarks,
   SessionQuery,
   SessionSummary,
   SourceRow,
@@ -325,6 +327,23 @@ export class ChronicleStore {
         { ...options, stored },
       )
     );
+  }
+
+  /**
+   * What the user marks on a session, in one transaction: a name (`title`; empty or null
+   * clears it, too long is a RangeError) and a star (user_marks.ts). An import never changes
+   * either. Returns the session's summary after, or null when there is no such session.
+   */
+  markSession(
+    id: string,
+    marks: SessionMarks,
+    options: { now?: () => Date } = {},
+  ): SessionSummary | null {
+    const now = (options.now?.() ?? new Date()).toISOString();
+    const found = this.transaction(() =>
+      markSession({ sql: this.sql, changes: this.changes }, id, marks, now)
+    );
+    return found ? this.getSession(id) : null;
   }
 
   // ---------------------------------------------------------------- read side

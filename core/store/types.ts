@@ -23,6 +23,8 @@ export interface SessionQuery {
   from?: string;
   /** ISO date or datetime: sessions started at or before it. */
   to?: string;
+  /** Only the sessions the user starred (found through the `sessions_starred` index). */
+  starred?: boolean;
   sort?: "started_at" | "ended_at" | "op_count" | "title";
   order?: "asc" | "desc";
   /** Default 50, at most 1000. */
@@ -30,13 +32,25 @@ export interface SessionQuery {
   offset?: number;
 }
 
+/**
+ * One session in a list. Its title is decided by `sessionTitle` (core/model/titles.ts): the
+ * user's name for it, else the agent's title, else the first prompt.
+ */
 export interface SessionSummary {
   id: string;
   source: string;
   native_id: string;
   project_path: string | null;
+  /** The title its agent recorded. */
   title: string | null;
+  /** The user's name for it (`chronicle rename`, the UI); an import never writes it. */
+  user_title: string | null;
+  /** Its first prompt as a title reads it. */
   first_prompt: string | null;
+  /** The user starred it. */
+  starred: boolean;
+  /** When the user starred it (ISO 8601), or null. */
+  starred_at: string | null;
   started_at: string | null;
   ended_at: string | null;
   op_count: number;
@@ -46,6 +60,14 @@ export interface SessionSummary {
    * Chronicle keeps them; `chronicle forget` removes them.
    */
   kept_count: number;
+}
+
+/** A change to what the user marks on a session (`markSession`): a field left out is kept. */
+export interface SessionMarks {
+  /** The session's name; null or an empty (or blank) string clears it (`userTitle`). */
+  title?: string | null;
+  /** Star (true) or unstar (false). */
+  starred?: boolean;
 }
 
 export interface TimelineItem {
@@ -73,7 +95,9 @@ export interface SearchHit {
   snippet: Snippet;
   session: {
     title: string | null;
+    user_title: string | null;
     first_prompt: string | null;
+    starred: boolean;
     source: string;
     project_path: string | null;
   };

@@ -94,7 +94,18 @@ function str(url: URL, name: string): string | undefined {
 
 const SORTS = ["started_at", "ended_at", "op_count", "title"] as const;
 
-/** The session filters shared by the list and search: source, project, text, from, to, sort. */
+/** A yes/no query parameter: `1`/`true`, `0`/`false`, or absent (false). */
+function flagParam(url: URL, name: string): boolean {
+  const v = url.searchParams.get(name);
+  if (v === null || v === "" || v === "0" || v === "false") return false;
+  if (v === "1" || v === "true") return true;
+  throw new HttpError(400, "bad_request", `Query parameter "${name}" must be 1 or 0`);
+}
+
+/**
+ * The session filters shared by the list and search: source, project, text, from, to,
+ * starred, sort.
+ */
 export function sessionQuery(url: URL, defaultLimit = 50): SessionQuery {
   const sort = str(url, "sort");
   if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) {
@@ -110,6 +121,7 @@ export function sessionQuery(url: URL, defaultLimit = 50): SessionQuery {
     text: str(url, "text"),
     from: dateParam(url, "from"),
     to: dateParam(url, "to"),
+    starred: flagParam(url, "starred"),
     sort: sort as SessionQuery["sort"],
     order: order as SessionQuery["order"],
     limit: intParam(url, "limit", defaultLimit, 1, 500),

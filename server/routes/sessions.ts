@@ -1,9 +1,9 @@
 /** Projects, the session list, one session, its timeline (paged) and its payloads. */
 import type { Operation, PayloadRef } from "../../core/model/mod.ts";
-import type { ChronicleStore, TimelineItem } from "../../core/store/mod.ts";
+import type { ChronicleStore, SessionMarks, TimelineItem } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json, SECURITY_HEADERS } from "../errors.ts";
-import { intParam, type Route, sessionQuery } from "./_http.ts";
+import { intParam, readJson, type Route, sessionQuery } from "./_http.ts";
 
 /** Characters of a tool input / result sent with each timeline row; the rest on demand. */
 export const ROW_TEXT_CHARS = 6_000;
@@ -62,6 +62,35 @@ function requireSession(store: ChronicleStore, id: string) {
 
 export type { ConnectionView } from "../../core/store/mod.ts";
 
+/** A PATCH body as marks: only `title` (a string or null) and `starred` (a boolean). */
+function sessionMarks(body: Record<string, unknown>): SessionMarks {
+  const extra = Object.keys(body).filter((k) => k !== "title" && k !== "starred");
+  if (extra.length) {
+    throw new HttpError(
+      400,
+      "bad_request",
+      `Unknown field "${extra[0].slice(0, 40)}" (title, starred)`,
+    );
+  }
+  const marks: SessionMarks = {};
+  if ("title" in body) {
+    if (body.title !== null && typeof body.title !== "string") {
+      throw new HttpError(400, "bad_request", 'Field "title" must be a string or null');
+    }
+    marks.title = body.title;
+  }
+  if ("starred" in body) {
+    if (typeof body.starred !== "boolean") {
+      throw new HttpError(400, "bad_request", 'Field "starred" must be true or false');
+    }
+    marks.starred = body.starred;
+  }
+  if (!Object.keys(marks).length) {
+    throw new HttpError(400, "bad_request", 'Nothing to change: send "title" or "starred"');
+  }
+  return marks;
+}
+
 export function sessionRoutes(deps: AppDeps): Route[] {
   const { store } = deps;
   return [
@@ -80,6 +109,23 @@ export function sessionRoutes(deps: AppDeps): Route[] {
           throw new HttpError(404, "not_found", `No session "${params.id.slice(0, 200)}"`);
         }
         return json(detail);
+      },
+    },
+    {
+      // What the user marks on a session: `{title?: string | null, starred?: boolean}` (an
+      // empty or null title clears the name). Answers the session's summary after.
+      method: "PATCH",
+      path: "/api/sessions/:id",
+      handler: async ({ req, params }) => {
+        const marks = sessionMarks(await readJson(req));
+        const session = store.markSession(params.id, marks);
+        if (!session) {
+          throw new HttpError(404, "not_found", `No session "${params.id.slice(0, 200)}"`);
+        }
+        // Other tabs: a live view of the session is sent its summary, every list reloads.
+        deps.live?.changed([params.id], { live: false });
+        deps.events?.publish("session", { id: params.id });
+        return json({ session });
       },
     },
     {

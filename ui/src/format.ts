@@ -1,5 +1,6 @@
 /** Small formatting helpers: times, durations, counts, sizes, agent names. */
 import { WRITING_WINDOW_MS } from "../../core/live/writing.ts";
+import { sessionTitle as titleOf, type TitleParts } from "../../core/model/titles.ts";
 
 export const AGENTS: Record<string, string> = {
   "claude-code": "Claude Code",
@@ -104,11 +105,12 @@ export function basename(path: string | null | undefined): string {
   return parts[parts.length - 1] || path;
 }
 
-/** A session's display title: its own, else the first prompt, else its id. */
-export function sessionTitle(
-  s: { title: string | null; first_prompt: string | null; id?: string },
-): string {
-  return (s.title || s.first_prompt || s.id || "Untitled session").replace(/\s+/g, " ").trim();
+/**
+ * A session's display title: core/model's `sessionTitle` (the user's name, else its own, else
+ * the first prompt), else its id.
+ */
+export function sessionTitle(s: TitleParts & { id?: string }): string {
+  return (titleOf(s) || s.id || "Untitled session").replace(/\s+/g, " ").trim();
 }
 
 /** True when a session wrote to its log in the last two minutes (shown with a dot). */

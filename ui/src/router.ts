@@ -62,7 +62,7 @@ export function viewOf(loc: Location): View {
 }
 
 /** The session list's filters, kept in the URL of the list and of every session opened from it. */
-export const LIST_FILTERS = ["source", "project", "text", "from", "to", "sort"] as const;
+export const LIST_FILTERS = ["source", "project", "text", "from", "to", "starred", "sort"] as const;
 export type ListFilter = typeof LIST_FILTERS[number];
 
 /** The list filters of the current URL as a query string (`?source=codex&...` or ""). */

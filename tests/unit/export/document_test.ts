@@ -246,4 +246,24 @@ function countSteps(steps: DocStep[]): number {
   );
 }
 
+Deno.test("the user's name for a session titles its documents, redacted; the canonical title stays", () => {
+  const s = byAgent("gemini");
+  const recorded = documentOf(store, s.id)!.session.title;
+  const secret = new FakeSecrets(11).anthropic();
+  store.markSession(s.id, { title: `Deploy notes ${secret}` });
+  try {
+    const doc = documentOf(store, s.id)!;
+    assertEquals(doc.session.title.startsWith("Deploy notes "), true, doc.session.title);
+    assert(!doc.session.title.includes(secret), "the name is redacted like every text");
+    assert(doc.redaction.total > 0);
+    assertStringIncludes(renderMarkdown(doc), `# Deploy notes `);
+    assertStringIncludes(renderHtml(doc), `<h1>Deploy notes `);
+    assertEquals(store.loadSession(s.id)!.session.title, s.title ?? undefined);
+    store.markSession(s.id, { title: "" });
+    assertEquals(documentOf(store, s.id)!.session.title, recorded, "cleared: the recorded title");
+  } finally {
+    store.markSession(s.id, { title: null });
+  }
+});
+
 Deno.test("document tests teardown", () => store.close());

@@ -221,3 +221,18 @@ Deno.test("event ids are cursors: whole stamps and stamps cut at a row", () => {
     assert.equal(parseEventId(bad), null, String(bad));
   }
 });
+
+Deno.test("a rename or a star reaches a viewer as a new session summary, no step sent again", async () => {
+  await using t = await setup();
+  await t.grow({ user: "start" }, bash(0));
+  const sink = new RecordingSink();
+  t.hub.subscribe(ID, sink, { stamp: t.store.changeClock(), rowid: Infinity });
+  await settle();
+  assert.deepEqual(sink.sent.map((s) => s.event), ["session"]);
+  t.store.markSession(ID, { title: "Named", starred: true });
+  t.hub.notify([ID], { live: false }); // as PATCH /api/sessions/:id does
+  await settle();
+  assert.deepEqual(sink.sent.map((s) => s.event), ["session", "session"]);
+  const summary = sink.sent[1].data.session as { user_title: string; starred: boolean };
+  assert.deepEqual([summary.user_title, summary.starred], ["Named", true]);
+});

@@ -15,6 +15,7 @@ const ROUTES: { method: string; path: string; body?: unknown }[] = [
   { method: "GET", path: `/api/sessions/${SID}` },
   { method: "GET", path: `/api/sessions/${SID}/timeline` },
   { method: "GET", path: `/api/sessions/${SID}/stats` },
+  { method: "PATCH", path: `/api/sessions/${SID}`, body: { starred: true } },
   { method: "GET", path: "/api/search?q=notes" },
   { method: "GET", path: "/api/analytics" },
   { method: "GET", path: "/api/security/rules" },

@@ -39,6 +39,20 @@ Deno.test("a session whose check runs out of its budget is reported unfinished, 
   assert.equal(report.total, 0);
 });
 
+Deno.test("the check titles a session by the user's name, redacted like the findings", () => {
+  const id = store.listSessions({}).items[0].id;
+  const key = new FakeSecrets(4).github();
+  const report = checkSession({
+    session: store.loadSession(id)!,
+    payloads: {},
+    rules: [],
+    fallbackTitle: "the first prompt",
+    userTitle: `Named ${key}`,
+  });
+  assert.match(report.title ?? "", /^Named /);
+  assert(!report.title?.includes(key), report.title ?? "");
+});
+
 Deno.test("a check in the worker leaves the main thread free: its event loop keeps turning through a 300 KB result with *a*a*a*b", async () => {
   const home = await Deno.makeTempDir({ prefix: "chronicle-check-test-" });
   const big = ChronicleStore.open(":memory:");

@@ -15,6 +15,7 @@ import { importProgress } from "../live.ts";
 import { moveSelection, SessionList, storeEmpty } from "./session_list.tsx";
 import { EmptyStore } from "./empty_store.tsx";
 import { SessionView } from "./session_view.tsx";
+import { sessionMarked } from "./session_marks.tsx";
 import { ShortcutsOverlay } from "./shortcuts.tsx";
 import { isFormControl } from "../keys.ts";
 
@@ -85,6 +86,12 @@ export function App(): VNode {
     es.addEventListener("import", () => refresh.value++);
     es.addEventListener("progress", (e) => (importProgress.value = JSON.parse(e.data)));
     es.addEventListener("interception", () => refresh.value++);
+    // a session renamed or starred (here or in another tab): lists and its header read it again
+    es.addEventListener("session", (e) => {
+      const { id } = JSON.parse(e.data) as { id: string };
+      sessionMarked.value = { id, n: (sessionMarked.peek()?.n ?? 0) + 1 };
+      refresh.value++;
+    });
     return () => es.close();
   }, []);
 

@@ -1,6 +1,7 @@
 /**
  * The left pane: every agent's sessions in one list with filters (agent, project, text, date
- * range, sort), loaded a page at a time as you scroll, a ● for live ones.
+ * range, starred, sort), loaded a page at a time as you scroll, a ● for live ones and a ★ for
+ * starred ones.
  */
 import { signal, useComputed, useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
@@ -20,6 +21,8 @@ export interface ListFilters {
   text: string;
   from: string;
   to: string;
+  /** "1": only the starred sessions. */
+  starred: string;
   sort: string;
 }
 
@@ -32,6 +35,7 @@ function readFilters(query: string): ListFilters {
     text: q.get("text") ?? "",
     from: q.get("from") ?? "",
     to: q.get("to") ?? "",
+    starred: q.get("starred") === "1" ? "1" : "",
     sort: q.get("sort") ?? "started_at",
   };
 }
@@ -185,10 +189,22 @@ export function SessionList(
             <option value="title">Title</option>
           </select>
         </div>
-        <div class="muted small list-count" role="status">
-          {total.value === null
-            ? "Loading…"
-            : `${total.value.toLocaleString("en-US")} session${total.value === 1 ? "" : "s"}`}
+        <div class="list-count-row">
+          <div class="muted small list-count" role="status">
+            {total.value === null
+              ? "Loading…"
+              : `${total.value.toLocaleString("en-US")} ${f.starred ? "starred " : ""}session${
+                total.value === 1 ? "" : "s"
+              }`}
+          </div>
+          <button
+            type="button"
+            class="mini starred-filter"
+            aria-pressed={f.starred === "1"}
+            onClick={() => setFilter("starred", f.starred ? "" : "1")}
+          >
+            <span aria-hidden="true">{f.starred ? "★" : "☆"}</span> Starred
+          </button>
         </div>
       </div>
       <ImportProgressBar />
@@ -210,7 +226,15 @@ export function SessionList(
                   )}
                   <Time class="muted s-when" at={s.started_at} show="ago" now={now} />
                 </div>
-                <div class="s-title">{sessionTitle(s)}</div>
+                <div class="s-title">
+                  {s.starred && (
+                    <span class="star-mark" title="Starred">
+                      <span aria-hidden="true">★</span>
+                      <span class="sr-only">Starred:</span>
+                    </span>
+                  )}
+                  {sessionTitle(s)}
+                </div>
                 <div class="s-bottom muted">
                   <span title={s.project_path ?? ""}>{basename(s.project_path)}</span>
                   <span>{s.op_count} steps</span>
@@ -226,7 +250,13 @@ export function SessionList(
           );
         })}
         {total.value === 0 && (
-          <li class="muted pad">{query.value ? "No sessions match." : "No sessions yet."}</li>
+          <li class="muted pad">
+            {f.starred && query.value === "?starred=1"
+              ? "No starred sessions yet: open one and press s, or its ☆ Star button."
+              : query.value
+              ? "No sessions match."
+              : "No sessions yet."}
+          </li>
         )}
       </ul>
     </nav>

@@ -6,11 +6,13 @@
 import { useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
-import { agentName, basename, count, duration, sessionTitle } from "../format.ts";
+import { api } from "../api.ts";
+import { agentName, basename, count, duration } from "../format.ts";
 import { Time } from "./time.tsx";
 import { followSession, type LiveSession } from "../live_session.ts";
 import { goBack, listUrl, navigate, sessionUrl } from "../router.ts";
 import { createSessionState, type SessionState, type TimelineState } from "../session_state.ts";
+import type { SessionDetail } from "../types.ts";
 import { isFormControl } from "../keys.ts";
 import { estimateCost } from "../../../core/analytics/prices.ts";
 import { CodeAtMomentHost } from "./code_at_moment.tsx";
@@ -20,6 +22,7 @@ import { LiveBadge } from "./live_badge.tsx";
 import { NewStepsButton } from "./new_steps.tsx";
 import { OpRow } from "./op_row.tsx";
 import { replayMarkClass, ReplayPanel } from "./replay_panel.tsx";
+import { sessionMarked, SessionTitle, toggleStar } from "./session_marks.tsx";
 import { ShareDialog } from "./share_dialog.tsx";
 import { VirtualList } from "./virtual_list.tsx";
 
@@ -32,7 +35,7 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
   const estimate = stats ? estimateCost(stats.tokens) : null;
   return (
     <header class="overview">
-      <h1 class="session-title">{sessionTitle(s)}</h1>
+      <SessionTitle state={state} session={s} />
       <div class="facts">
         <LiveBadge live={live} />
         <span class={`agent agent-${s.source}`}>{agentName(s.source)}</span>
@@ -165,8 +168,18 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
     if (state.focus.value !== op) void state.reveal(op);
   }, [op, state]);
 
+  // A rename or a star elsewhere (another tab, the CLI through a server): read the header again.
+  useSignalEffect(() => {
+    if (sessionMarked.value?.id !== id) return;
+    api<SessionDetail>(`/api/sessions/${encodeURIComponent(id)}`).then(
+      (d) => state.setDetail(d),
+      () => {},
+    );
+  });
+
   // j / k move the selection through the steps as shown: the main thread and every open
-  // sub-agent thread in between; Enter opens or closes the selected step's sub-agent thread.
+  // sub-agent thread in between; Enter opens or closes the selected step's sub-agent thread;
+  // s stars or unstars the session.
   useSignalEffect(() => {
     const m = state.main.value;
     if (!m) return;
@@ -174,6 +187,11 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
       if (isFormControl(e.target) || e.defaultPrevented) return;
       if (e.metaKey || e.ctrlKey || e.altKey) return;
       if ((e.target as HTMLElement).closest?.("[role=dialog]")) return;
+      if (e.key === "s") {
+        e.preventDefault();
+        void toggleStar(state).catch(() => {});
+        return;
+      }
       const current = state.focus.value;
       if (e.key === "Enter" && current && state.children.value.has(current)) {
         if ((e.target as HTMLElement).closest?.("button, a, summary")) return;

@@ -10,6 +10,7 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ["↑", "↓"], what: "Previous / next session in the list" },
   { keys: ["j", "k"], what: "Next / previous step, sub-agent threads included" },
   { keys: ["Enter"], what: "Open the sub-agent thread of the selected step" },
+  { keys: ["s"], what: "Star or unstar the open session" },
   { keys: ["PageDown", "Space", "PageUp"], what: "Scroll the conversation" },
   { keys: ["Home", "End"], what: "Start / end of the conversation" },
   { keys: ["Esc"], what: "Close the inspector, a dialog or this overlay" },
