@@ -22,7 +22,17 @@ import {
   sourceState,
   type UnitCheckpoint,
 } from "./apply.ts";
+import type { AdmitOptions } from "./admit.ts";
 import { ChangeStamps } from "./change_stamps.ts";
+import {
+  COMPACT_DEAD_SHARE,
+  compactPacks,
+  databaseBytes,
+  packBytes,
+  scrubDead,
+  vacuum,
+} from "./compact.ts";
+import { type DeadRange, forgetRows, forgottenSessions, projectSessionIds } from "./forget.ts";
 import {
   changeClock,
   type SessionChanges,
@@ -44,9 +54,12 @@ import { Search } from "./search.ts";
 import { computeStats } from "./stats.ts";
 import { refreshSessionStats, rollupAnswers, rollupStats } from "./stats_rollup.ts";
 import type {
+  ForgetOutcome,
+  ForgottenSession,
   ImportIssues,
   LocatedOp,
   ProjectSummary,
+  ReclaimResult,
   SearchResult,
   SessionDetail,
   SessionQuery,
@@ -71,6 +84,19 @@ export interface StoreOptions {
 
 /** How many candidates an ambiguous id prefix names. */
 const CANDIDATES_SHOWN = 5;
+
+export interface ForgetOptions {
+  /** Change nothing: say what would go. */
+  dryRun?: boolean;
+  now?: () => Date;
+  /** Compact a pack once this share of it is dead. Default {@link COMPACT_DEAD_SHARE}. */
+  deadShare?: number;
+  /** VACUUM the database afterwards. Default true. */
+  vacuum?: boolean;
+}
+
+/** Thrown inside a dry run's transaction so that it rolls back. */
+const DRY_RUN = Symbol("dry run");
 
 export class ChronicleStore {
   private readonly db: DatabaseSync;
@@ -290,7 +316,12 @@ export class ChronicleStore {
    * the file contributed before, so importing the same bytes twice gives identical rows.
    * Returns the ids of the sessions it wrote to.
    */
-  applyUnit(unit: SourceUnit, result: PreparedUnit, epoch: number): string[] {
+  applyUnit(
+    unit: SourceUnit,
+    result: PreparedUnit,
+    epoch: number,
+    admit: AdmitOptions = {},
+  ): string[] {
     if (result.mode === "unchanged" && !result.issues.length) return [];
     return this.transaction(() =>
       applyUnit(
@@ -298,8 +329,87 @@ export class ChronicleStore {
         unit,
         result,
         epoch,
+        admit,
       )
     );
+  }
+
+  // ---------------------------------------------------------------- the archive
+
+  /**
+   * Forgets sessions (full ids, see `requireSessionId`): each is deleted with everything it
+   * owns, payloads no other session refers to included, and recorded so that no import brings
+   * it back (forget.ts); then the space goes back to the disk: mostly dead packs compacted, the
+   * deleted payloads' bytes zeroed in the others, the database vacuumed (compact.ts). Outside
+   * any transaction. `dryRun` says what would go and changes nothing.
+   */
+  forget(ids: readonly string[], options: ForgetOptions = {}): ForgetOutcome {
+    if (this.db.isTransaction) throw new TypeError("forget() runs outside a transaction");
+    for (const id of ids) {
+      if (!this.queries.getSession(id)) {
+        throw new ChronicleError("not_found", `no session "${id}" (see \`chronicle sessions\`)`);
+      }
+    }
+    const now = (options.now?.() ?? new Date()).toISOString();
+    let rows: ReturnType<typeof forgetRows> | undefined;
+    try {
+      this.transaction(() => {
+        rows = forgetRows(this.sql, ids, now);
+        if (options.dryRun) throw DRY_RUN;
+      });
+    } catch (e) {
+      if (e !== DRY_RUN) throw e;
+    }
+    const { dead, ...counts } = rows!;
+    return {
+      dry_run: options.dryRun === true,
+      ...counts,
+      reclaim: options.dryRun ? null : this.reclaim(dead, options),
+    };
+  }
+
+  /** Gives back the space a forget freed (see compact.ts). */
+  private reclaim(dead: DeadRange[], options: ForgetOptions): ReclaimResult {
+    const started = performance.now();
+    const packsBefore = packBytes(this.payloads);
+    const dbBefore = databaseBytes(this.sql);
+    const victims = this.transaction(() =>
+      compactPacks(this.sql, this.payloads, options.deadShare ?? COMPACT_DEAD_SHARE)
+    );
+    // after the commit that repointed their payloads (compact.ts)
+    for (const n of victims) this.payloads.packs?.remove(n);
+    const scrubbed = scrubDead(this.payloads, dead.filter((d) => !victims.includes(d.pack)));
+    const wal = options.vacuum === false
+      ? { walTruncated: false }
+      : vacuum(this.sql, () => this.changes.prepareTemp());
+    return {
+      packs_compacted: victims.length,
+      scrubbed_bytes: scrubbed,
+      pack_bytes_before: packsBefore,
+      pack_bytes_after: packBytes(this.payloads),
+      db_bytes_before: dbBefore,
+      db_bytes_after: databaseBytes(this.sql),
+      wal_truncated: wal.walTruncated,
+      ms: Math.round(performance.now() - started),
+    };
+  }
+
+  /** The sessions of a project folder or below it (as `--project` selects them), oldest first. */
+  projectSessionIds(project: string): string[] {
+    return projectSessionIds(this.sql, project);
+  }
+
+  /** Every forgotten session, the last forgotten first. */
+  forgottenSessions(): ForgottenSession[] {
+    return forgottenSessions(this.sql);
+  }
+
+  /**
+   * Closes the pack files this connection holds open (they open again when read): after
+   * another connection compacted packs, so that removed ones give their space back now.
+   */
+  releasePacks(): void {
+    this.payloads.packs?.close();
   }
 
   /**
