@@ -46,3 +46,21 @@ export function admitted(
     held,
   };
 }
+
+/**
+ * The source units that feed only stored sessions of excluded projects: an import leaves them
+ * unread (their sessions stay as they are; their checkpoints too, so what was written meanwhile
+ * is read once the project is no longer excluded).
+ */
+export function heldUnits(sql: Sql, excludedProject: (path: string) => boolean): Set<string> {
+  const rows = sql.stmt(
+    `SELECT src.path AS path, s.project_path AS project, s.id IS NOT NULL AS stored
+     FROM sources src, json_each(src.sessions) j LEFT JOIN sessions s ON s.id = j.value`,
+  ).all() as { path: string; project: string | null; stored: number }[];
+  const held = new Map<string, boolean>();
+  for (const r of rows) {
+    const excluded = r.stored === 1 && r.project !== null && excludedProject(r.project);
+    held.set(r.path, (held.get(r.path) ?? true) && excluded);
+  }
+  return new Set([...held].filter(([, h]) => h).map(([p]) => p));
+}

@@ -142,12 +142,21 @@ export function databaseBytes(sql: Sql): number {
 /**
  * VACUUM, then a truncating checkpoint. The copy VACUUM makes goes to a temporary file, not
  * memory (the store's temporary tables live in memory otherwise): changing `temp_store` drops
- * temporary tables, so `restoreTemp` makes the store's own again. Outside any transaction.
+ * temporary tables, so `restoreTemp` makes the store's own again. Outside any transaction. A
+ * VACUUM another writer keeps waiting past the busy timeout is given up (`vacuumed` false):
+ * the freed pages stay free for the next imports, and the next forget tries again.
  */
-export function vacuum(sql: Sql, restoreTemp: () => void): { walTruncated: boolean } {
+export function vacuum(
+  sql: Sql,
+  restoreTemp: () => void,
+): { vacuumed: boolean; walTruncated: boolean } {
+  let vacuumed = true;
   sql.db.exec("PRAGMA temp_store = FILE");
   try {
     sql.db.exec("VACUUM");
+  } catch (e) {
+    if (!/busy|locked/i.test((e as Error).message)) throw e;
+    vacuumed = false;
   } finally {
     sql.db.exec("PRAGMA temp_store = MEMORY");
     restoreTemp();
@@ -159,5 +168,5 @@ export function vacuum(sql: Sql, restoreTemp: () => void): { walTruncated: boole
   } catch {
     walTruncated = false; // another connection holds the log: SQLite checkpoints later
   }
-  return { walTruncated };
+  return { vacuumed, walTruncated };
 }

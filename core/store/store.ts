@@ -22,7 +22,7 @@ import {
   sourceState,
   type UnitCheckpoint,
 } from "./apply.ts";
-import type { AdmitOptions } from "./admit.ts";
+import { type AdmitOptions, heldUnits } from "./admit.ts";
 import { ChangeStamps } from "./change_stamps.ts";
 import {
   COMPACT_DEAD_SHARE,
@@ -373,14 +373,20 @@ export class ChronicleStore {
     const started = performance.now();
     const packsBefore = packBytes(this.payloads);
     const dbBefore = databaseBytes(this.sql);
-    const victims = this.transaction(() =>
-      compactPacks(this.sql, this.payloads, options.deadShare ?? COMPACT_DEAD_SHARE)
-    );
+    let victims: number[] = [];
+    try {
+      victims = this.transaction(() =>
+        compactPacks(this.sql, this.payloads, options.deadShare ?? COMPACT_DEAD_SHARE)
+      );
+    } catch (e) {
+      // another writer kept the lock past the busy timeout: the next forget compacts
+      if (!/busy|locked/i.test((e as Error).message)) throw e;
+    }
     // after the commit that repointed their payloads (compact.ts)
     for (const n of victims) this.payloads.packs?.remove(n);
     const scrubbed = scrubDead(this.payloads, dead.filter((d) => !victims.includes(d.pack)));
     const wal = options.vacuum === false
-      ? { walTruncated: false }
+      ? { vacuumed: false, walTruncated: false }
       : vacuum(this.sql, () => this.changes.prepareTemp());
     return {
       packs_compacted: victims.length,
@@ -389,6 +395,7 @@ export class ChronicleStore {
       pack_bytes_after: packBytes(this.payloads),
       db_bytes_before: dbBefore,
       db_bytes_after: databaseBytes(this.sql),
+      vacuumed: wal.vacuumed,
       wal_truncated: wal.walTruncated,
       ms: Math.round(performance.now() - started),
     };
@@ -397,6 +404,14 @@ export class ChronicleStore {
   /** The sessions of a project folder or below it (as `--project` selects them), oldest first. */
   projectSessionIds(project: string): string[] {
     return projectSessionIds(this.sql, project);
+  }
+
+  /**
+   * The source units that feed only stored sessions of excluded projects (`excludedProject`
+   * says which folders): an import leaves them unread.
+   */
+  heldUnits(excludedProject: (path: string) => boolean): Set<string> {
+    return heldUnits(this.sql, excludedProject);
   }
 
   /** Every forgotten session, the last forgotten first. */

@@ -190,6 +190,8 @@ export interface ReclaimResult {
   /** The database's size in pages before and after VACUUM. */
   db_bytes_before: number;
   db_bytes_after: number;
+  /** False when another writer kept VACUUM waiting too long (the next forget tries again). */
+  vacuumed: boolean;
   /** False when a reader kept the write-ahead log from being emptied (it is, later). */
   wal_truncated: boolean;
   ms: number;
