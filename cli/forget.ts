@@ -204,6 +204,13 @@ function report(
         formatBytes(Math.max(0, before - after))
       } freed${packs}) in ${(r.ms / 1000).toFixed(2)} s.\n`,
     );
+    if (r.pages === "none" && r.db_free_bytes > 0) {
+      lines.push(
+        `The database keeps ${
+          formatBytes(r.db_free_bytes)
+        } of free pages (zeroed) that later imports fill first: it was made before Chronicle could give pages back without VACUUM, which Deno runs only with every permission.\n`,
+      );
+    }
     if (!r.wal_truncated) {
       lines.push(
         "Another process is reading the store: its log file shrinks once that reader is done.\n",

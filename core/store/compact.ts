@@ -11,8 +11,9 @@
  *   twice: an empty pack keeps the number when the last one goes with nothing to copy.
  * - The packs that stay: the deleted payloads' bytes are overwritten with zeros, so a forgotten
  *   session's outputs are not left on the disk (the space comes back when the pack is compacted).
- * - The database: VACUUM (its temporary copy on disk, not in memory), then the write-ahead log
- *   checkpointed and truncated, so freed pages, and the deleted text in them, leave the file.
+ * - The database: VACUUM where Deno lets SQLite run it, else an incremental vacuum (stores are
+ *   made with `auto_vacuum = INCREMENTAL`), then the write-ahead log checkpointed and
+ *   truncated, so freed pages, and the deleted text in them, leave the file (`reclaimPages`).
  */
 import { PACK_WRITE_SLICE } from "./packs.ts";
 import type { PayloadStore } from "./payloads.ts";
@@ -139,27 +140,53 @@ export function databaseBytes(sql: Sql): number {
   return Number(pages.page_count) * Number(size.page_size);
 }
 
+/** How the database's freed pages went back to the disk (see `reclaimPages`). */
+export type PagesReclaimed = "vacuum" | "incremental" | "none";
+
 /**
- * VACUUM, then a truncating checkpoint. The copy VACUUM makes goes to a temporary file, not
- * memory (the store's temporary tables live in memory otherwise): changing `temp_store` drops
- * temporary tables, so `restoreTemp` makes the store's own again. Outside any transaction. A
- * VACUUM another writer keeps waiting past the busy timeout is given up (`vacuumed` false):
- * the freed pages stay free for the next imports, and the next forget tries again.
+ * Gives the database's free pages back to the disk, then truncates the write-ahead log.
+ *
+ * - In a store made with `auto_vacuum = INCREMENTAL` (every store this version creates),
+ *   `PRAGMA incremental_vacuum`: the free pages move to the end of the file and are cut off,
+ *   at a cost in proportion to what was freed.
+ * - Else VACUUM, when SQLite may run it here: Deno allows the ATTACH it needs (its temporary
+ *   copy) only to a process with every permission, which Chronicle's own tasks never have. It
+ *   also makes the store incremental from then on (`ChronicleStore.open` asks for it). Its copy
+ *   goes to a temporary file, not memory; changing `temp_store` drops temporary tables, so
+ *   `restoreTemp` makes the store's own again.
+ * - Else (a store made before this version) the pages stay free, their content zeroed
+ *   (`secure_delete` during the forget), and later imports fill them before the file grows.
+ *
+ * Another writer keeping it waiting past the busy timeout gives it up the same way; the next
+ * forget tries again. Outside any transaction.
  */
-export function vacuum(
+export function reclaimPages(
   sql: Sql,
   restoreTemp: () => void,
-): { vacuumed: boolean; walTruncated: boolean } {
-  let vacuumed = true;
-  sql.db.exec("PRAGMA temp_store = FILE");
-  try {
-    sql.db.exec("VACUUM");
-  } catch (e) {
-    if (!/busy|locked/i.test((e as Error).message)) throw e;
-    vacuumed = false;
-  } finally {
-    sql.db.exec("PRAGMA temp_store = MEMORY");
-    restoreTemp();
+): { pages: PagesReclaimed; walTruncated: boolean } {
+  let pages: PagesReclaimed = "none";
+  const gaveUp = (e: unknown) => {
+    if (!/attached databases|busy|locked/i.test((e as Error).message)) throw e;
+  };
+  if (autoVacuum(sql) === INCREMENTAL) {
+    try {
+      // one row a page: stepped to the end, or only the first page goes
+      sql.db.prepare("PRAGMA incremental_vacuum").all();
+      pages = "incremental";
+    } catch (e) {
+      gaveUp(e);
+    }
+  } else {
+    sql.db.exec("PRAGMA temp_store = FILE");
+    try {
+      sql.db.exec("VACUUM");
+      pages = "vacuum";
+    } catch (e) {
+      gaveUp(e);
+    } finally {
+      sql.db.exec("PRAGMA temp_store = MEMORY");
+      restoreTemp();
+    }
   }
   let walTruncated = true;
   try {
@@ -168,5 +195,21 @@ export function vacuum(
   } catch {
     walTruncated = false; // another connection holds the log: SQLite checkpoints later
   }
-  return { vacuumed, walTruncated };
+  return { pages, walTruncated };
+}
+
+/** `PRAGMA auto_vacuum`'s value for incremental. */
+export const INCREMENTAL = 2;
+
+export function autoVacuum(sql: Sql): number {
+  return Number(
+    (sql.db.prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum,
+  );
+}
+
+/** Bytes of the database's free pages. */
+export function freeBytes(sql: Sql): number {
+  const free = sql.db.prepare("PRAGMA freelist_count").get() as { freelist_count: number };
+  const size = sql.db.prepare("PRAGMA page_size").get() as { page_size: number };
+  return Number(free.freelist_count) * Number(size.page_size);
 }

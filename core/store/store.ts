@@ -28,9 +28,10 @@ import {
   COMPACT_DEAD_SHARE,
   compactPacks,
   databaseBytes,
+  freeBytes,
   packBytes,
+  reclaimPages,
   scrubDead,
-  vacuum,
 } from "./compact.ts";
 import { type DeadRange, forgetRows, forgottenSessions, projectSessionIds } from "./forget.ts";
 import {
@@ -80,6 +81,8 @@ export interface StoreOptions {
   packs?: PackFiles;
   /** When to start the next pack, in bytes. Default {@link PACK_LIMIT}. */
   packLimit?: number;
+  /** Create the database with `auto_vacuum = INCREMENTAL`. Default true. */
+  autoVacuum?: boolean;
 }
 
 /** How many candidates an ambiguous id prefix names. */
@@ -91,7 +94,7 @@ export interface ForgetOptions {
   now?: () => Date;
   /** Compact a pack once this share of it is dead. Default {@link COMPACT_DEAD_SHARE}. */
   deadShare?: number;
-  /** VACUUM the database afterwards. Default true. */
+  /** Give the database's freed pages back to the disk (see compact.ts). Default true. */
   vacuum?: boolean;
 }
 
@@ -135,6 +138,9 @@ export class ChronicleStore {
       // Payload blobs dominate the file: bigger pages mean fewer overflow pages. Only takes
       // effect when the database is created.
       db.exec("PRAGMA page_size = 16384");
+      // Pages a forget frees can go back to the disk without VACUUM, which Deno refuses a
+      // process without every permission (compact.ts). Also only at creation (or at a VACUUM).
+      if (options.autoVacuum !== false) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
       if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec("PRAGMA temp_store = MEMORY");
@@ -352,6 +358,11 @@ export class ChronicleStore {
     }
     const now = (options.now?.() ?? new Date()).toISOString();
     let rows: ReturnType<typeof forgetRows> | undefined;
+    // What is deleted is overwritten with zeros in its pages, not left in free space.
+    const secure = Number(
+      (this.db.prepare("PRAGMA secure_delete").get() as { secure_delete: number }).secure_delete,
+    );
+    this.db.exec("PRAGMA secure_delete = ON");
     try {
       this.transaction(() => {
         rows = forgetRows(this.sql, ids, now);
@@ -359,6 +370,8 @@ export class ChronicleStore {
       });
     } catch (e) {
       if (e !== DRY_RUN) throw e;
+    } finally {
+      this.db.exec(`PRAGMA secure_delete = ${secure ? "ON" : "OFF"}`);
     }
     const { dead, ...counts } = rows!;
     return {
@@ -386,8 +399,8 @@ export class ChronicleStore {
     for (const n of victims) this.payloads.packs?.remove(n);
     const scrubbed = scrubDead(this.payloads, dead.filter((d) => !victims.includes(d.pack)));
     const wal = options.vacuum === false
-      ? { vacuumed: false, walTruncated: false }
-      : vacuum(this.sql, () => this.changes.prepareTemp());
+      ? { pages: "none" as const, walTruncated: false }
+      : reclaimPages(this.sql, () => this.changes.prepareTemp());
     return {
       packs_compacted: victims.length,
       scrubbed_bytes: scrubbed,
@@ -395,7 +408,8 @@ export class ChronicleStore {
       pack_bytes_after: packBytes(this.payloads),
       db_bytes_before: dbBefore,
       db_bytes_after: databaseBytes(this.sql),
-      vacuumed: wal.vacuumed,
+      pages: wal.pages,
+      db_free_bytes: freeBytes(this.sql),
       wal_truncated: wal.walTruncated,
       ms: Math.round(performance.now() - started),
     };

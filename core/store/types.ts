@@ -187,11 +187,16 @@ export interface ReclaimResult {
   scrubbed_bytes: number;
   pack_bytes_before: number;
   pack_bytes_after: number;
-  /** The database's size in pages before and after VACUUM. */
+  /** The database's size in pages before and after. */
   db_bytes_before: number;
   db_bytes_after: number;
-  /** False when another writer kept VACUUM waiting too long (the next forget tries again). */
-  vacuumed: boolean;
+  /**
+   * How freed pages went back to the disk: `vacuum`, `incremental` (a store made with
+   * auto_vacuum), or `none` (a store made before: they stay free, zeroed, for later imports).
+   */
+  pages: "vacuum" | "incremental" | "none";
+  /** Bytes of free pages the database file still holds. */
+  db_free_bytes: number;
   /** False when a reader kept the write-ahead log from being emptied (it is, later). */
   wal_truncated: boolean;
   ms: number;

@@ -88,6 +88,7 @@ Deno.test("forget() deletes a session and all it owns; the database file and the
   assertEquals(out.shares, 1);
   assert(out.reclaim !== null);
   assertEquals(out.reclaim.packs_compacted, 1);
+  assertEquals([out.reclaim.pages, out.reclaim.db_free_bytes], ["incremental", 0]);
 
   // nothing of A is left
   assertEquals(store.getSession(id(A)), null);
@@ -324,5 +325,25 @@ Deno.test("forget works on a store without packs (in memory)", () => {
   const out = store.forget([]);
   assertEquals(out.sessions, []);
   assertEquals(out.reclaim?.packs_compacted, 0);
+  store.close();
+});
+
+Deno.test("a store made before auto_vacuum is vacuumed where SQLite may, and is incremental after", async () => {
+  await using s = await scratch();
+  await writeSession(s.home, A, Array.from({ length: 60 }, (_, i) => noise(`old-${i}`, 3000)));
+  await writeSession(s.home, B, ["kept"]);
+  const made = ChronicleStore.open(`${s.data}/chronicle.db`, { autoVacuum: false });
+  await s.run(made);
+  made.close();
+  const store = s.open(); // this version's: it asks for auto_vacuum, which a VACUUM applies
+  const mode = () =>
+    (dbOf(store).prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum;
+  assertEquals(mode(), 0);
+  const before = folderBytes(s.data).db;
+  // these tests run with every permission, so Deno lets SQLite VACUUM (Chronicle's tasks never do)
+  assertEquals(store.forget([id(A)]).reclaim?.pages, "vacuum");
+  assert(folderBytes(s.data).db < before - 150_000);
+  assertEquals(mode(), 2);
+  assertEquals(store.forget([id(B)]).reclaim?.pages, "incremental");
   store.close();
 });
