@@ -38,8 +38,9 @@ PATH is a project folder: sessions whose working folder is PATH or below it are 
 and logs that only hold its sessions already stored are not read again.
 
 Excluding deletes nothing: sessions already stored stay (as they are, no longer updated) until
-you forget them (\`chronicle forget --project PATH --yes\`). Removing an entry lets new logs
-in again; \`chronicle import --full\` reads back what they held meanwhile.
+you forget them (\`chronicle forget --project PATH --yes\`). Removing an entry lets its logs
+in again at the next import, with what they gained meanwhile (a log read while its project
+was excluded is read again from its start). Forgotten sessions never come back.
 
 A list that is not valid stops every import with one line saying which entry is wrong; fix
 the file (or remove it) and import again.
@@ -145,7 +146,7 @@ export const excludeCommand: Command = async (args, io) => {
     said.push(
       sub === "add"
         ? "Sessions already stored stay; `chronicle forget` deletes them.\n"
-        : "New logs come in with the next import; `chronicle import --full` reads back what they held meanwhile.\n",
+        : "The next import brings in what those logs hold (forgotten sessions excepted).\n",
     );
     return { list, said };
   });

@@ -31,9 +31,9 @@ With --project, forgets every session in the folder PATH (or below it) and puts 
 exclude list (\`chronicle exclude\`), so the agents' new sessions there are not imported.
 
 Nothing is forgotten without --yes: without it, forget lists what would go and exits 2.
-There is no undo. Taking a project off the exclude list lets its new sessions in again
-(\`chronicle import --full\` also reads back what its logs kept meanwhile); a forgotten
-session never comes back.
+There is no undo. Taking a project off the exclude list lets its sessions that were not
+forgotten in again, with what their logs gained meanwhile; a forgotten session never comes
+back.
 
 Options:
   --project PATH  every session of this project folder; PATH joins the exclude list
@@ -142,7 +142,9 @@ export const forgetCommand: Command = async (args, io) => {
       if (project !== null && !dryRun && exclude && !exclude.projects.includes(project)) {
         await writeExcludeList(dir, withEntry(exclude, "projects", project));
       }
+      const started = performance.now();
       const outcome = store.forget(ids, { dryRun });
+      const seconds = (performance.now() - started) / 1000;
       const after = dryRun ? before : await storeBytes(dir);
       if (json) {
         io.stdout(
@@ -153,7 +155,7 @@ export const forgetCommand: Command = async (args, io) => {
           ) + "\n",
         );
       } else {
-        io.stdout(report(outcome, shown, { project, before, after }));
+        io.stdout(report(outcome, shown, { project, before, after, seconds }));
       }
       if (dryRun && p.values["dry-run"] !== true) {
         io.stderr(
@@ -173,7 +175,12 @@ export const forgetCommand: Command = async (args, io) => {
 function report(
   o: ForgetOutcome,
   shown: SessionSummary[],
-  { project, before, after }: { project: string | null; before: number; after: number },
+  { project, before, after, seconds }: {
+    project: string | null;
+    before: number;
+    after: number;
+    seconds: number;
+  },
 ): string {
   const where = project === null ? "" : ` in ${termSafe(project)}`;
   const lines: string[] = [];
@@ -202,7 +209,7 @@ function report(
     lines.push(
       `The store went from ${formatBytes(before)} to ${formatBytes(after)} (${
         formatBytes(Math.max(0, before - after))
-      } freed${packs}) in ${(r.ms / 1000).toFixed(2)} s.\n`,
+      } freed${packs}) in ${seconds.toFixed(2)} s.\n`,
     );
     if (r.pages === "none" && r.db_free_bytes > 0) {
       lines.push(

@@ -33,8 +33,9 @@ CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, ...) and imports what changed sinc
 import into the local store. Unchanged files cost one stat each. Logs and projects on the
 exclude list (\`chronicle exclude\`) are left out; forgotten sessions never come back.
 
-With --full, every log is read again from its start: what was written while its project was
-excluded comes back once it is no longer excluded (forgotten sessions still do not).
+With --full, every log is read again from its start (forgotten sessions still stay out). A
+log read while its project was excluded is read from its start anyway, once the project is
+no longer excluded.
 
 With --canonical, imports the canonical session files that \`chronicle export --format
 canonical\` wrote (on this machine or another), each verified first. Importing the same

@@ -26,6 +26,7 @@ import {
   type ImportSummary,
   importUnits,
   looksUnchanged,
+  unitsToReread,
 } from "../core/store/mod.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createDenoWatcher } from "../runtime/fs_watch.ts";
@@ -222,11 +223,12 @@ export function startImporting(options: ImportingOptions): Importing {
   const lockedPass = async (first: boolean) => {
     if (!await loadRules()) return;
     const checkpoints = writer.sourceCheckpoints();
+    const reread = unitsToReread(writer, rules);
     const result = await backgroundPass({
       discover: () => discoverUnits({ env, fs, exclude: rules }),
       stat: (p) => fs.stat(p),
       unchanged: (u) => {
-        const c = checkpoints.get(u.path)?.checkpoint;
+        const c = reread.has(u.path) ? null : checkpoints.get(u.path)?.checkpoint;
         return c ? looksUnchanged(fs, u, c) : Promise.resolve(false);
       },
       importChunk: (units) =>

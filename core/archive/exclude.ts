@@ -12,7 +12,7 @@
  *   a folder excludes everything below it. Excluded logs are never read.
  * - `projects`: project folders (a session's working folder); the folder and everything below
  *   it. Their sessions are not imported; logs that only hold sessions already stored from there
- *   are not read again.
+ *   are not read again. Taking an entry out brings in what the logs held meanwhile (admit.ts).
  *
  * Matching runs the linear-time NFA of core/security (`glob_match.ts`): a pattern can never
  * make discovery slow, whatever the paths.

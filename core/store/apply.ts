@@ -120,7 +120,7 @@ export function applyUnit(
 ): string[] {
   if (given.mode === "unchanged" && !given.issues.length) return [];
   // held: stored sessions of excluded projects, left as they are
-  const { result, held } = admitted(w.sql, given, admit);
+  const { result, held } = admitted(w.sql, given, { ...admit, path: unit.path });
   {
     const prev = getSource(w.sql, unit.path);
     const touched = new Set<string>();

@@ -197,6 +197,20 @@ export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources
   excludedUnits?: readonly SourceUnit[];
 }
 
+/**
+ * The units an earlier pass read while one of their projects was excluded (their notes, see
+ * admit.ts) whose project is no longer excluded: read from their start, whatever their
+ * checkpoint says, so what was left out comes in. The server's passes ask before skipping a
+ * unit as unchanged.
+ */
+export function unitsToReread(store: ChronicleStore, exclude?: ExcludeRules): Set<string> {
+  const out = new Set<string>();
+  for (const [path, projects] of store.excludedMarks()) {
+    if (projects.some((p) => !exclude?.project(p))) out.add(path);
+  }
+  return out;
+}
+
 /** The summary of a pass that did nothing (yet). */
 export function emptySummary(errors: SessionIssue[] = []): ImportSummary {
   return {
@@ -255,9 +269,10 @@ export async function importUnits(
   const touched = new Set<string>();
   // Checkpoints only: an importer's state is read for the units that changed.
   const known = store.sourceCheckpoints();
+  const reread = unitsToReread(store, exclude);
   const plan = units.map((unit) => {
     const prev = known.get(unit.path);
-    const checkpoint = options.full ? null : prev?.checkpoint ?? null;
+    const checkpoint = options.full || reread.has(unit.path) ? null : prev?.checkpoint ?? null;
     return { unit, prev, epoch: prev ? prev.epoch + 1 : 0, checkpoint };
   });
   const resumeOf = (p: (typeof plan)[number]) =>

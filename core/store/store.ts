@@ -22,7 +22,7 @@ import {
   sourceState,
   type UnitCheckpoint,
 } from "./apply.ts";
-import { type AdmitOptions, heldUnits } from "./admit.ts";
+import { type AdmitOptions, excludedMarks, heldUnits } from "./admit.ts";
 import { ChangeStamps } from "./change_stamps.ts";
 import {
   COMPACT_DEAD_SHARE,
@@ -426,6 +426,14 @@ export class ChronicleStore {
    */
   heldUnits(excludedProject: (path: string) => boolean): Set<string> {
     return heldUnits(this.sql, excludedProject);
+  }
+
+  /**
+   * The projects each unit's earlier passes left sessions of out (the exclude list), by path:
+   * a unit whose project is no longer excluded is read again from its start.
+   */
+  excludedMarks(): Map<string, string[]> {
+    return excludedMarks(this.sql);
   }
 
   /** Every forgotten session, the last forgotten first. */

@@ -116,25 +116,32 @@ Deno.test("an excluded project's new sessions are not imported; its stored ones 
   assertEquals(m.store.stats().sessions, 2);
 });
 
-Deno.test("once the entry is gone the import goes on, and `full` reads back what a log held meanwhile", async () => {
+Deno.test("once the entry is gone the next import brings in what the logs held meanwhile", async () => {
   await using m = await machine();
   await m.write(A, ACME, ["one"]);
   await m.run();
   const list = { paths: [], projects: [ACME] };
   await m.append(A, ACME, "two");
   await m.write(C, ACME, ["while excluded"]);
+  const excluded = await m.run(list);
+  assertEquals(m.store.getSession(id(C)), null);
+  assertEquals(excluded.sources["claude-code"].excluded, 1); // A's log: not read at all
+  // C's log was read and its session left out: the unit says so (an info note)
+  const note = m.store.getSource(claudeSessionPath(m.home, ACME, C))?.issues;
+  assertEquals(note?.map((i) => [i.code, i.severity]), [["excluded_project", "info"]]);
+  // still excluded: unchanged logs stay unread, and nothing comes in
   await m.run(list);
   assertEquals(m.store.getSession(id(C)), null);
-  // the entry removed: A's log was never read meanwhile, so its append comes in now
-  await m.run();
+  // the entry removed: A's log goes on from its checkpoint, C's is read from its start
+  const back = await m.run();
   assertEquals(m.prompts(A), ["please one", "please two"]);
-  // C's log was read (and dropped) while excluded: only a full pass brings it back
-  assertEquals(m.store.getSession(id(C)), null);
-  const full = await m.run(undefined, { full: true });
   assertEquals(m.prompts(C), ["please while excluded"]);
-  assertEquals(m.prompts(A), ["please one", "please two"]);
+  assertEquals(back.sources["claude-code"].rewritten, 1);
+  assertEquals(m.store.getSource(claudeSessionPath(m.home, ACME, C))?.issues, []);
+  // a full pass reads everything again and changes nothing; a forgotten session stays out
+  const full = await m.run(undefined, { full: true });
   assertEquals(full.sources["claude-code"].rewritten, 2);
-  // a forgotten session stays out, full pass or not
+  assertEquals(m.prompts(A), ["please one", "please two"]);
   m.store.forget([id(A)]);
   await m.run(undefined, { full: true });
   assertEquals(m.store.getSession(id(A)), null);

@@ -160,8 +160,7 @@ export function ArchivePage({ refresh }: { refresh: number }): VNode {
         <h1>Archive</h1>
       </div>
       <p class="muted">
-        What Chronicle keeps out of its store. Forget a session from its page (<b>Forget…</b>);
-        {" "}
+        What Chronicle keeps out of its store. Forget a session from its page (<b>Forget…</b>);{" "}
         <code>chronicle forget --project PATH</code> forgets a whole project and excludes it.
       </p>
       {error.value && <p class="error-text" role="alert">{error.value}</p>}
@@ -169,8 +168,8 @@ export function ArchivePage({ refresh }: { refresh: number }): VNode {
         <h2 id="exclude-h">Excluded from import</h2>
         {v && (
           <p class="muted small">
-            Kept in <code class="path">{v.path}</code>{" "}
-            (also <code>chronicle exclude</code>). Changes apply from the next import.
+            Kept in <code class="path">{v.path}</code> (also{" "}
+            <code>chronicle exclude</code>). Changes apply from the next import.
           </p>
         )}
         {!v && !error.value && <p class="muted">Loading…</p>}
@@ -213,7 +212,8 @@ export function ArchivePage({ refresh }: { refresh: number }): VNode {
                 <div class="forgotten-title">{f.title ?? f.id}</div>
                 <div class="muted small">
                   {agentName(f.source)} · <code class="path">{f.project_path ?? "no project"}</code>
-                  {" "}· forgotten <Time at={f.forgotten_at} />
+                  {" "}
+                  · forgotten <Time at={f.forgotten_at} />
                 </div>
                 {f.title && <code class="muted small forgotten-id">{f.id}</code>}
               </li>

@@ -73,18 +73,17 @@ export function ForgetDialog(
                 ? (
                   <>
                     : its {p.operations} step{p.operations === 1 ? "" : "s"},{" "}
-                    {bytes(p.payload_bytes)} of tool inputs and outputs that no other session
-                    shares, its search entries and statistics
-                    {p.shares
-                      ? `, and ${p.shares} share link${p.shares === 1 ? "" : "s"}`
-                      : ""}.
+                    {bytes(p.payload_bytes)}{" "}
+                    of tool inputs and outputs that no other session shares, its search entries and
+                    statistics
+                    {p.shares ? `, and ${p.shares} share link${p.shares === 1 ? "" : "s"}` : ""}.
                   </>
                 )
                 : "."}
             </p>
             <p>
-              It is never imported again, even when its log grows. There is no undo. The agent's
-              own log stays where it is: Chronicle never touches it.
+              It is never imported again, even when its log grows. There is no undo. The agent's own
+              log stays where it is: Chronicle never touches it.
             </p>
           </div>
           {!p && !error.value && <p class="muted" aria-live="polite">Counting what would go…</p>}
