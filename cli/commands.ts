@@ -2,8 +2,10 @@
 import { makeCompletionCommand } from "./completion.ts";
 import { diffCommand } from "./diff.ts";
 import { doctorCommand } from "./doctor.ts";
+import { excludeCommand } from "./exclude.ts";
 import { exportCommand, verifyCommand } from "./export.ts";
 import { filesCommand } from "./files.ts";
+import { forgetCommand } from "./forget.ts";
 import { guardCommand } from "./guard.ts";
 import { importCommand } from "./import.ts";
 import { installCommand, uninstallCommand } from "./install.ts";
@@ -60,6 +62,14 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   share: { run: shareCommand, summary: "make, list and revoke redacted share links" },
   verify: { run: verifyCommand, summary: "check exported canonical session files" },
+  forget: {
+    run: forgetCommand,
+    summary: "delete sessions or a project's from the store for good; never imported again",
+  },
+  exclude: {
+    run: excludeCommand,
+    summary: "the exclude list: log files and projects that imports leave out",
+  },
   replay: {
     run: replayCommand,
     summary: "play a session's edits and commands again in a sandbox and compare",

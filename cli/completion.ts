@@ -9,19 +9,37 @@ import { SOURCE_IDS } from "../core/model/agents.ts";
 
 export const COMPLETION_HELP = `Usage: chronicle completion bash|zsh|fish
 
-Prints a shell completion script for chronicle's commands and options (and the agent ids
-after --source). Load it from your shell's start-up file, or save it where your shell looks:
+Prints a shell completion script for chronicle's commands, their sub-commands (share create,
+exclude add, ...) and options (and the agent ids after --source). Load it from your shell's start-up file, or save it where your shell looks:
 
   bash  chronicle completion bash > ~/.local/share/bash-completion/completions/chronicle
   zsh   chronicle completion zsh > "\${fpath[1]}/_chronicle"   (then: autoload -U compinit; compinit)
   fish  chronicle completion fish > ~/.config/fish/completions/chronicle.fish
 `;
 
-/** Each command's options, read from its `--help` text. */
+/** A command's options and sub-commands (`share create`, `exclude add`), from its usage. */
+interface Words {
+  opts: string[];
+  subs: string[];
+}
+
+/** The lines of a help text that name its own options: usage, option and sub-command lines. */
+function usageAndOptions(text: string): string {
+  const lines = text.split("\n");
+  const usage: string[] = [];
+  for (const line of lines) {
+    if (usage.length && !/^\s+(chronicle|\S*\[)/.test(line)) break;
+    if (usage.length || line.startsWith("Usage:")) usage.push(line);
+  }
+  // option lines (`  --json ...`) and sub-command lines (`  hook   read ... (--offline ...)`)
+  return [...usage, ...lines.filter((l) => /^\s+(-|[a-z]+\S*\s{2,})/.test(l))].join("\n");
+}
+
+/** Each command's options and sub-commands, read from its `--help` text. */
 async function optionsOf(
   commands: Record<string, { run: Command }>,
-): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
+): Promise<Record<string, Words>> {
+  const out: Record<string, Words> = {};
   for (const [name, c] of Object.entries(commands)) {
     let text = "";
     const io: CliIo = {
@@ -35,18 +53,28 @@ async function optionsOf(
     try {
       await c.run(["--help"], io);
     } catch { /* a command without help: its name still completes */ }
-    out[name] = [...new Set(text.match(/--[a-z][a-z-]*/g) ?? [])].sort();
+    const subs = [
+      ...text.matchAll(new RegExp(`^(?:Usage:)?\\s*chronicle ${name} ([a-z][a-z|]*)\\b`, "gm")),
+    ]
+      .flatMap((m) => m[1].split("|"));
+    out[name] = {
+      // the usage lines and the option lines, not the prose (which names other commands' options)
+      opts: [...new Set(usageAndOptions(text).match(/--[a-z][a-z-]*/g) ?? [])].sort(),
+      subs: [...new Set(subs)],
+    };
   }
   return out;
 }
 
 const words = (xs: string[]) => xs.join(" ");
 
-function bash(opts: Record<string, string[]>): string {
-  const cases = Object.entries(opts).map(([c, o]) => `    ${c}) opts="${words(o)}" ;;`).join("\n");
+function bash(opts: Record<string, Words>): string {
+  const cases = Object.entries(opts).map(([c, o]) =>
+    `    ${c}) opts="${words(o.opts)}"; subs="${words(o.subs)}" ;;`
+  ).join("\n");
   return `# chronicle completion for bash: source it, or save it as completions/chronicle
 _chronicle() {
-  local cur prev cmd opts
+  local cur prev cmd opts subs
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   cmd="\${COMP_WORDS[1]}"
@@ -58,21 +86,24 @@ _chronicle() {
   fi
   case "$cmd" in
 ${cases}
-    *) opts="" ;;
+    *) opts=""; subs="" ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
+  elif [ "$COMP_CWORD" -eq 2 ] && [ -n "$subs" ]; then COMPREPLY=( $(compgen -W "$subs" -- "$cur") )
   else COMPREPLY=( $(compgen -f -- "$cur") ); fi
 }
 complete -o filenames -F _chronicle chronicle
 `;
 }
 
-function zsh(opts: Record<string, string[]>): string {
-  const cases = Object.entries(opts).map(([c, o]) => `    ${c}) opts=(${words(o)}) ;;`).join("\n");
+function zsh(opts: Record<string, Words>): string {
+  const cases = Object.entries(opts).map(([c, o]) =>
+    `    ${c}) opts=(${words(o.opts)}); subs=(${words(o.subs)}) ;;`
+  ).join("\n");
   return `#compdef chronicle
 # chronicle completion for zsh: save it as _chronicle in a folder of $fpath
 _chronicle() {
-  local -a opts
+  local -a opts subs
   if (( CURRENT == 2 )); then
     compadd -- ${words(Object.keys(opts))} --help --version; return
   fi
@@ -81,22 +112,31 @@ _chronicle() {
   fi
   case "\${words[2]}" in
 ${cases}
-    *) opts=() ;;
+    *) opts=(); subs=() ;;
   esac
-  if [[ "\${words[CURRENT]}" == -* ]]; then compadd -- $opts; else _files; fi
+  if [[ "\${words[CURRENT]}" == -* ]]; then compadd -- $opts
+  elif (( CURRENT == 3 && \${#subs} )); then compadd -- $subs
+  else _files; fi
 }
 compdef _chronicle chronicle
 `;
 }
 
-function fish(opts: Record<string, string[]>): string {
+function fish(opts: Record<string, Words>): string {
   const lines = [
     "# chronicle completion for fish: save it as ~/.config/fish/completions/chronicle.fish",
     "complete -c chronicle -f",
     `complete -c chronicle -n __fish_use_subcommand -a "${words(Object.keys(opts))}"`,
   ];
   for (const [c, o] of Object.entries(opts)) {
-    for (const opt of o) {
+    if (o.subs.length) {
+      lines.push(
+        `complete -c chronicle -n "__fish_seen_subcommand_from ${c}; and test (count (commandline -opc)) -eq 2" -a "${
+          words(o.subs)
+        }"`,
+      );
+    }
+    for (const opt of o.opts) {
       const long = opt.slice(2);
       const arg = long === "source" ? ` -x -a "${words([...SOURCE_IDS])}"` : "";
       lines.push(`complete -c chronicle -n "__fish_seen_subcommand_from ${c}" -l ${long}${arg}`);

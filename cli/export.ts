@@ -342,6 +342,7 @@ const OUTCOME_LABEL: Record<string, string> = {
   imported: "imported ",
   unchanged: "unchanged",
   kept_local: "kept     ",
+  forgotten: "forgotten",
   failed: "FAILED   ",
 };
 
@@ -369,7 +370,9 @@ export async function importCanonical(io: CliIo, dir: string, json: boolean): Pr
       io.stdout(
         `${n("imported")} imported, ${n("unchanged")} unchanged, ${
           n("kept_local")
-        } kept from local logs, ${n("failed")} failed\n`,
+        } kept from local logs, ${
+          n("forgotten") ? `${n("forgotten")} forgotten here (not imported), ` : ""
+        }${n("failed")} failed\n`,
       );
     }
     return report.ok && report.sessions.length > 0 ? 0 : 1;
@@ -381,6 +384,7 @@ export async function importCanonical(io: CliIo, dir: string, json: boolean): Pr
 function importLine(s: ImportedArtifact): string {
   const lines = [`${OUTCOME_LABEL[s.outcome] ?? s.outcome} ${termSafe(s.id)}`];
   if (s.outcome === "kept_local") lines[0] += " (this machine imports it from its own logs)";
+  if (s.outcome === "forgotten") lines[0] += " (forgotten here: never imported again)";
   for (const p of s.problems) lines.push(`          ${termSafe(p)}`);
   return lines.join("\n") + "\n";
 }

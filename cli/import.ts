@@ -11,6 +11,9 @@ import {
 import { formatBytes } from "../core/doctor/mod.ts";
 import { isNoSpace } from "./os_error.ts";
 import { dataDir } from "../runtime/data_dir.ts";
+import { loadExcludeRules } from "../runtime/exclude_file.ts";
+import type { ExcludeRules } from "../core/archive/mod.ts";
+import { ChronicleError } from "../core/model/mod.ts";
 import { waitImportLock } from "../runtime/import_lock.ts";
 import type { DiscoverEnv } from "../core/sources/types.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
@@ -22,12 +25,17 @@ import { importCanonical } from "./export.ts";
 import type { CliIo, Command } from "./io.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 
-export const IMPORT_HELP = `Usage: chronicle import [--source ID]... [--json]
+export const IMPORT_HELP = `Usage: chronicle import [--source ID]... [--full] [--json]
        chronicle import --canonical DIR [--json]
 
 Finds the session logs of every agent (from HOME and the agents' own variables:
 CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, ...) and imports what changed since the last
-import into the local store. Unchanged files cost one stat each.
+import into the local store. Unchanged files cost one stat each. Logs and projects on the
+exclude list (\`chronicle exclude\`) are left out; forgotten sessions never come back.
+
+With --full, every log is read again from its start (forgotten sessions still stay out). A
+log read while its project was excluded is read from its start anyway, once the project is
+no longer excluded.
 
 With --canonical, imports the canonical session files that \`chronicle export --format
 canonical\` wrote (on this machine or another), each verified first. Importing the same
@@ -35,6 +43,7 @@ export twice changes nothing; a session this machine's own logs hold is left as 
 
 Options:
   --source ID      only this agent (repeatable): ${SOURCE_IDS.join(", ")}
+  --full           read every log from its start, not from where the last import stopped
   --canonical DIR  import exported canonical sessions from DIR instead
   --json           print the summary as JSON
   -h, --help       show this help
@@ -75,6 +84,10 @@ export async function runImport(
     runner?: UnitRunner;
     /** Stop the pass at the first unit the store cannot take when this says so. */
     stopOnStoreError?: (e: unknown) => boolean;
+    /** The user's exclude list. Default: nothing excluded. */
+    exclude?: ExcludeRules;
+    /** Read every unit from its start. */
+    full?: boolean;
   },
 ): Promise<ImportSummary> {
   const fs = createDenoFs({ tempRoot: options.tempRoot });
@@ -89,6 +102,8 @@ export async function runImport(
       sources: options.sources,
       runner: options.runner ?? worker?.runner,
       stopOnStoreError: options.stopOnStoreError,
+      exclude: options.exclude,
+      full: options.full,
       onProgress: options.progress
         ? (done, total) => {
           const t = performance.now();
@@ -125,7 +140,9 @@ export function formatSummary(s: ImportSummary): string {
     lines.push(
       `  ${id.padEnd(12)} ${plural(src.units, "file")}: ${unitCounts(src)}${
         src.removed ? `; ${src.removed} no longer on disk (kept)` : ""
-      }; ${plural(src.operations, "operation")} written`,
+      }${src.excluded ? `; ${src.excluded} excluded (not read)` : ""}; ${
+        plural(src.operations, "operation")
+      } written`,
     );
   }
   lines.push(
@@ -179,11 +196,12 @@ export const importCommand: Command = async (args, io) => {
     json: { type: "boolean" },
     "in-process": { type: "boolean" },
     canonical: { type: "string" },
+    full: { type: "boolean" },
   });
   const early = helpOrVersion(parsed, IMPORT_HELP, io);
   if (early !== null) return early;
   if (typeof parsed.values.canonical === "string") {
-    if (parsed.positionals.length || parsed.values.source) {
+    if (parsed.positionals.length || parsed.values.source || parsed.values.full) {
       throw new UsageError("--canonical DIR takes no other sources");
     }
     return await importCanonical(io, parsed.values.canonical, parsed.values.json === true);
@@ -193,6 +211,15 @@ export const importCommand: Command = async (args, io) => {
   }
   const sources = parsed.values.source as string[] | undefined;
   for (const s of sources ?? []) sourceArg(s);
+  // A bad exclude list stops the import: what it keeps out must never come in meanwhile.
+  let exclude: ExcludeRules;
+  try {
+    exclude = await loadExcludeRules(dataDir(io.env), io.env.HOME ?? "");
+  } catch (e) {
+    if (!(e instanceof ChronicleError && e.code === "invalid_config")) throw e;
+    io.stderr(`chronicle: ${termSafe(e.message)}; fix it (nothing was imported)\n`);
+    return 1;
+  }
   let opened: Awaited<ReturnType<typeof openUserStore>>;
   try {
     opened = await openUserStore(io);
@@ -228,6 +255,8 @@ export const importCommand: Command = async (args, io) => {
         inProcess: parsed.values["in-process"] === true,
         progress: io.isTerminal && !parsed.values.json,
         stopOnStoreError: isNoSpace,
+        exclude,
+        full: parsed.values.full === true,
       });
     } catch (e) {
       // a shared commit that failed for space at the end of the pass

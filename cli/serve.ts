@@ -29,6 +29,8 @@ import { takeGuardJournal, writeGuardRules } from "../guard/files.ts";
 import { dataDir } from "../runtime/data_dir.ts";
 import type { CliIo, Command } from "./io.ts";
 import { startImporting } from "./serve_import.ts";
+import { serveArchive } from "./serve_archive.ts";
+import { loadExcludeRules } from "../runtime/exclude_file.ts";
 
 export const SERVE_HELP = `Usage: chronicle serve [--port N] [--no-import] [--open]
 
@@ -64,6 +66,8 @@ export interface ServeOptions {
   importProgress?: () => ImportProgress;
   /** `GET /api/doctor`'s report. */
   doctor?: AppDeps["doctor"];
+  /** Forgetting and the exclude list. */
+  archive?: AppDeps["archive"];
   /** Called once the socket is bound. */
   onListen?: (url: string) => void;
   signal?: AbortSignal;
@@ -93,6 +97,7 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
     live: options.live,
     importProgress: options.importProgress,
     doctor: options.doctor,
+    archive: options.archive,
     version: VERSION,
   });
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -217,6 +222,7 @@ export const serveCommand: Command = async (args, io) => {
       events,
       terminal: io.isTerminal,
       lockDir: dir,
+      exclude: () => loadExcludeRules(dir, io.env.HOME ?? ""),
     })
     : null;
   try {
@@ -237,6 +243,7 @@ export const serveCommand: Command = async (args, io) => {
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),
       live: importer?.live,
       importProgress: importer?.progress,
+      archive: serveArchive({ dir, store, importer, events }),
       doctor: ({ verifyPacks }) =>
         buildDoctorReport(
           doctorProbes(io, {

@@ -17,6 +17,8 @@ import {
   type WatchTiming,
 } from "../core/live/mod.ts";
 import type { SourceUnit } from "../core/sources/types.ts";
+import { ChronicleError } from "../core/model/mod.ts";
+import type { ExcludeRules } from "../core/archive/mod.ts";
 import {
   type ChronicleStore,
   discoverUnits,
@@ -24,6 +26,7 @@ import {
   type ImportSummary,
   importUnits,
   looksUnchanged,
+  unitsToReread,
 } from "../core/store/mod.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createDenoWatcher } from "../runtime/fs_watch.ts";
@@ -54,6 +57,12 @@ export interface ImportingOptions {
    * (`chronicle import`) imports, the pass is skipped and runs at the next interval.
    */
   lockDir?: string;
+  /**
+   * Reads the exclude list, before every background pass (an edit applies from the next pass).
+   * A list that is not valid (ChronicleError `invalid_config`) stops importing until it is
+   * fixed, said once on stderr. Default: nothing excluded.
+   */
+  exclude?: () => Promise<ExcludeRules>;
 }
 
 export interface Importing {
@@ -65,6 +74,15 @@ export interface Importing {
   firstPass: Promise<void>;
   /** Stops passes and watches; resolves once the running import has finished. */
   stop(): Promise<void>;
+  /**
+   * Runs `fn` between imports, on the importer's connection (forgetting sessions: no import
+   * chunk has a transaction open then).
+   */
+  exclusive<T>(fn: (writer: ChronicleStore) => T): Promise<T>;
+  /** Why importing is stopped (an exclude list that is not valid), else null. */
+  blocked(): string | null;
+  /** Starts a pass soon (after the exclude list changed). */
+  refresh(): void;
 }
 
 /** Calls `fn` at most every `ms`, the last call always landing. */
@@ -119,8 +137,33 @@ export function startImporting(options: ImportingOptions): Importing {
     if (final) io.stderr("\n");
   };
 
+  // The exclude list of the last pass; null while it is not valid (nothing is imported).
+  let rules: ExcludeRules | undefined;
+  let blockedBy: string | null = null;
+  const loadRules = async (): Promise<boolean> => {
+    if (!options.exclude) return true;
+    try {
+      rules = await options.exclude();
+      blockedBy = null;
+      return true;
+    } catch (e) {
+      if (!(e instanceof ChronicleError && e.code === "invalid_config")) throw e;
+      if (blockedBy !== e.message) {
+        io.stderr(`chronicle: ${termSafe(e.message)}; nothing is imported until it is fixed\n`);
+      }
+      blockedBy = e.message;
+      return false;
+    }
+  };
+
   const run = (units: SourceUnit[], bulk?: boolean): Promise<ImportSummary> =>
-    importUnits(writer, units, { fs, runner: worker!.runner, totals: false, bulk });
+    blockedBy !== null ? Promise.resolve(emptySummary()) : importUnits(writer, units, {
+      fs,
+      runner: worker!.runner,
+      totals: false,
+      bulk,
+      exclude: rules,
+    });
 
   const changed = (s: ImportSummary, live: boolean) => {
     if (!s.changed_sessions.length) return;
@@ -178,12 +221,14 @@ export function startImporting(options: ImportingOptions): Importing {
   let firstPending = false;
 
   const lockedPass = async (first: boolean) => {
+    if (!await loadRules()) return;
     const checkpoints = writer.sourceCheckpoints();
+    const reread = unitsToReread(writer, rules);
     const result = await backgroundPass({
-      discover: () => discoverUnits({ env, fs }),
+      discover: () => discoverUnits({ env, fs, exclude: rules }),
       stat: (p) => fs.stat(p),
       unchanged: (u) => {
-        const c = checkpoints.get(u.path)?.checkpoint;
+        const c = reread.has(u.path) ? null : checkpoints.get(u.path)?.checkpoint;
         return c ? looksUnchanged(fs, u, c) : Promise.resolve(false);
       },
       importChunk: (units) =>
@@ -236,6 +281,14 @@ export function startImporting(options: ImportingOptions): Importing {
       worker = createWorkerRunner({ tempRoot: options.tempRoot });
       startPass(true);
       timer = setInterval(() => startPass(false), options.intervalS * 1000);
+    },
+    exclusive: (fn) => queue.run(() => Promise.resolve().then(() => fn(writer)), { urgent: true }),
+    blocked: () => blockedBy,
+    refresh() {
+      soon ??= setTimeout(() => {
+        soon = undefined;
+        startPass(false);
+      }, 50);
     },
     async stop() {
       stopping.abort();

@@ -11,6 +11,7 @@ import { checkRequest, signInPage, signInResponse } from "./auth.ts";
 import type { AppDeps } from "./deps.ts";
 import { errorResponse, HttpError, json, toErrorResponse } from "./errors.ts";
 import { analyticsRoutes } from "./routes/analytics.ts";
+import { archiveRoutes } from "./routes/archive.ts";
 import { causalityRoutes } from "./routes/causality.ts";
 import { liveRoutes } from "./routes/live.ts";
 import type { Route } from "./routes/_http.ts";
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps): Handler {
     ...causalityRoutes(full),
     ...shareRoutes(full),
     ...liveRoutes(full),
+    ...archiveRoutes(full),
   ];
   const sharePages = createSharePages(full);
   const compiled: CompiledRoute[] = routes.map((r) => ({

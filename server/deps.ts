@@ -4,7 +4,8 @@
  */
 import type { DoctorReport } from "../core/doctor/mod.ts";
 import type { GitEngine } from "../core/git/mod.ts";
-import type { ChronicleStore } from "../core/store/mod.ts";
+import type { ExcludeList } from "../core/archive/mod.ts";
+import type { ChronicleStore, ForgetOutcome, ForgottenSession } from "../core/store/mod.ts";
 import type { ReplayService } from "./replay_service.ts";
 import type { ImportProgress, LiveService } from "../core/live/mod.ts";
 import type { EventHub } from "./sse.ts";
@@ -58,6 +59,30 @@ export interface SecurityService {
   uninstallGuard(options: { dry_run: boolean }): Promise<unknown>;
 }
 
+/** The exclude list as the API shows it (see runtime/exclude_file.ts). */
+export interface ExcludeView {
+  /** Where the file is. */
+  path: string;
+  /** Null when the file is not valid (`error` says why). */
+  list: ExcludeList | null;
+  /** Names the file's text: a change sends it back, and is refused if the file changed since. */
+  etag: string;
+  error: string | null;
+}
+
+/**
+ * The archive as the API sees it: the exclude list in the data folder, and forgetting
+ * sessions (between imports, on the importer's connection). The CLI wires the real one.
+ */
+export interface ArchiveService {
+  readExclude(): Promise<ExcludeView>;
+  /** Replaces the list; ChronicleError `conflict` when the file changed since `etag`. */
+  writeExclude(list: ExcludeList, etag: string): Promise<ExcludeView>;
+  /** Forgets one session (a full id); `dry_run` only says what would go. */
+  forget(id: string, options: { dry_run: boolean }): Promise<ForgetOutcome>;
+  forgotten(): ForgottenSession[];
+}
+
 export interface AppDeps {
   store: ChronicleStore;
   /** The per-install token (see auth.ts). */
@@ -82,6 +107,8 @@ export interface AppDeps {
   live?: LiveService;
   /** The background import's progress (the UI's bar, search's "still indexing"). */
   importProgress?: () => ImportProgress;
+  /** Forgetting and the exclude list; without it the archive routes answer 503. */
+  archive?: ArchiveService;
   /** `chronicle doctor`'s report (`GET /api/doctor`); without it the route answers 503. */
   doctor?: (options: { verifyPacks: boolean }) => Promise<DoctorReport>;
 }

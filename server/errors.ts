@@ -82,6 +82,7 @@ export function toErrorResponse(e: unknown): Response {
       usage: [400, "bad_request"],
       invalid_session: [400, "bad_request"],
       conflict: [409, "conflict"],
+      invalid_config: [400, "bad_request"],
       forbidden: [403, "forbidden_origin"],
       locked: [503, "unavailable"],
     };

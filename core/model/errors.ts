@@ -15,7 +15,9 @@ export type ChronicleErrorCode =
   /** A path that leaves the folder it must stay in (a repository, a replay sandbox). */
   | "outside"
   /** A scan that ran out of its time budget (core/security). */
-  | "timeout";
+  | "timeout"
+  /** A configuration file in the data folder that cannot be used as written (the exclude list). */
+  | "invalid_config";
 
 export class ChronicleError extends Error {
   readonly code: ChronicleErrorCode;

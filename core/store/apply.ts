@@ -30,6 +30,7 @@ import {
 } from "./prepare.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
+import { type AdmitOptions, admitted } from "./admit.ts";
 import type { SourceRow } from "./types.ts";
 
 /** `operations.kept` of a file being read again, until the read shows what it still holds. */
@@ -129,17 +130,21 @@ export function markUnitGone(w: Writer, path: string): string[] {
 }
 
 /**
- * Applies one unit's import result (the caller holds the transaction). A full re-read first
- * removes what the file contributed before, so importing the same bytes twice gives identical
- * rows. Returns the ids of the sessions it wrote to.
+ * Applies one unit's import result (the caller holds the transaction). Importing the same bytes
+ * twice gives identical rows; what a re-read file no longer holds is kept, marked (see the
+ * head of this file). Deltas of forgotten sessions and excluded projects are not applied
+ * (admit.ts). Returns the ids of the sessions it wrote to.
  */
 export function applyUnit(
   w: Writer,
   unit: SourceUnit,
-  result: PreparedUnit,
+  given: PreparedUnit,
   epoch: number,
+  admit: AdmitOptions = {},
 ): string[] {
-  if (result.mode === "unchanged" && !result.issues.length) return [];
+  if (given.mode === "unchanged" && !given.issues.length) return [];
+  // held: stored sessions of excluded projects, left as they are
+  const { result, held } = admitted(w.sql, given, { ...admit, path: unit.path });
   {
     const prev = getSource(w.sql, unit.path);
     const touched = new Set<string>();
@@ -147,6 +152,7 @@ export function applyUnit(
     const stamp = w.changes.next();
     const reread = new Map<string, UsageRow[]>();
     for (const sid of prev && result.mode === "full" ? prev.sessions : []) {
+      if (held.has(sid)) continue;
       w.changes.keep(sid, unit.path);
       reread.set(sid, replaceFileRows(w.sql, sid, unit.path));
       touched.add(sid);
@@ -167,7 +173,9 @@ export function applyUnit(
     if (result.mode === "full" && prev) {
       // sessions the file no longer mentions lose nothing else; keep the list current
       for (const sid of prev.sessions) {
-        if (!result.deltas.some((d) => d.session_id === sid)) sessions.delete(sid);
+        if (!held.has(sid) && !result.deltas.some((d) => d.session_id === sid)) {
+          sessions.delete(sid);
+        }
       }
     }
     w.sql.stmt(

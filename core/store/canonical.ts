@@ -15,6 +15,7 @@ import {
   type UsageEntry,
 } from "../model/mod.ts";
 import { sessionJson } from "../artifacts/mod.ts";
+import { isForgotten } from "./admit.ts";
 import { deleteSession, refreshAggregates, upsertOperation, type Writer } from "./apply.ts";
 import { prepareUnit } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
@@ -25,7 +26,9 @@ export type CanonicalImportOutcome =
   /** Already stored exactly like this: nothing was written. */
   | "unchanged"
   /** The session is imported from local agent logs here: those stay the truth; not written. */
-  | "kept_local";
+  | "kept_local"
+  /** The user forgot this session here: never imported again (forget.ts). */
+  | "forgotten";
 
 /** True when a local source unit (an agent's log) contributes to the session. */
 function ownedByLocalLogs(sql: Sql, id: string): boolean {
@@ -44,7 +47,7 @@ export interface CanonicalWriteOptions {
 
 /**
  * Stores a canonical session and its payloads (bytes by SHA-256), unless it is already stored
- * exactly so or the local logs own it. The caller holds the transaction (the store's
+ * exactly so, the local logs own it, or it was forgotten here. The caller holds the transaction (the store's
  * `putCanonicalSession`).
  */
 export function putCanonical(
@@ -55,6 +58,7 @@ export function putCanonical(
 ): CanonicalImportOutcome {
   const id = session.session.id;
   const { stored } = options;
+  if (isForgotten(w.sql, id)) return "forgotten";
   if (stored && sha256Hex(sessionJson(stored)) === options.sessionSha256) return "unchanged";
   if (stored && ownedByLocalLogs(w.sql, id)) return "kept_local";
   const parts = partsOf(session);

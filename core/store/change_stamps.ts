@@ -32,8 +32,13 @@ export class ChangeStamps {
   current = 0;
 
   constructor(private readonly sql: Sql) {
+    this.prepareTemp();
+  }
+
+  /** Makes the temporary table again (a change of `temp_store` drops it: compact.ts). */
+  prepareTemp(): void {
     // Per connection and in memory (temp_store): what a full re-read is about to replace.
-    sql.db.exec(`CREATE TEMP TABLE IF NOT EXISTS replaced_ops (
+    this.sql.db.exec(`CREATE TEMP TABLE IF NOT EXISTS replaced_ops (
       session_id TEXT NOT NULL, op_id TEXT NOT NULL, stamp INTEGER NOT NULL,
       connection TEXT NOT NULL, ts_ms REAL, rank INTEGER NOT NULL, line INTEGER NOT NULL,
       block INTEGER NOT NULL, is_error INTEGER, completeness TEXT NOT NULL, doc TEXT NOT NULL,

@@ -1,8 +1,12 @@
 /**
  * The import pass: discover every unit of every (selected) source, run its importer from its
  * checkpoint, and apply the result to the store. Running an importer is injected, so it can
- * happen in process (tests) or in a read-only worker (the CLI).
+ * happen in process (tests) or in a read-only worker (the CLI). The user's exclude list
+ * (core/archive) applies here, for `chronicle import` and the server's passes alike: discovery
+ * leaves out the logs its globs name before anything is read, the pass leaves unread the logs
+ * that only feed sessions of excluded projects, and the store drops such sessions' deltas.
  */
+import type { ExcludeRules } from "../archive/mod.ts";
 import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import { importerFor, IMPORTERS } from "../sources/registry.ts";
 import { statMatches } from "../sources/jsonl.ts";
@@ -24,6 +28,8 @@ export interface DiscoverOptions {
   fs: SourceFs;
   /** Only these sources (importer ids). Default: all. */
   sources?: string[];
+  /** The user's exclude list, compiled. Default: nothing excluded. */
+  exclude?: ExcludeRules;
 }
 
 export interface ImportOptions extends DiscoverOptions {
@@ -37,12 +43,15 @@ export interface ImportOptions extends DiscoverOptions {
    * unit would fail the same way). Default: go on with the next unit.
    */
   stopOnStoreError?: (e: unknown) => boolean;
+  /** Read every unit from its start, whatever its checkpoint says (`chronicle import --full`). */
+  full?: boolean;
 }
 
 /**
  * What one pass did with one source's units. `units` = `new` + `rewritten` + `appended` +
  * `unchanged` + `failed`; `removed` counts the units stored before that this pass no longer
- * found on disk (their sessions are kept).
+ * found on disk (their sessions are kept); `excluded` the units found but not read (the
+ * exclude list).
  */
 export interface SourceSummary {
   units: number;
@@ -55,6 +64,7 @@ export interface SourceSummary {
   /** Not stored: the importer or the store failed (see `errors`). */
   failed: number;
   removed: number;
+  excluded: number;
   /** `new` + `rewritten`: read from the start. */
   full: number;
   /** Sessions and operations this pass wrote. */
@@ -112,19 +122,26 @@ export function inProcessRunner(fs: SourceFs): UnitRunner {
 }
 
 /**
- * Every unit of every (selected) source, from the importers' own `discover`. A source whose
- * logs cannot be listed is an error in the list, never fatal.
+ * Every unit of every (selected) source, from the importers' own `discover`, without those the
+ * exclude list's globs name (`excluded`: never read). A source whose logs cannot be listed is
+ * an error in the list, never fatal.
  */
 export async function discoverUnits(
   options: DiscoverOptions,
-): Promise<{ units: SourceUnit[]; errors: SessionIssue[]; failed: Set<string> }> {
+): Promise<
+  { units: SourceUnit[]; excluded: SourceUnit[]; errors: SessionIssue[]; failed: Set<string> }
+> {
   const selected = IMPORTERS.filter((i) => !options.sources || options.sources.includes(i.id));
   const units: SourceUnit[] = [];
+  const excluded: SourceUnit[] = [];
   const errors: SessionIssue[] = [];
   const failed = new Set<string>();
+  const exclude = options.exclude;
   for (const importer of selected) {
     try {
-      units.push(...await importer.discover(options.env, options.fs));
+      for (const unit of await importer.discover(options.env, options.fs)) {
+        (exclude && !exclude.empty && exclude.unit(unit.path) ? excluded : units).push(unit);
+      }
     } catch (e) {
       failed.add(importer.id);
       errors.push({
@@ -134,7 +151,7 @@ export async function discoverUnits(
       });
     }
   }
-  return { units, errors, failed };
+  return { units, excluded, errors, failed };
 }
 
 /** Imports every discovered unit incrementally. Never throws for one bad unit. */
@@ -143,11 +160,17 @@ export async function importAll(
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const started = (options.now ?? (() => performance.now()))();
-  const { units, errors, failed } = await discoverUnits(options);
+  const { units, excluded, errors, failed } = await discoverUnits(options);
   const removedFrom = IMPORTERS.map((i) => i.id as string).filter((id) =>
     (!options.sources || options.sources.includes(id)) && !failed.has(id)
   );
-  return await importUnits(store, units, { ...options, errors, started, removedFrom });
+  return await importUnits(store, units, {
+    ...options,
+    errors,
+    started,
+    removedFrom,
+    excludedUnits: excluded,
+  });
 }
 
 export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources"> {
@@ -170,6 +193,22 @@ export interface ImportUnitsOptions extends Omit<ImportOptions, "env" | "sources
    * durability and shared commits however few its units. Default: from this many units on.
    */
   bulk?: boolean;
+  /** The units discovery left out (the exclude list): counted, never read, not "removed". */
+  excludedUnits?: readonly SourceUnit[];
+}
+
+/**
+ * The units an earlier pass read while one of their projects was excluded (their notes, see
+ * admit.ts) whose project is no longer excluded: read from their start, whatever their
+ * checkpoint says, so what was left out comes in. The server's passes ask before skipping a
+ * unit as unchanged.
+ */
+export function unitsToReread(store: ChronicleStore, exclude?: ExcludeRules): Set<string> {
+  const out = new Set<string>();
+  for (const [path, projects] of store.excludedMarks()) {
+    if (projects.some((p) => !exclude?.project(p))) out.add(path);
+  }
+  return out;
 }
 
 /** The summary of a pass that did nothing (yet). */
@@ -201,17 +240,28 @@ export async function importUnits(
   const started = options.started ?? now();
   const runner = options.runner ?? inProcessRunner(options.fs);
   const errors = [...options.errors ?? []];
-  // Main files first, so sub-agent files find their session's project and title.
-  const units = [...discovered].sort((a, b) =>
-    a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
-  );
   const summary = emptySummary(errors);
+  const exclude = options.exclude;
+  const excludedProject = exclude && !exclude.noProjects
+    ? (path: string) => exclude.project(path)
+    : undefined;
+  // Logs that only feed stored sessions of excluded projects are not read.
+  const held = excludedProject ? store.heldUnits(excludedProject) : new Set<string>();
+  for (const u of options.excludedUnits ?? []) sourceSummary(u.source).excluded++;
+  // Main files first, so sub-agent files find their session's project and title.
+  const units = discovered.filter((u) => {
+    if (!held.has(u.path)) return true;
+    sourceSummary(u.source).excluded++;
+    return false;
+  }).sort((a, b) => a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const touched = new Set<string>();
   // Stored units of the sources this pass looked at that discovery no longer found, and whose
   // files are gone: their operations stay in the store, marked kept (the archive keeps what it
-  // saw); counted as removed, once. A file still there (excluded, say) is left as it is.
+  // saw); counted as removed, once. An excluded log, or a file still there, is left as it is.
   if (options.removedFrom) {
-    const found = new Set(discovered.map((u) => u.path));
+    const found = new Set(
+      [...discovered, ...options.excludedUnits ?? []].map((u) => u.path),
+    );
     for (const [path, cp] of store.sourceCheckpoints()) {
       if (found.has(path) || !options.removedFrom.includes(cp.source)) continue;
       if (await options.fs.stat(path)) continue;
@@ -221,9 +271,11 @@ export async function importUnits(
   }
   // Checkpoints only: an importer's state is read for the units that changed.
   const known = store.sourceCheckpoints();
+  const reread = unitsToReread(store, exclude);
   const plan = units.map((unit) => {
     const prev = known.get(unit.path);
-    return { unit, prev, epoch: prev ? prev.epoch + 1 : 0, checkpoint: prev?.checkpoint ?? null };
+    const checkpoint = options.full || reread.has(unit.path) ? null : prev?.checkpoint ?? null;
+    return { unit, prev, epoch: prev ? prev.epoch + 1 : 0, checkpoint };
   });
   const resumeOf = (p: (typeof plan)[number]) =>
     p.checkpoint ? { checkpoint: p.checkpoint, state: store.sourceState(p.unit.path) } : undefined;
@@ -264,6 +316,7 @@ export async function importUnits(
       unchanged: 0,
       failed: 0,
       removed: 0,
+      excluded: 0,
       full: 0,
       sessions: 0,
       operations: 0,
@@ -315,7 +368,12 @@ export async function importUnits(
       if (result.mode !== "unchanged" || result.issues.length) {
         try {
           const apply = () =>
-            store.applyUnit(unit, result, result.mode === "unchanged" && prev ? prev.epoch : epoch);
+            store.applyUnit(
+              unit,
+              result,
+              result.mode === "unchanged" && prev ? prev.epoch : epoch,
+              { excludedProject },
+            );
           const changed = group ? group.run(result.bytesRead, apply) : apply();
           for (const id of changed) touched.add(id);
         } catch (e) {

@@ -23,3 +23,5 @@ export type {
 export { type NewShareRow, type ShareRow, ShareTable } from "./shares.ts";
 export type { CanonicalImportOutcome } from "./canonical.ts";
 export { MIGRATIONS } from "./schema.ts";
+export type { AdmitOptions } from "./admit.ts";
+export { COMPACT_DEAD_SHARE } from "./compact.ts";

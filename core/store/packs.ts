@@ -10,6 +10,11 @@
  * end of a pack: wasted space, never a wrong payload, because the next writer appends after
  * whatever the file holds. Injected, so core code never touches the file system itself; every
  * call is synchronous because it runs inside a SQLite transaction.
+ *
+ * Forgetting sessions gives pack space back (compact.ts): the live payloads of a pack that is
+ * mostly dead are copied into a new pack numbered after every existing one, and the old file is
+ * removed. A pack number is never used twice (writers append to the last pack, never below it),
+ * so a file handle another process still holds on a removed pack is never read for a new row.
  */
 export interface PackFiles {
   /** The length of pack `n`: 0 when it does not exist yet. */
@@ -20,6 +25,11 @@ export interface PackFiles {
   read(n: number, offset: number, length: number): Uint8Array;
   /** Flushes what was written to pack `n` to the disk. */
   sync(n: number): void;
+  /** The numbers of the packs that exist, ascending. */
+  list(): number[];
+  /** Deletes pack `n` (closing it first); nothing when it does not exist. */
+  remove(n: number): void;
+  /** Closes every open pack (they open again when used). */
   close(): void;
 }
 

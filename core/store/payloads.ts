@@ -46,8 +46,10 @@ export class PayloadStore {
 
   constructor(
     private readonly sql: Sql,
-    private readonly packs: PackFiles | null,
-    private readonly packLimit = PACK_LIMIT,
+    /** Where big payloads live; null for a store without packs (in memory, tests). */
+    readonly packs: PackFiles | null,
+    /** When to start the next pack, in bytes. */
+    readonly packLimit = PACK_LIMIT,
   ) {}
 
   /** Flushes the packs written since the last flush: before the commit that points at them. */
@@ -86,7 +88,9 @@ export class PayloadStore {
 
   private writePacked(big: { sha: string; size: number; codec: number; bytes: Uint8Array }[]) {
     const packs = this.packs!;
-    let n = Math.max(this.pack, 1);
+    // The last pack, never one below it: a compaction (compact.ts) may have removed a pack
+    // this store appended to, and a pack number is never used twice.
+    let n = Math.max(this.pack, packs.list().at(-1) ?? 0, 1);
     let end = packs.size(n);
     while (end >= this.packLimit) end = packs.size(++n);
     this.pack = n;

@@ -22,7 +22,18 @@ import {
   sourceState,
   type UnitCheckpoint,
 } from "./apply.ts";
+import { type AdmitOptions, excludedMarks, heldUnits } from "./admit.ts";
 import { ChangeStamps } from "./change_stamps.ts";
+import {
+  COMPACT_DEAD_SHARE,
+  compactPacks,
+  databaseBytes,
+  freeBytes,
+  packBytes,
+  reclaimPages,
+  scrubDead,
+} from "./compact.ts";
+import { type DeadRange, forgetRows, forgottenSessions, projectSessionIds } from "./forget.ts";
 import {
   changeClock,
   type SessionChanges,
@@ -45,9 +56,12 @@ import { Search } from "./search.ts";
 import { computeStats } from "./stats.ts";
 import { refreshSessionStats, rollupAnswers, rollupStats } from "./stats_rollup.ts";
 import type {
+  ForgetOutcome,
+  ForgottenSession,
   ImportIssues,
   LocatedOp,
   ProjectSummary,
+  ReclaimResult,
   SearchResult,
   SessionDetail,
   SessionMarks,
@@ -69,10 +83,25 @@ export interface StoreOptions {
   packs?: PackFiles;
   /** When to start the next pack, in bytes. Default {@link PACK_LIMIT}. */
   packLimit?: number;
+  /** Create the database with `auto_vacuum = INCREMENTAL`. Default true. */
+  autoVacuum?: boolean;
 }
 
 /** How many candidates an ambiguous id prefix names. */
 const CANDIDATES_SHOWN = 5;
+
+export interface ForgetOptions {
+  /** Change nothing: say what would go. */
+  dryRun?: boolean;
+  now?: () => Date;
+  /** Compact a pack once this share of it is dead. Default {@link COMPACT_DEAD_SHARE}. */
+  deadShare?: number;
+  /** Give the database's freed pages back to the disk (see compact.ts). Default true. */
+  vacuum?: boolean;
+}
+
+/** Thrown inside a dry run's transaction so that it rolls back. */
+const DRY_RUN = Symbol("dry run");
 
 export class ChronicleStore {
   private readonly db: DatabaseSync;
@@ -111,6 +140,9 @@ export class ChronicleStore {
       // Payload blobs dominate the file: bigger pages mean fewer overflow pages. Only takes
       // effect when the database is created.
       db.exec("PRAGMA page_size = 16384");
+      // Pages a forget frees can go back to the disk without VACUUM, which Deno refuses a
+      // process without every permission (compact.ts). Also only at creation (or at a VACUUM).
+      if (options.autoVacuum !== false) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
       if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec("PRAGMA temp_store = MEMORY");
@@ -297,7 +329,12 @@ export class ChronicleStore {
    * identical rows, and what a re-read file no longer holds is kept, marked (apply.ts).
    * Returns the ids of the sessions it wrote to.
    */
-  applyUnit(unit: SourceUnit, result: PreparedUnit, epoch: number): string[] {
+  applyUnit(
+    unit: SourceUnit,
+    result: PreparedUnit,
+    epoch: number,
+    admit: AdmitOptions = {},
+  ): string[] {
     if (result.mode === "unchanged" && !result.issues.length) return [];
     return this.transaction(() =>
       applyUnit(
@@ -305,8 +342,118 @@ export class ChronicleStore {
         unit,
         result,
         epoch,
+        admit,
       )
     );
+  }
+
+  // ---------------------------------------------------------------- the archive
+
+  /**
+   * Forgets sessions (full ids, see `requireSessionId`): each is deleted with everything it
+   * owns, payloads no other session refers to included, and recorded so that no import brings
+   * it back (forget.ts); then the space goes back to the disk: mostly dead packs compacted, the
+   * deleted payloads' bytes zeroed in the others, the database vacuumed (compact.ts). Outside
+   * any transaction. `dryRun` says what would go and changes nothing.
+   */
+  forget(ids: readonly string[], options: ForgetOptions = {}): ForgetOutcome {
+    if (this.db.isTransaction) throw new TypeError("forget() runs outside a transaction");
+    for (const id of ids) {
+      if (!this.queries.getSession(id)) {
+        throw new ChronicleError("not_found", `no session "${id}" (see \`chronicle sessions\`)`);
+      }
+    }
+    const now = (options.now?.() ?? new Date()).toISOString();
+    let rows: ReturnType<typeof forgetRows> | undefined;
+    // What is deleted is overwritten with zeros in its pages, not left in free space.
+    const secure = Number(
+      (this.db.prepare("PRAGMA secure_delete").get() as { secure_delete: number }).secure_delete,
+    );
+    this.db.exec("PRAGMA secure_delete = ON");
+    try {
+      this.transaction(() => {
+        rows = forgetRows(this.sql, ids, now);
+        if (options.dryRun) throw DRY_RUN;
+      });
+    } catch (e) {
+      if (e !== DRY_RUN) throw e;
+    } finally {
+      this.db.exec(`PRAGMA secure_delete = ${secure ? "ON" : "OFF"}`);
+    }
+    const { dead, ...counts } = rows!;
+    return {
+      dry_run: options.dryRun === true,
+      ...counts,
+      reclaim: options.dryRun ? null : this.reclaim(dead, options),
+    };
+  }
+
+  /** Gives back the space a forget freed (see compact.ts). */
+  private reclaim(dead: DeadRange[], options: ForgetOptions): ReclaimResult {
+    const started = performance.now();
+    const packsBefore = packBytes(this.payloads);
+    const dbBefore = databaseBytes(this.sql);
+    let victims: number[] = [];
+    try {
+      victims = this.transaction(() =>
+        compactPacks(this.sql, this.payloads, options.deadShare ?? COMPACT_DEAD_SHARE)
+      );
+    } catch (e) {
+      // another writer kept the lock past the busy timeout: the next forget compacts
+      if (!/busy|locked/i.test((e as Error).message)) throw e;
+    }
+    // after the commit that repointed their payloads (compact.ts)
+    for (const n of victims) this.payloads.packs?.remove(n);
+    const scrubbed = scrubDead(this.payloads, dead.filter((d) => !victims.includes(d.pack)));
+    const wal = options.vacuum === false
+      ? { pages: "none" as const, walTruncated: false }
+      : reclaimPages(this.sql, () => this.changes.prepareTemp());
+    return {
+      packs_compacted: victims.length,
+      scrubbed_bytes: scrubbed,
+      pack_bytes_before: packsBefore,
+      pack_bytes_after: packBytes(this.payloads),
+      db_bytes_before: dbBefore,
+      db_bytes_after: databaseBytes(this.sql),
+      pages: wal.pages,
+      db_free_bytes: freeBytes(this.sql),
+      wal_truncated: wal.walTruncated,
+      ms: Math.round(performance.now() - started),
+    };
+  }
+
+  /** The sessions of a project folder or below it (as `--project` selects them), oldest first. */
+  projectSessionIds(project: string): string[] {
+    return projectSessionIds(this.sql, project);
+  }
+
+  /**
+   * The source units that feed only stored sessions of excluded projects (`excludedProject`
+   * says which folders): an import leaves them unread.
+   */
+  heldUnits(excludedProject: (path: string) => boolean): Set<string> {
+    return heldUnits(this.sql, excludedProject);
+  }
+
+  /**
+   * The projects each unit's earlier passes left sessions of out (the exclude list), by path:
+   * a unit whose project is no longer excluded is read again from its start.
+   */
+  excludedMarks(): Map<string, string[]> {
+    return excludedMarks(this.sql);
+  }
+
+  /** Every forgotten session, the last forgotten first. */
+  forgottenSessions(): ForgottenSession[] {
+    return forgottenSessions(this.sql);
+  }
+
+  /**
+   * Closes the pack files this connection holds open (they open again when read): after
+   * another connection compacted packs, so that removed ones give their space back now.
+   */
+  releasePacks(): void {
+    this.payloads.packs?.close();
   }
 
   /**

@@ -184,3 +184,51 @@ export interface ImportIssues {
   issues: (SessionIssue & { session_id: string })[];
   loss_windows: (LossWindow & { session_id: string })[];
 }
+
+/** A session the user forgot: deleted from the store and never imported again. */
+export interface ForgottenSession {
+  id: string;
+  source: string;
+  project_path: string | null;
+  /** Its name when it was forgotten (the user's, else the agent's; never its prompt). */
+  title: string | null;
+  forgotten_at: string;
+}
+
+/** What a forget removed and what giving the space back did (`ChronicleStore.forget`). */
+export interface ForgetOutcome {
+  /** Nothing was changed: what would go. */
+  dry_run: boolean;
+  sessions: (ForgottenSession & { operations: number })[];
+  operations: number;
+  /** Payloads no remaining session refers to, deleted, and their size. */
+  payloads: number;
+  payload_bytes: number;
+  /** Share links of those sessions, deleted. */
+  shares: number;
+  /** Null for a dry run. */
+  reclaim: ReclaimResult | null;
+}
+
+/** How the store gave space back after a forget (core/store/compact.ts). */
+export interface ReclaimResult {
+  /** Packs whose live payloads were copied into a new pack, and removed. */
+  packs_compacted: number;
+  /** Bytes of the deleted payloads overwritten with zeros in the packs that stay. */
+  scrubbed_bytes: number;
+  pack_bytes_before: number;
+  pack_bytes_after: number;
+  /** The database's size in pages before and after. */
+  db_bytes_before: number;
+  db_bytes_after: number;
+  /**
+   * How freed pages went back to the disk: `vacuum`, `incremental` (a store made with
+   * auto_vacuum), or `none` (a store made before: they stay free, zeroed, for later imports).
+   */
+  pages: "vacuum" | "incremental" | "none";
+  /** Bytes of free pages the database file still holds. */
+  db_free_bytes: number;
+  /** False when a reader kept the write-ahead log from being emptied (it is, later). */
+  wal_truncated: boolean;
+  ms: number;
+}

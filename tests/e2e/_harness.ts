@@ -9,7 +9,8 @@ import type { ReplayService } from "../../server/replay_service.ts";
 import type { GitEngine } from "../../core/git/mod.ts";
 import { ChronicleStore, importAll } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
-import type { AppDeps, SecurityService } from "../../server/deps.ts";
+import type { AppDeps, ArchiveService, SecurityService } from "../../server/deps.ts";
+import { createEventHub, type EventHub } from "../../server/sse.ts";
 import { buildUi } from "../../ui/build.ts";
 import { realClients } from "../unit/server/_helpers.ts";
 
@@ -45,6 +46,8 @@ export async function serveFixtures(
     git?: GitEngine;
     /** `GET /api/doctor`'s report (the route answers 503 without it). */
     doctor?: AppDeps["doctor"];
+    /** Forgetting and the exclude list (the routes answer 503 without it). */
+    archive?: (store: ChronicleStore, events: EventHub) => ArchiveService;
   },
 ): Promise<Fixture> {
   await ensureUi();
@@ -58,7 +61,10 @@ export async function serveFixtures(
     await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
   }
   const token = "e2e".padEnd(64, "0");
+  const events = createEventHub();
   const server = await startServer({
+    events,
+    archive: options.archive?.(store, events),
     store,
     token,
     port: 0,

@@ -1,6 +1,6 @@
 /**
  * Client-side routes: every view has a URL (`/`, `/sessions/<id>?op=<op id>`, `/analytics`,
- * `/security`). The location is a signal; `navigate` pushes history.
+ * `/security`, `/archive`). The location is a signal; `navigate` pushes history.
  */
 import { signal } from "@preact/signals";
 
@@ -48,6 +48,7 @@ export type View =
   | { name: "sessions"; id: string | null; op: string | null }
   | { name: "analytics"; project: string | null }
   | { name: "security" }
+  | { name: "archive" }
   | { name: "not_found"; path: string };
 
 export function viewOf(loc: Location): View {
@@ -58,6 +59,7 @@ export function viewOf(loc: Location): View {
   }
   if (loc.path === "/analytics") return { name: "analytics", project: loc.query.get("project") };
   if (loc.path === "/security") return { name: "security" };
+  if (loc.path === "/archive") return { name: "archive" };
   return { name: "not_found", path: loc.path };
 }
 

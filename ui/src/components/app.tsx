@@ -1,14 +1,15 @@
 /**
  * The app shell: a skip link, the header (navigation, search, theme), then the view for the URL
- * in <main>: sessions (list, session, inspector), analytics, security, or "no such page". At
- * narrow widths (≤ 760 px) the list, the session and the inspector are stacked views with a
- * back link each. The keyboard is answered here; shortcuts.tsx lists every key.
+ * in <main>: sessions (list, session, inspector), analytics, security, the archive, or "no such
+ * page". At narrow widths (≤ 760 px) the list, the session and the inspector are stacked views
+ * with a back link each. The keyboard is answered here; shortcuts.tsx lists every key.
  */
 import { signal, useSignal } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect } from "preact/hooks";
 import { here, listUrl, navigate, onLink, sessionUrl, viewOf } from "../router.ts";
 import { AnalyticsPage } from "./analytics_page.tsx";
+import { ArchivePage } from "./archive_page.tsx";
 import { SearchPalette } from "./search_palette.tsx";
 import { SecurityPage } from "./security_page.tsx";
 import { importProgress } from "../live.ts";
@@ -160,6 +161,7 @@ export function App(): VNode {
           {nav(listUrl(), "Sessions", view.name === "sessions")}
           {nav("/analytics", "Analytics", view.name === "analytics")}
           {nav("/security", "Security", view.name === "security")}
+          {nav("/archive", "Archive", view.name === "archive")}
         </nav>
         <button
           type="button"
@@ -220,6 +222,7 @@ export function App(): VNode {
         )}
         {view.name === "analytics" && <AnalyticsPage project={view.project} />}
         {view.name === "security" && <SecurityPage refresh={refresh.value} />}
+        {view.name === "archive" && <ArchivePage refresh={refresh.value} />}
         {view.name === "not_found" && (
           <div class="empty not-found">
             <h1>No such page</h1>

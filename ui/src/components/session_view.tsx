@@ -7,7 +7,7 @@ import { useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import { api } from "../api.ts";
-import { agentName, basename, count, duration } from "../format.ts";
+import { agentName, basename, count, duration, sessionTitle } from "../format.ts";
 import { Time } from "./time.tsx";
 import { followSession, type LiveSession } from "../live_session.ts";
 import { goBack, listUrl, navigate, sessionUrl } from "../router.ts";
@@ -17,6 +17,7 @@ import { isFormControl } from "../keys.ts";
 import { estimateCost } from "../../../core/analytics/prices.ts";
 import { CodeAtMomentHost } from "./code_at_moment.tsx";
 import { CostText, TokenBreakdown, TokenCards } from "./cost.tsx";
+import { ForgetDialog } from "./forget_dialog.tsx";
 import { Inspector } from "./inspector.tsx";
 import { LiveBadge } from "./live_badge.tsx";
 import { NewStepsButton } from "./new_steps.tsx";
@@ -158,6 +159,7 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
   useEffect(() => () => live.dispose(), [live]);
   const replaying = useSignal(false);
   const sharing = useSignal(false);
+  const forgetting = useSignal(false);
 
   // A deep link (or a search hit) names a step: open its threads and scroll to it.
   useEffect(() => {
@@ -281,9 +283,23 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
           <button type="button" class="replay-open" onClick={() => (replaying.value = true)}>
             Replay
           </button>
+          <button
+            type="button"
+            class="secondary forget-open"
+            onClick={() => (forgetting.value = true)}
+          >
+            Forget…
+          </button>
         </div>
       )}
       {sharing.value && <ShareDialog id={id} onClose={() => (sharing.value = false)} />}
+      {forgetting.value && (
+        <ForgetDialog
+          id={id}
+          title={state.detail.value ? sessionTitle(state.detail.value.session) : id}
+          onClose={() => (forgetting.value = false)}
+        />
+      )}
     </div>
   );
 }
