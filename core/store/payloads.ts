@@ -5,38 +5,14 @@
  * against its hash, so a pack changed under the store gives a missing payload, never other
  * bytes.
  */
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { inflateRawSync } from "node:zlib";
 import { type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
-import { type PackedPayloads, payloadAt } from "./prepare.ts";
+import { type PackedPayloads, payloadAt, storedAt } from "./prepare.ts";
+import { CODEC_DEFLATE, CODEC_RAW, encodePayload } from "./payload_codec.ts";
 import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
-
-/** Stored as the payload's own bytes. */
-export const CODEC_RAW = 0;
-/** Stored as raw DEFLATE (RFC 1951, `node:zlib`'s deflateRaw) at level 1: fast. */
-export const CODEC_DEFLATE = 1;
-/** Payloads smaller than this are stored as they are: compression would win nothing. */
-const COMPRESS_MIN_BYTES = 256;
-/** The largest output buffer compression starts with. */
-const COMPRESS_CHUNK_MAX = 64 << 10;
-/** A payload is kept compressed only when that saves at least an eighth of it. */
-const COMPRESS_KEEP = 0.875;
-
-/** How a payload is stored: compressed when that pays, else as it is. */
-function stored(bytes: Uint8Array): { codec: number; bytes: Uint8Array } {
-  if (bytes.byteLength < COMPRESS_MIN_BYTES) return { codec: CODEC_RAW, bytes };
-  // An output buffer the payload's size (not the default 16 KiB) for most payloads, which are
-  // small: a quarter less CPU per payload, most of it the allocation and its garbage.
-  const z = deflateRawSync(bytes, {
-    level: 1,
-    chunkSize: Math.min(COMPRESS_CHUNK_MAX, bytes.byteLength + 64),
-  });
-  return z.byteLength <= bytes.byteLength * COMPRESS_KEEP
-    ? { codec: CODEC_DEFLATE, bytes: new Uint8Array(z.buffer, z.byteOffset, z.byteLength) }
-    : { codec: CODEC_RAW, bytes };
-}
 
 export class PayloadStore {
   /** The pack new payloads go to; found on the first write. */
@@ -78,7 +54,8 @@ export class PayloadStore {
       const sha = packed.sha256[i];
       if (known.get(sha)) continue; // stored already: not compressed again
       const own = payloadAt(packed, i);
-      const s = stored(own);
+      // compressed by the import worker, or here
+      const s = packed.stored ? storedAt(packed, i) : encodePayload(own);
       if (this.packs && s.bytes.byteLength >= PACK_MIN_BYTES) {
         big.push({ sha, size: own.byteLength, ...s });
       } else inline.run(sha, own.byteLength, s.bytes, s.codec);

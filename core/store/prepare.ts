@@ -9,6 +9,7 @@ import type { Operation, OperationRecord, SessionDelta, SourceRange } from "../m
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
 import { searchBody } from "./search_text.ts";
+import { CODEC_RAW, encodePayload, type StoredBytes } from "./payload_codec.ts";
 
 export interface PreparedOp {
   id: string;
@@ -55,6 +56,13 @@ export interface PackedPayloads {
   /** Payload i is `buffers[at[3i]]`, from byte `at[3i + 1]`, `at[3i + 2]` bytes long. */
   at: Float64Array;
   buffers: Uint8Array[];
+  /**
+   * How each payload is to be stored, when the import worker already compressed them (units
+   * up to {@link COMPRESS_WHILE_PACKED_MAX}):
+   * payload i's codec is `codec[i]`; a compressed one's bytes are `bytes` from `at[2i]`,
+   * `at[2i + 1]` long (a raw one is stored as its own bytes, not copied here).
+   */
+  stored?: { codec: Uint8Array; at: Float64Array; bytes: Uint8Array };
 }
 
 /** A view's buffer travels as it is when the payloads use at least this share of it. */
@@ -64,10 +72,15 @@ const SHARE_TO_KEEP = 0.5;
  * Packs payloads: a buffer they mostly fill goes as it is; the bytes of views into a buffer
  * they barely use (a slice of a bigger read) are copied out, so no unrelated bytes travel.
  */
-export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads {
+export function packPayloads(
+  payloads: Map<string, Uint8Array>,
+  { compress = false } = {},
+): PackedPayloads {
   const used = new Map<ArrayBufferLike, number>();
+  let total = 0;
   for (const bytes of payloads.values()) {
     used.set(bytes.buffer, (used.get(bytes.buffer) ?? 0) + bytes.byteLength);
+    total += bytes.byteLength;
   }
   const keep = new Map<ArrayBufferLike, number>();
   const buffers: Uint8Array[] = [];
@@ -99,7 +112,45 @@ export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads 
     at[i + 2] = bytes.byteLength;
     i += 3;
   }
-  return { sha256, at, buffers };
+  const packed: PackedPayloads = { sha256, at, buffers };
+  if (compress && total <= COMPRESS_WHILE_PACKED_MAX) packed.stored = encodeAll(payloads);
+  return packed;
+}
+
+/**
+ * The most payload bytes a unit's packing compresses: a bigger unit (a 65 MiB session) travels
+ * raw and the store compresses each payload as it writes it, so its compressed copy never
+ * exists beside the raw one and peak memory stays under 300 MB.
+ */
+export const COMPRESS_WHILE_PACKED_MAX = 16 << 20;
+
+/** Every payload's codec, and the compressed ones' bytes in one buffer (see `stored`). */
+function encodeAll(payloads: Map<string, Uint8Array>): NonNullable<PackedPayloads["stored"]> {
+  const codec = new Uint8Array(payloads.size);
+  const at = new Float64Array(payloads.size * 2);
+  const parts: Uint8Array[] = [];
+  let i = 0, size = 0;
+  for (const bytes of payloads.values()) {
+    const s = encodePayload(bytes);
+    codec[i] = s.codec;
+    if (s.codec !== CODEC_RAW) {
+      at[2 * i] = size;
+      at[2 * i + 1] = s.bytes.byteLength;
+      parts.push(s.bytes);
+      size += s.bytes.byteLength;
+    }
+    i++;
+  }
+  const all = new Uint8Array(size);
+  for (let k = 0, o = 0; k < parts.length; o += parts[k++].byteLength) all.set(parts[k], o);
+  return { codec, at, bytes: all };
+}
+
+/** How packed payload `i` is stored, as the import worker decided (`stored` is set). */
+export function storedAt(p: PackedPayloads, i: number): StoredBytes {
+  const s = p.stored!;
+  if (s.codec[i] === CODEC_RAW) return { codec: CODEC_RAW, bytes: payloadAt(p, i) };
+  return { codec: s.codec[i], bytes: s.bytes.subarray(s.at[2 * i], s.at[2 * i] + s.at[2 * i + 1]) };
 }
 
 /** The bytes of packed payload `i` (a view, not a copy). */
@@ -108,8 +159,9 @@ export function payloadAt(p: PackedPayloads, i: number): Uint8Array {
   return p.buffers[p.at[3 * i]].subarray(offset, offset + p.at[3 * i + 2]);
 }
 
-export function prepareUnit(result: UnitResult): PreparedUnit {
-  const payloads = packPayloads(result.payloads);
+/** A unit's rows; `compress` also compresses its payloads (the import worker does). */
+export function prepareUnit(result: UnitResult, { compress = false } = {}): PreparedUnit {
+  const payloads = packPayloads(result.payloads, { compress });
   const index = new Map(payloads.sha256.map((sha, i) => [sha, i]));
   return {
     ...result,

@@ -3,6 +3,7 @@ import {
   ChronicleStore,
   importAll,
   type ImportOptions,
+  inProcessRunner,
   PACK_MIN_BYTES,
   type PackFiles,
 } from "../../../core/store/mod.ts";
@@ -22,7 +23,12 @@ export const big = (seed: string, n = PACK_MIN_BYTES * 3) => {
 };
 
 export async function scratch(
-  options: { packLimit?: number; wrap?: (p: PackFiles) => PackFiles } = {},
+  options: {
+    packLimit?: number;
+    wrap?: (p: PackFiles) => PackFiles;
+    /** Payloads compressed before they reach the store, as the import worker does. */
+    compress?: boolean;
+  } = {},
 ) {
   const home = await Deno.makeTempDir({ prefix: "chronicle-packs-test-" });
   const data = `${home}/data`;
@@ -34,9 +40,11 @@ export async function scratch(
       packLimit: options.packLimit,
     });
   };
+  const fs = createDenoFs({ tempRoot: `${home}/.tmp` });
   const importOptions: ImportOptions = {
     env: { home, env: {}, platform: "linux" },
-    fs: createDenoFs({ tempRoot: `${home}/.tmp` }),
+    fs,
+    runner: inProcessRunner(fs, { compress: options.compress }),
   };
   const write = (sid: string, results: string[], tool = "Bash") =>
     writeClaudeSession(home, {

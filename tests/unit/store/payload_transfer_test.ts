@@ -1,7 +1,14 @@
 /** Payloads on their way from an importer to the store: shared buffers, exact bytes. */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { PayloadSink, sha256Hex } from "../../../core/model/mod.ts";
-import { type PackedPayloads, packPayloads, payloadAt } from "../../../core/store/mod.ts";
+import {
+  COMPRESS_WHILE_PACKED_MAX,
+  type PackedPayloads,
+  packPayloads,
+  payloadAt,
+  storedAt,
+} from "../../../core/store/mod.ts";
+import { inflateRawSync } from "node:zlib";
 
 const unpack = (p: PackedPayloads) => p.sha256.map((sha, i) => [sha, payloadAt(p, i)]);
 
@@ -43,4 +50,31 @@ Deno.test("packing keeps buffers the payloads fill and copies slices of others",
 Deno.test("an empty set of payloads packs to nothing", () => {
   const packed = packPayloads(new Map());
   assertEquals([packed.sha256, packed.buffers, unpack(packed)], [[], [], []]);
+});
+
+Deno.test("compressed while packed: what pays is DEFLATE in one buffer, the rest stays as it is", () => {
+  const sink = new PayloadSink();
+  const log = "compiling module core/store/search.ts\n".repeat(500);
+  const refs = [log, "short", "x".repeat(300)].map((t) => sink.text(t));
+  const packed = packPayloads(sink.payloads, { compress: true });
+  assert(packed.stored, "the worker's packing carries how each payload is stored");
+  assertEquals([...packed.stored.codec], [1, 0, 1]);
+  refs.forEach((ref, i) => {
+    const s = storedAt(packed, i);
+    const raw = payloadAt(packed, i);
+    assertEquals(sha256Hex(raw), "sha256" in ref && ref.sha256);
+    if (s.codec === 0) assert(s.bytes === raw || s.bytes.buffer === raw.buffer, "not copied");
+    else assertEquals(new Uint8Array(inflateRawSync(s.bytes)), raw);
+    if (s.codec === 1) assertEquals(s.bytes.buffer, packed.stored!.bytes.buffer);
+  });
+  assertEquals(packPayloads(sink.payloads).stored, undefined, "the store compresses otherwise");
+});
+
+Deno.test("a unit with more payload bytes than the packing compresses travels raw", () => {
+  const sink = new PayloadSink();
+  sink.text("y".repeat(COMPRESS_WHILE_PACKED_MAX / 2));
+  sink.text("z".repeat(COMPRESS_WHILE_PACKED_MAX / 2));
+  assert(packPayloads(sink.payloads, { compress: true }).stored, "at the limit: compressed");
+  sink.text("one byte more");
+  assertEquals(packPayloads(sink.payloads, { compress: true }).stored, undefined);
 });
