@@ -376,12 +376,10 @@ function applyDelta(
   }
   // Plain inserts only when nothing can conflict: a new file of a new session.
   const noConflict = fresh && !existing;
+  const written: WrittenOp[] = [];
   for (const rec of d.operations) {
-    upsertOperation(w.sql, d, rec, {
-      payloads: result.payloads,
-      fresh: noConflict,
-      stamp: w.changes.current,
-    });
+    const op = upsertOperation(w.sql, d, rec, { fresh: noConflict, stamp: w.changes.current });
+    if (op) written.push(op);
     // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
     if (rec.spawns) {
       w.sql.stmt(
@@ -426,6 +424,7 @@ function applyDelta(
     now,
     result.checkpoint ? JSON.stringify(result.checkpoint) : null,
   );
+  indexOperations(w.sql, written, result.payloads);
 }
 
 /** Keeps what another file said about a connection (its parent) when this one did not. */
@@ -452,14 +451,27 @@ function mergeConnection(sql: Sql, sessionId: string, c: Connection): Connection
   return merged;
 }
 
+/** What writing an operation's row did to it, for its search text (see `indexOperations`). */
+export interface WrittenOp {
+  rowid: number;
+  rec: PreparedOp;
+  /** Its row existed with another document: the index holds an older text to replace. */
+  replaced: boolean;
+}
+
+/**
+ * Writes an operation's row (a plain insert when `fresh`: nothing can conflict). Returns what
+ * the search index needs to do about it: nothing (null) when the row was already stored with
+ * the same document but its provenance (a re-read step: its search text, built from the
+ * document and the payloads it names by hash, is what the index holds), or when a re-read file
+ * holds the step only in part (its result is gone) and the stored whole one stays.
+ */
 export function upsertOperation(
   sql: Sql,
   d: PreparedDelta,
   rec: PreparedOp,
-  { payloads, fresh, stamp }: { payloads: PackedPayloads; fresh: boolean; stamp: number },
-): void {
-  const is_error = rec.is_error;
-  const body = opBody(rec, payloads);
+  { fresh, stamp }: { fresh: boolean; stamp: number },
+): WrittenOp | null {
   const values = [
     d.session_id,
     rec.id,
@@ -473,20 +485,47 @@ export function upsertOperation(
     rec.effect,
     rec.tool,
     rec.target,
-    is_error,
+    rec.is_error,
     rec.completeness,
     rec.model,
     rec.doc,
     stamp,
   ] as const;
-  // A file read for the first time cannot conflict: a plain insert is much cheaper.
-  const rowid = fresh
-    ? Number(sql.stmt(INSERT_OP).run(...values).lastInsertRowid)
-    : (sql.stmt(UPSERT_OP).get(...values) as { rowid: number } | undefined)?.rowid;
-  // A re-read file that holds a step only in part (its result is gone) keeps the whole one.
-  if (rowid === undefined) return;
-  if (!fresh) sql.stmt("DELETE FROM operations_fts WHERE rowid = ?").run(rowid);
-  if (body) sql.stmt(INSERT_FTS).run(rowid, body);
+  if (fresh) {
+    const rowid = Number(sql.stmt(INSERT_OP).run(...values).lastInsertRowid);
+    return { rowid, rec, replaced: false };
+  }
+  // The same step but for where it was read from (a re-read's epoch): the same search text.
+  const before = sql.stmt(
+    `SELECT json_remove(doc, '$.provenance') = json_remove(?, '$.provenance') AS same
+     FROM operations WHERE session_id = ? AND op_id = ?`,
+  ).get(rec.doc, d.session_id, rec.id) as { same: number } | undefined;
+  const row = sql.stmt(UPSERT_OP).get(...values) as { rowid: number } | undefined;
+  if (!row || before?.same === 1) return null;
+  return { rowid: row.rowid, rec, replaced: before !== undefined };
+}
+
+/**
+ * Puts the search texts of operations just written in the index, replacing the older text of
+ * a replaced one. Called once a delta's rows are written, never between them: FTS5 flushes the
+ * terms it holds in memory to a new segment whenever a statement opens a statement journal (an
+ * upsert does), so a text written right after its row made a segment per operation. With that,
+ * and with every re-read step's text written again whether it changed or not, `import --full`
+ * of an unchanged 300 MB history took 52 s against 9 s for its first import. Each text is
+ * built from the payload bytes and dropped before the next (memory stays bounded).
+ */
+export function indexOperations(
+  sql: Sql,
+  written: WrittenOp[],
+  payloads: PackedPayloads,
+): void {
+  const del = sql.stmt("DELETE FROM operations_fts WHERE rowid = ?");
+  for (const w of written) if (w.replaced) del.run(w.rowid);
+  const insert = sql.stmt(INSERT_FTS);
+  for (const { rowid, rec } of written) {
+    const body = opBody(rec, payloads);
+    if (body) insert.run(rowid, body);
+  }
 }
 
 export function refreshAggregates(sql: Sql, sessionId: string): void {

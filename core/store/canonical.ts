@@ -16,7 +16,14 @@ import {
 } from "../model/mod.ts";
 import { sessionJson } from "../artifacts/mod.ts";
 import { isForgotten } from "./admit.ts";
-import { deleteSession, refreshAggregates, upsertOperation, type Writer } from "./apply.ts";
+import {
+  deleteSession,
+  indexOperations,
+  refreshAggregates,
+  upsertOperation,
+  type Writer,
+  type WrittenOp,
+} from "./apply.ts";
 import { prepareUnit } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
 
@@ -124,9 +131,12 @@ export function putCanonical(
   });
   w.payloads.write(unit.payloads);
   for (const d of unit.deltas) {
+    const written: WrittenOp[] = [];
     for (const rec of d.operations) {
-      upsertOperation(w.sql, d, rec, { payloads: unit.payloads, fresh: true, stamp });
+      const op = upsertOperation(w.sql, d, rec, { fresh: true, stamp });
+      if (op) written.push(op);
     }
+    indexOperations(w.sql, written, unit.payloads);
   }
   const firstFile = new Map<string, string>();
   for (const rec of parts.operations) {

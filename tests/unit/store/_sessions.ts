@@ -63,7 +63,8 @@ export async function scratch(
         })),
       ],
     });
-  const run = (store: ChronicleStore) => importAll(store, importOptions);
+  const run = (store: ChronicleStore, extra: Partial<ImportOptions> = {}) =>
+    importAll(store, { ...importOptions, ...extra });
   return {
     home,
     /** Writes (or rewrites) session `sid`: a prompt, then one call (Bash, Read) per result. */

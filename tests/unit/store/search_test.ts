@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { COUNT_CAP, FILTERED_COUNT_SCAN, ftsQuery, matchPattern } from "../../../core/store/mod.ts";
-import { writeClaudeSession } from "../../e2e/_synthetic.ts";
+import { claudeSessionPath, writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
 
 Deno.test("ftsQuery() makes phrases of identifiers and quotes, a prefix of the word being typed", async (t) => {
@@ -236,4 +236,40 @@ Deno.test("migration 6 rebuilds the search index of an existing store", async ()
   const after = s.open();
   assertEquals(queries.map((q) => after.search(q).total), before);
   after.close();
+});
+
+Deno.test("a re-read rewrites the index only for steps whose text changed, and keeps it exact", async () => {
+  await using s = await scratch();
+  await s.write("aaaaaaaa-1", ["alphaword result", "betaword output", "same thing"]);
+  const store = s.open();
+  await s.run(store);
+  const db = dbOf(store);
+  const indexed = () => ({
+    docs: (db.prepare("SELECT count(*) AS n FROM operations_fts_docsize").get() as { n: number }).n,
+    data: db.prepare("SELECT count(*) AS n, sum(length(block)) AS b FROM operations_fts_data")
+      .get() as { n: number; b: number },
+  });
+  const ops = store.listSessions({}).items[0].op_count;
+  const before = indexed();
+  assertEquals(before.docs, ops, "one text per operation");
+
+  // Read again from the start, nothing changed: the index is left exactly as it was.
+  await s.run(store, { full: true });
+  assertEquals(indexed(), before);
+  for (const q of ["alphaword", "betaword", "same thing"]) {
+    assertEquals(store.search(q).total, 1, q);
+  }
+
+  // The log rewritten in place with one output changed (same records, same ids): that step's
+  // old text goes, its new one is found, the others stay as they were.
+  const log = claudeSessionPath(s.home, "/work/demo", "aaaaaaaa-1");
+  await Deno.writeTextFile(log, (await Deno.readTextFile(log)).replaceAll("betaword", "gammaword"));
+  const summary = await s.run(store);
+  assertEquals(summary.sources["claude-code"].rewritten, 1);
+  assertEquals(store.search("betaword").total, 0);
+  assertEquals(store.search("gammaword").total, 1);
+  assertEquals(store.search("alphaword").total, 1);
+  assertEquals(store.search("output").total, 1, "the changed step is indexed once");
+  assertEquals(indexed().docs, ops);
+  store.close();
 });
