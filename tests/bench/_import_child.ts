@@ -117,9 +117,9 @@ if (mode === "bare") {
   const t0 = performance.now();
   const worker = createWorkerRunner({ tempRoot: `${b}/tmp` });
   const env = { home: a, env: { HOME: a }, platform: "linux" as const };
-  const run = async () => {
+  const run = async (full = false) => {
     const t = performance.now();
-    await importAll(store, { env, fs, runner: worker.runner, sources: ["claude-code"] });
+    await importAll(store, { env, fs, runner: worker.runner, sources: ["claude-code"], full });
     return (performance.now() - t) / 1000;
   };
   const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
@@ -148,6 +148,8 @@ if (mode === "bare") {
   const append = median(appends);
   await Deno.writeFile(file, original); // leave the corpus as generated
   const restore = await run();
+  // `chronicle import --full`: every file read again from its start, nothing in it changed
+  const full = await run(true);
   worker.close();
   store.close();
   console.log(JSON.stringify({
@@ -155,6 +157,7 @@ if (mode === "bare") {
     warm_s: warm,
     append_s: append,
     restore_s: restore,
+    full_s: full,
     total_s: (performance.now() - t0) / 1000,
   }));
 } else {

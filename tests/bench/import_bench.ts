@@ -110,6 +110,12 @@ async function bench(MB: number) {
         `${(inc.warm_first_s * 1000).toFixed(0)} ms (includes starting the import worker)`,
       ],
       [
+        "re-read, nothing changed",
+        `${inc.full_s.toFixed(2)} s = ${
+          (inc.full_s / cold.seconds).toFixed(2)
+        }x cold (import --full: every file read again, only changed steps written)`,
+      ],
+      [
         "one appended line",
         `${(append.seconds * 1000).toFixed(0)} ms, median of 5, live worker (target < 50 ms)`,
       ],
