@@ -51,20 +51,25 @@ function scrollTimeline(e: KeyboardEvent): boolean {
   };
   if (e.key === "End") {
     // Rows near the end are measured as they appear, moving the end: follow it a few frames.
-    // Until the height has held for 10 frames (at most 3 s), or the reader scrolls.
+    // Until the height has held for 10 frames (at most 3 s), or the reader moves on: scrolls,
+    // touches, clicks or presses another key (Home or j right after End go where they say).
     const until = performance.now() + 3000;
     let held = 0;
     let height = -1;
     let stop = false;
-    const release = () => (stop = true);
-    el.addEventListener("wheel", release, { once: true, passive: true });
+    const moves = ["wheel", "touchstart", "pointerdown", "keydown"] as const;
+    const release = (ev: Event) => {
+      if (ev !== e) stop = true;
+    };
+    for (const m of moves) addEventListener(m, release, { capture: true, passive: true });
     const stick = () => {
-      if (stop) return;
-      held = el.scrollHeight === height ? held + 1 : 0;
-      height = el.scrollHeight;
-      el.scrollTop = el.scrollHeight;
-      if (held < 10 && performance.now() < until) requestAnimationFrame(stick);
-      else el.removeEventListener("wheel", release);
+      if (!stop) {
+        held = el.scrollHeight === height ? held + 1 : 0;
+        height = el.scrollHeight;
+        el.scrollTop = el.scrollHeight;
+        if (held < 10 && performance.now() < until) return void requestAnimationFrame(stick);
+      }
+      for (const m of moves) removeEventListener(m, release, { capture: true });
     };
     stick();
   } else if (e.key === "Home") el.scrollTop = 0;
