@@ -5,8 +5,10 @@
  */
 import type { CliIo } from "../../cli/io.ts";
 import { type RunningServer, signInUrl, startServer } from "../../cli/serve.ts";
+import { serveArchive } from "../../cli/serve_archive.ts";
 import { type Importing, startImporting } from "../../cli/serve_import.ts";
 import { ChronicleStore } from "../../core/store/mod.ts";
+import { loadExcludeRules } from "../../runtime/exclude_file.ts";
 import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
 import { createEventHub } from "../../server/sse.ts";
 
@@ -28,7 +30,16 @@ export interface LiveServer {
 }
 
 export async function liveServer(
-  options: { home: string; data: string; port?: number; intervalS?: number },
+  options: {
+    home: string;
+    data: string;
+    port?: number;
+    intervalS?: number;
+    /** The archive as `chronicle serve` wires it: the exclude list, the import lock, its API. */
+    archive?: boolean;
+    /** Where the server's stderr goes. Default: the test's stderr. */
+    stderr?: (text: string) => void;
+  },
 ): Promise<LiveServer> {
   await Deno.mkdir(options.data, { recursive: true });
   const open = () =>
@@ -39,7 +50,7 @@ export async function liveServer(
   const writer = open();
   const io: CliIo = {
     stdout: () => {},
-    stderr: (t) => void console.error(t.trimEnd()),
+    stderr: options.stderr ?? ((t) => void console.error(t.trimEnd())),
     stdin: () => Promise.resolve(new Uint8Array()),
     env: { HOME: options.home, CHRONICLE_HOME: options.data },
     cwd: options.home,
@@ -53,6 +64,9 @@ export async function liveServer(
     tempRoot: `${options.data}/tmp`,
     intervalS: options.intervalS ?? 3600,
     events,
+    ...options.archive
+      ? { lockDir: options.data, exclude: () => loadExcludeRules(options.data, options.home) }
+      : {},
   });
   const server = await startServer({
     store,
@@ -61,6 +75,9 @@ export async function liveServer(
     events,
     live: importing.live,
     importProgress: importing.progress,
+    archive: options.archive
+      ? serveArchive({ dir: options.data, store, importer: importing, events })
+      : undefined,
   });
   importing.start();
   await importing.firstPass;

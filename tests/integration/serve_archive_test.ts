@@ -6,17 +6,9 @@
  * list broken by hand stops importing, said once.
  */
 import assert from "node:assert/strict";
-import type { CliIo } from "../../cli/io.ts";
-import { startServer } from "../../cli/serve.ts";
-import { serveArchive } from "../../cli/serve_archive.ts";
-import { startImporting } from "../../cli/serve_import.ts";
-import { ChronicleStore } from "../../core/store/mod.ts";
-import { loadExcludeRules } from "../../runtime/exclude_file.ts";
-import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
-import { createEventHub } from "../../server/sse.ts";
 import { writeClaudeSession } from "../e2e/_synthetic.ts";
+import { liveServer } from "./_live_server.ts";
 
-const TOKEN = "s".repeat(64);
 const A = "aaaaaaaa-0000-4000-8000-0000000000aa";
 const B = "bbbbbbbb-0000-4000-8000-0000000000bb";
 const C = "cccccccc-0000-4000-8000-0000000000cc";
@@ -38,42 +30,18 @@ Deno.test({
       `${data}/exclude.json`,
       JSON.stringify({ version: 1, projects: ["/work/secret"] }),
     );
-    const open = () =>
-      ChronicleStore.open(`${data}/chronicle.db`, { packs: createPackFiles(packDir(data)) });
-    const store = open();
-    const writer = open();
     const said: string[] = [];
-    const io: CliIo = {
-      stdout: () => {},
+    const srv = await liveServer({
+      home,
+      data,
+      archive: true,
       stderr: (t) => void said.push(t),
-      stdin: () => Promise.resolve(new Uint8Array()),
-      env: { HOME: home, CHRONICLE_HOME: data },
-      cwd: home,
-      isTerminal: false,
-    };
-    const events = createEventHub();
-    const importing = startImporting({
-      store,
-      writer,
-      io,
-      tempRoot: `${data}/tmp`,
-      intervalS: 3600,
-      events,
-      lockDir: data,
-      exclude: () => loadExcludeRules(data, home),
     });
-    const server = await startServer({
-      store,
-      token: TOKEN,
-      port: 0,
-      events,
-      live: importing.live,
-      archive: serveArchive({ dir: data, store, importer: importing, events }),
-    });
+    const { store, importing } = srv;
     const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path.slice(1)}`, {
+      const res = await fetch(`${srv.url}${path.slice(1)}`, {
         method,
-        headers: { "x-chronicle-token": TOKEN, "content-type": "application/json" },
+        headers: { ...srv.headers, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const json = await res.json();
@@ -86,8 +54,6 @@ Deno.test({
       assert.ok(done(), "the pass came");
     };
     try {
-      importing.start();
-      await importing.firstPass;
       assert.ok(store.getSession(`claude-code:${A}`));
       assert.equal(store.getSession(`claude-code:${B}`), null, "excluded project");
 
@@ -127,10 +93,7 @@ Deno.test({
       assert.equal(lines.length, 1, said.join(""));
       assert.match(lines[0], /"paths"\[0\] "nope".*; nothing is imported until it is fixed\n$/);
     } finally {
-      await importing.stop();
-      await server.shutdown();
-      writer.close();
-      store.close();
+      await srv.stop();
       await Deno.remove(root, { recursive: true });
     }
   },
