@@ -5,6 +5,7 @@ import { takeGuardJournal } from "../guard/files.ts";
 import {
   importAll,
   type ImportSummary,
+  indexSearchBacklog,
   type SourceSummary,
   type UnitRunner,
 } from "../core/store/mod.ts";
@@ -63,13 +64,16 @@ export function discoverEnv(io: CliIo): DiscoverEnv {
 }
 
 /** One line of a terminal progress bar, drawn over itself: `[####------] 12/40 files ...`. */
-export function progressBar(done: number, total: number, note = ""): string {
+export function progressBar(done: number, total: number, note = "", what = "files"): string {
   const width = 30;
   const filled = Math.round((Math.min(done, total) / Math.max(total, 1)) * width);
   return `\r[${"#".repeat(filled)}${
     "-".repeat(width - filled)
-  }] ${done}/${total} files${note}\x1b[K`;
+  }] ${done}/${total} ${what}${note}\x1b[K`;
 }
+
+/** The progress bar of the search index a bulk import builds once its sessions are stored. */
+export const INDEXING_WHAT = "operations indexed for search";
 
 /** Imports with the read-only worker; `inProcess` skips the worker (tests, debugging). */
 export async function runImport(
@@ -95,8 +99,9 @@ export async function runImport(
     ? null
     : createWorkerRunner({ tempRoot: options.tempRoot });
   let lastDraw = 0;
+  let summary: ImportSummary;
   try {
-    return await importAll(store, {
+    summary = await importAll(store, {
       env: discoverEnv(io),
       fs,
       sources: options.sources,
@@ -113,10 +118,28 @@ export async function runImport(
           if (done === total) io.stderr("\n");
         }
         : undefined,
+      // indexed below, once the worker's memory is given back
+      searchLater: true,
     });
   } finally {
     worker?.close();
   }
+  const started = performance.now();
+  indexSearchBacklog(
+    store,
+    summary,
+    options.progress
+      ? (done, total) => {
+        const t = performance.now();
+        if (t - lastDraw < 80 && done < total) return;
+        lastDraw = t;
+        io.stderr(progressBar(done, total, "", INDEXING_WHAT));
+        if (done === total) io.stderr("\n");
+      }
+      : undefined,
+  );
+  summary.seconds = Math.round(1000 * summary.seconds + performance.now() - started) / 1000;
+  return summary;
 }
 
 /** "6 new, 2 appended, 10 unchanged": the non-zero kinds of what a pass did with files. */
@@ -136,6 +159,21 @@ export function formatSummary(s: ImportSummary): string {
       plural(ops, "operation")
     } written.`,
   ];
+  // A bulk import stores every session first, then builds their search index.
+  if (s.indexed) {
+    lines.push(
+      `  sessions browsable after ${s.browsable_seconds.toFixed(2)} s, then ${
+        plural(s.indexed, "operation")
+      } indexed for search in ${(s.seconds - s.browsable_seconds).toFixed(2)} s`,
+    );
+  }
+  if (s.unindexed) {
+    lines.push(
+      `  ${
+        plural(s.unindexed, "operation")
+      } not indexed for search yet: the next import indexes them`,
+    );
+  }
   for (const [id, src] of Object.entries(s.sources)) {
     lines.push(
       `  ${id.padEnd(12)} ${plural(src.units, "file")}: ${unitCounts(src)}${

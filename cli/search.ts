@@ -100,5 +100,12 @@ export const searchCommand: Command = async (args, io) => {
     ? `; next: --offset ${offset + result.hits.length}`
     : "";
   io.stdout(`${shown}${total}${more}\n`);
+  if (result.unindexed) {
+    io.stderr(
+      `note: ${
+        result.unindexed.toLocaleString("en-US")
+      } stored operations are not indexed for search yet (an import or the server indexes them)\n`,
+    );
+  }
   return result.hits.length ? 0 : 1;
 };

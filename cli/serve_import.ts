@@ -33,7 +33,7 @@ import { createDenoWatcher } from "../runtime/fs_watch.ts";
 import { createWorkerRunner, type WorkerRunner } from "../runtime/worker_runner.ts";
 import { liveSource } from "../server/routes/live.ts";
 import type { EventHub } from "../server/sse.ts";
-import { discoverEnv, progressBar } from "./import.ts";
+import { discoverEnv, INDEXING_WHAT, progressBar } from "./import.ts";
 import { isLock, tryImportLock } from "../runtime/import_lock.ts";
 import { termSafe } from "../core/security/terminal.ts";
 import type { CliIo } from "./io.ts";
@@ -132,7 +132,9 @@ export function startImporting(options: ImportingOptions): Importing {
     lastDraw = performance.now();
     const eta = p.eta_s === null ? "" : `, about ${p.eta_s} s left`;
     io.stderr(
-      progressBar(p.files_done, p.files_total, ` ${p.percent}%, ${p.sessions} sessions${eta}`),
+      p.state === "indexing"
+        ? progressBar(p.index_done, p.index_total, ` ${p.percent}%${eta}`, INDEXING_WHAT)
+        : progressBar(p.files_done, p.files_total, ` ${p.percent}%, ${p.sessions} sessions${eta}`),
     );
     if (final) io.stderr("\n");
   };
@@ -163,6 +165,8 @@ export function startImporting(options: ImportingOptions): Importing {
       totals: false,
       bulk,
       exclude: rules,
+      // a background pass indexes what its chunks stored once they are all in (background.ts)
+      searchLater: true,
     });
 
   const changed = (s: ImportSummary, live: boolean) => {
@@ -241,6 +245,15 @@ export function startImporting(options: ImportingOptions): Importing {
           report.call();
           draw();
           return s;
+        }),
+      searchBacklog: () => writer.searchBacklog(),
+      indexSlice: () =>
+        queue.run(() => {
+          if (stopping.signal.aborted) return Promise.resolve(0);
+          const left = writer.indexBacklog();
+          report.call();
+          draw();
+          return Promise.resolve(left);
         }),
       discovered: (units) => {
         known = new Map(units.map((u) => [u.path, u]));

@@ -3,7 +3,9 @@
  * unit, skip the unchanged ones (a stat each), then import the rest newest first, in chunks
  * that start small (the sessions someone is likely to open land within a second) and grow (a
  * big backlog goes at bulk speed). Between chunks the server's queue lets live imports go
- * first. Progress (files, bytes, sessions, percent, an estimate) is kept for the UI and the
+ * first. The chunks write rows only; once every session is stored, the search index of what
+ * they wrote is built a slice at a time (core/store/backlog.ts). Progress (files, bytes,
+ * sessions, then the operations indexed; percent, an estimate) is kept for the UI and the
  * terminal.
  */
 import type { SessionIssue } from "../model/mod.ts";
@@ -12,7 +14,8 @@ import type { ImportSummary } from "../store/mod.ts";
 import type { Clock, StatFn } from "./types.ts";
 
 export interface ImportProgress {
-  state: "idle" | "discovering" | "importing";
+  /** "indexing": the sessions are stored, the search index of what the pass wrote is filling in. */
+  state: "idle" | "discovering" | "importing" | "indexing";
   /** The server's first pass: sessions and the search index are still filling in. */
   first: boolean;
   files_total: number;
@@ -21,7 +24,10 @@ export interface ImportProgress {
   bytes_done: number;
   /** Sessions the pass has written to so far. */
   sessions: number;
-  /** 0..100, by bytes. */
+  /** Operations the pass stored for search to index, and how many of them are indexed. */
+  index_total: number;
+  index_done: number;
+  /** 0..100: by bytes while importing, by operations while indexing. */
   percent: number;
   /** Seconds left, from the rate so far; null until there is a rate. */
   eta_s: number | null;
@@ -39,12 +45,15 @@ export class ProgressTracker {
     bytes_total: 0,
     bytes_done: 0,
     sessions: 0,
+    index_total: 0,
+    index_done: 0,
     percent: 100,
     eta_s: null,
     started_at: null,
     finished_at: null,
   };
   private importingSince = 0;
+  private indexingSince = 0;
   private readonly sessions = new Set<string>();
 
   constructor(private readonly clock: Clock) {}
@@ -60,6 +69,8 @@ export class ProgressTracker {
       bytes_total: 0,
       bytes_done: 0,
       sessions: 0,
+      index_total: 0,
+      index_done: 0,
       started_at: this.clock.now(),
       finished_at: null,
     };
@@ -79,6 +90,14 @@ export class ProgressTracker {
     this.p.sessions = this.sessions.size;
   }
 
+  /** The search backlog: `total` operations, `done` of them indexed so far. */
+  indexing(total: number, done: number): void {
+    if (this.p.state !== "indexing") this.indexingSince = this.clock.now();
+    this.p.state = "indexing";
+    this.p.index_total = total;
+    this.p.index_done = done;
+  }
+
   end(): void {
     this.p.state = "idle";
     this.p.finished_at = this.clock.now();
@@ -86,13 +105,15 @@ export class ProgressTracker {
 
   snapshot(): ImportProgress {
     const p = { ...this.p };
-    const left = p.bytes_total - p.bytes_done;
-    p.percent = p.state === "idle" || p.bytes_total === 0
+    const [done, total, since] = p.state === "indexing"
+      ? [p.index_done, p.index_total, this.indexingSince]
+      : [p.bytes_done, p.bytes_total, this.importingSince];
+    p.percent = p.state === "idle" || total === 0
       ? (p.state === "discovering" ? 0 : 100)
-      : Math.min(100, Math.floor((100 * p.bytes_done) / p.bytes_total));
-    const elapsed = (this.clock.now() - this.importingSince) / 1000;
-    p.eta_s = p.state === "importing" && p.bytes_done > 0 && elapsed >= 0.5
-      ? Math.round((elapsed * left) / p.bytes_done)
+      : Math.min(100, Math.floor((100 * done) / total));
+    const elapsed = (this.clock.now() - since) / 1000;
+    p.eta_s = (p.state === "importing" || p.state === "indexing") && done > 0 && elapsed >= 0.5
+      ? Math.round((elapsed * (total - done)) / done)
       : null;
     return p;
   }
@@ -116,8 +137,12 @@ export interface BackgroundPassOptions {
   stat: StatFn;
   /** True when the unit's files match its checkpoint (as the import pass decides it). */
   unchanged: (unit: SourceUnit) => Promise<boolean>;
-  /** Imports one chunk through the server's queue. */
+  /** Imports one chunk through the server's queue (its search texts wait in the backlog). */
   importChunk: (units: SourceUnit[]) => Promise<ImportSummary>;
+  /** How many stored operations wait for the search index (core/store/backlog.ts). */
+  searchBacklog?: () => number;
+  /** Indexes a slice of the backlog through the server's queue; how many are still waiting. */
+  indexSlice?: () => Promise<number>;
   /** Called with every unit found, before any is imported. */
   discovered?: (units: SourceUnit[]) => void;
   progress: ProgressTracker;
@@ -187,6 +212,13 @@ export async function backgroundPass(
       progress.done(chunk.length, chunk.reduce((n, u) => n + (size.get(u.path) ?? 0), 0), [
         ...s.changed_sessions,
       ]);
+    }
+    // Every session is stored (browsable); now the search index of what the chunks wrote, a
+    // slice at a time, so live imports go between.
+    const total = options.searchBacklog?.() ?? 0;
+    for (let left = total; left > 0 && options.indexSlice;) {
+      progress.indexing(total, total - left);
+      left = await options.indexSlice();
     }
     return { units, imported: todo.length, changed_sessions: [...changed], errors };
   } finally {

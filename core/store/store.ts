@@ -23,6 +23,7 @@ import {
   type UnitCheckpoint,
 } from "./apply.ts";
 import { type AdmitOptions, excludedMarks, heldUnits } from "./admit.ts";
+import { BACKLOG_SLICE, backlogSize, indexBacklog } from "./backlog.ts";
 import { ChangeStamps } from "./change_stamps.ts";
 import {
   COMPACT_DEAD_SHARE,
@@ -119,6 +120,8 @@ export class ChronicleStore {
   private joinNested = false;
   /** A bulk import: no flush to disk per transaction (see `relaxDurability`). */
   private relaxed = false;
+  /** A bulk import: search texts wait in the backlog (see `deferSearch`). */
+  private deferred = false;
 
   private constructor(db: DatabaseSync, options: StoreOptions) {
     this.db = db;
@@ -281,6 +284,30 @@ export class ChronicleStore {
   }
 
   /**
+   * For a bulk import: the units it applies write their rows, and their search texts wait in
+   * the backlog (backlog.ts) until `indexBacklog` takes them, so sessions are browsable before
+   * the index is complete. Returns the function that ends it (the backlog stays).
+   */
+  deferSearch(): () => void {
+    this.deferred = true;
+    return () => this.deferred = false;
+  }
+
+  /**
+   * Indexes up to `max` operations of the search backlog in one transaction. Returns how many
+   * are still waiting.
+   */
+  indexBacklog(max = BACKLOG_SLICE): number {
+    this.transaction(() => indexBacklog(this.sql, this.payloads, max));
+    return backlogSize(this.sql);
+  }
+
+  /** How many stored operations search does not see yet (the backlog). */
+  searchBacklog(): number {
+    return backlogSize(this.sql);
+  }
+
+  /**
    * Groups the transactions of a bulk import: up to `limits` units share one commit, and each
    * unit stays atomic (see `WriteGroup.run`).
    */
@@ -338,7 +365,12 @@ export class ChronicleStore {
     if (result.mode === "unchanged" && !result.issues.length) return [];
     return this.transaction(() =>
       applyUnit(
-        { sql: this.sql, payloads: this.payloads, changes: this.changes },
+        {
+          sql: this.sql,
+          payloads: this.payloads,
+          changes: this.changes,
+          deferSearch: this.deferred,
+        },
         unit,
         result,
         epoch,

@@ -112,6 +112,11 @@ export interface SearchResult {
   offset: number;
   limit: number;
   hits: SearchHit[];
+  /**
+   * Stored operations not in the index yet (a bulk import indexes after it writes): search
+   * does not see them until it is 0.
+   */
+  unindexed: number;
 }
 
 export interface ProjectSummary {

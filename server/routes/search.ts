@@ -21,10 +21,18 @@ export function searchRoutes(deps: AppDeps): Route[] {
       const started = performance.now();
       const result = deps.store.search(q, { ...f, text: undefined });
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      // While a first import runs, the index is still being built: say so, and how far.
+      // While a first import runs, or stored steps wait for the index (core/store/backlog.ts),
+      // the index is still being built: say so, and how far.
       const p = deps.importProgress?.();
-      const indexing = p && p.first && p.state !== "idle"
-        ? { percent: p.percent, files_done: p.files_done, files_total: p.files_total }
+      const running = p && p.first && p.state !== "idle";
+      const indexing = running || result.unindexed
+        ? {
+          phase: running ? p.state : "indexing",
+          percent: running ? p.percent : null,
+          files_done: p?.files_done ?? 0,
+          files_total: p?.files_total ?? 0,
+          unindexed: result.unindexed,
+        }
         : null;
       return json({ ...result, q, ms, indexing });
     },

@@ -26,7 +26,13 @@ export interface ImportRun {
   /** CPU seconds (user + system, both threads) of the import, store opening excluded. */
   cpu_s: number;
   peak_rss_mb: number;
-  summary: { sessions: number; operations: number };
+  summary: {
+    sessions: number;
+    operations: number;
+    /** Every session stored and browsable; the search index is built after (`seconds`). */
+    browsable_seconds: number;
+    indexed: number;
+  };
   store_bytes: number;
   index_bytes: number;
   analytics_first_ms: number;

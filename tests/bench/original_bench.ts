@@ -42,7 +42,11 @@ async function compare(label: string, home: string, logs: string, source: string
       const orig = await original(home);
       rows.push({ bare, cold, orig });
       console.log(
-        `${label} round ${r + 1}: bare ${bare.seconds.toFixed(2)} s, Chronicle ${
+        `${label} round ${r + 1}: bare ${bare.seconds.toFixed(2)} s, Chronicle browsable ${
+          cold.summary.browsable_seconds.toFixed(2)
+        } s (${
+          (cold.summary.browsable_seconds / orig.seconds).toFixed(2)
+        }x the original), fully indexed ${
           cold.seconds.toFixed(2)
         } s (${cold.peak_rss_mb} MB), original ${
           orig.seconds.toFixed(2)
@@ -61,7 +65,10 @@ async function compare(label: string, home: string, logs: string, source: string
     const m = (f: (x: (typeof rows)[number]) => number) => median(rows.map(f)).toFixed(2);
     console.log(
       `${label} (${(gb * 1024).toFixed(0)} MB, medians of ${ROUNDS} rounds' own ratios): ` +
-        `Chronicle / original ${m((x) => x.cold.seconds / x.orig.seconds)}x (CPU ${
+        `Chronicle browsable / original ${
+          m((x) => x.cold.summary.browsable_seconds / x.orig.seconds)
+        }x, browsable / bare ${m((x) => x.cold.summary.browsable_seconds / x.bare.seconds)}x; ` +
+        `fully indexed / original ${m((x) => x.cold.seconds / x.orig.seconds)}x (CPU ${
           m((x) => x.cold.cpu_s / x.orig.cpu_s)
         }x), ` +
         `Chronicle / bare ${m((x) => x.cold.seconds / x.bare.seconds)}x (CPU ${

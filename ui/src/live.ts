@@ -118,10 +118,13 @@ export function openLiveStream(
 
 /** The background import's progress (`/api/live`, then `progress` events). */
 export interface ImportProgressView {
-  state: "idle" | "discovering" | "importing";
+  /** "indexing": every session is stored, the search index is filling in. */
+  state: "idle" | "discovering" | "importing" | "indexing";
   first: boolean;
   files_total: number;
   files_done: number;
+  index_total: number;
+  index_done: number;
   sessions: number;
   percent: number;
   eta_s: number | null;

@@ -62,6 +62,40 @@ Deno.test("backgroundPass() imports changed units newest first and keeps progres
   assert.equal(end.sessions, 3);
 });
 
+Deno.test("backgroundPass() indexes what its chunks stored once they are all in, a slice at a time", async () => {
+  const clock = new FakeClock();
+  const progress = new ProgressTracker(clock);
+  const order: string[] = [];
+  let backlog = 0;
+  const states: string[] = [];
+  await backgroundPass({
+    discover: () => Promise.resolve({ units: ["/a", "/b"].map((p) => unit(p)), errors: [] }),
+    stat: () =>
+      Promise.resolve({ isFile: true, isDirectory: false, size: 100, mtimeMs: 1, ino: 1 }),
+    unchanged: () => Promise.resolve(false),
+    importChunk: (units) => {
+      order.push(`import ${units.map((u) => u.path).join(",")}`);
+      backlog += 5;
+      return Promise.resolve(summary());
+    },
+    searchBacklog: () => backlog,
+    indexSlice: () => {
+      const p = progress.snapshot();
+      states.push(`${p.state} ${p.index_done}/${p.index_total} ${p.percent}%`);
+      order.push("index");
+      clock.t += 1000;
+      backlog = Math.max(0, backlog - 4);
+      return Promise.resolve(backlog);
+    },
+    progress,
+    first: true,
+    chunks: { firstBytes: 100, maxBytes: 100, maxUnits: 1 },
+  });
+  assert.deepEqual(order, ["import /a", "import /b", "index", "index", "index"]);
+  assert.deepEqual(states, ["indexing 0/10 0%", "indexing 4/10 40%", "indexing 8/10 80%"]);
+  assert.equal(progress.snapshot().state, "idle");
+});
+
 Deno.test("the progress estimate is the time left at the rate so far", () => {
   const clock = new FakeClock();
   const p = new ProgressTracker(clock);

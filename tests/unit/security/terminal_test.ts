@@ -39,6 +39,9 @@ Deno.test("an import issue line cannot forge a line: its message is escaped", ()
     bytes_read: 0,
     sources: {},
     changed_sessions: [],
+    browsable_seconds: 0.1,
+    indexed: 0,
+    unindexed: 0,
     errors: [{
       code: "unreadable",
       severity: "error",

@@ -239,6 +239,8 @@ Deno.test("GET /api/search says while a first import is still building the index
     bytes_total: 4000,
     bytes_done: 1000,
     sessions: 9,
+    index_total: 0,
+    index_done: 0,
     percent: 25,
     eta_s: 3,
     started_at: 1,
@@ -249,12 +251,17 @@ Deno.test("GET /api/search says while a first import is still building the index
     {
       name: "the first pass is importing",
       progress: progress({}),
-      expected: { percent: 25, files_done: 10, files_total: 40 },
+      expected: { phase: "importing", percent: 25, files_done: 10, files_total: 40, unindexed: 0 },
     },
     {
       name: "the first pass is still discovering",
       progress: progress({ state: "discovering", files_total: 0, files_done: 0, percent: 0 }),
-      expected: { percent: 0, files_done: 0, files_total: 0 },
+      expected: { phase: "discovering", percent: 0, files_done: 0, files_total: 0, unindexed: 0 },
+    },
+    {
+      name: "the first pass is indexing what it stored",
+      progress: progress({ state: "indexing", index_total: 800, index_done: 200, percent: 25 }),
+      expected: { phase: "indexing", percent: 25, files_done: 10, files_total: 40, unindexed: 0 },
     },
     { name: "the first pass has finished", progress: progress({ state: "idle" }), expected: null },
     { name: "a later pass runs", progress: progress({ first: false }), expected: null },

@@ -1,6 +1,7 @@
 /**
  * The background import's progress above the session list, while a first import fills it in:
- * files, sessions, percent and an estimate. Gone once the import is done.
+ * files, sessions, percent and an estimate, then the search index filling in. Gone once the
+ * import is done.
  */
 import type { VNode } from "preact";
 import { useEffect } from "preact/hooks";
@@ -17,6 +18,10 @@ export function ImportProgressBar(): VNode | null {
     : `, about ${Math.round(p.eta_s / 60)} min left`;
   const label = p.state === "discovering"
     ? "Looking for agent logs…"
+    : p.state === "indexing"
+    ? `Indexing for search: ${p.index_done.toLocaleString("en-US")} of ${
+      p.index_total.toLocaleString("en-US")
+    } steps${eta}`
     : `Importing: ${p.files_done.toLocaleString("en-US")} of ${
       p.files_total.toLocaleString("en-US")
     } files, ${p.sessions.toLocaleString("en-US")} sessions${eta}`;
@@ -24,7 +29,7 @@ export function ImportProgressBar(): VNode | null {
     <div class="import-progress" role="status" aria-live="polite">
       <div class="import-progress-text small">
         <span>{label}</span>
-        <span>{p.state === "importing" ? `${p.percent}%` : ""}</span>
+        <span>{p.state === "importing" || p.state === "indexing" ? `${p.percent}%` : ""}</span>
       </div>
       <div
         class="import-progress-bar"

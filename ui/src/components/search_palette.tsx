@@ -18,7 +18,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const loading = useSignal(false);
   const ms = useSignal<number | null>(null);
   /** While a first import runs, how far the index is (the hits may be incomplete). */
-  const indexing = useSignal<{ percent: number } | null>(null);
+  const indexing = useSignal<Indexing | null>(null);
   const active = useSignal(0);
   /** The query the hits shown answer (the one typed may be newer). */
   const answered = useSignal("");
@@ -41,7 +41,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
     }
     const ctl = new AbortController();
     const t = setTimeout(() => {
-      api<SearchResult & { ms: number; indexing?: { percent: number } | null }>(
+      api<SearchResult & { ms: number; indexing?: Indexing | null }>(
         `/api/search${qs({ q: text, limit: PAGE })}`,
         { signal: ctl.signal },
       ).then((r) => {
@@ -136,8 +136,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
         </div>
         {indexing.value && (
           <div class="search-indexing small" role="status">
-            The index is still being built ({indexing.value.percent}% imported): some sessions are
-            not searchable yet.
+            {indexingNote(indexing.value)}
           </div>
         )}
         <ul
@@ -188,4 +187,21 @@ function shortLastWord(text: string): boolean {
   const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
   const last = words[words.length - 1] ?? "";
   return last.length === 1 && /[\p{L}\p{N}]$/u.test(text);
+}
+
+/** How far the search index is, as GET /api/search says while it is being built. */
+interface Indexing {
+  phase: "discovering" | "importing" | "indexing";
+  percent: number | null;
+  unindexed: number;
+}
+
+function indexingNote(i: Indexing): string {
+  if (i.phase !== "indexing") {
+    return `The index is still being built (${i.percent}% imported): some sessions are not searchable yet.`;
+  }
+  const pct = i.percent === null ? "" : ` (${i.percent}%)`;
+  return `Sessions are all stored; search is still indexing${pct}: ${
+    i.unindexed.toLocaleString("en-US")
+  } steps are not searchable yet.`;
 }

@@ -1,0 +1,131 @@
+/**
+ * The search backlog (core/store/backlog.ts): a bulk import stores every session before it
+ * indexes them, the index it builds after is the one an import indexing as it goes builds,
+ * and no operation is ever indexed twice or lost: a queued step rewritten by a live import, a
+ * session forgotten while queued, a pass interrupted before it indexed.
+ */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { dbOf } from "../../_helpers/store_db.ts";
+import type { ChronicleStore } from "../../../core/store/mod.ts";
+import { claudeSessionPath } from "../../e2e/_synthetic.ts";
+import { scratch } from "./_sessions.ts";
+
+/** From this many units a pass is a bulk import (core/store/import.ts). */
+const BULK = 16;
+
+/** Writes BULK sessions, each with a word of its own in a prompt, a command and an output. */
+async function history(s: Awaited<ReturnType<typeof scratch>>, from = 0, to = BULK) {
+  for (let i = from; i < to; i++) {
+    await s.write(`bbbbbbbb-${i}`, [`output${i} shared words`, `second${i} result`]);
+  }
+}
+
+/** What the index holds: each operation and the size of its text (in tokens), in order. */
+const indexed = (store: ChronicleStore) =>
+  dbOf(store).prepare(
+    `SELECT o.session_id, o.line, o.block, o.kind, d.sz FROM operations_fts_docsize d
+       JOIN operations o ON o.rowid = d.id ORDER BY 1, 2, 3`,
+  ).all();
+const opCount = (store: ChronicleStore) =>
+  store.listSessions({ limit: 100 }).items.reduce((n, x) => n + x.op_count, 0);
+
+Deno.test("a bulk import stores every session first, then indexes them as an inline import would", async () => {
+  await using a = await scratch();
+  await using b = await scratch();
+  await history(a);
+  const later = a.open();
+  const summary = await a.run(later, { searchLater: true });
+  const ops = opCount(later);
+  assertEquals(later.listSessions({ limit: 100 }).total, BULK, "every session is browsable");
+  assertEquals(summary.indexed, 0);
+  assertEquals(summary.unindexed, ops);
+  const before = later.search("shared");
+  assertEquals(before.total, 0, "nothing is searchable yet");
+  assertEquals(before.unindexed, ops, "and search says how many steps wait");
+
+  let left = ops;
+  for (let slices = 0; left > 0; slices++) {
+    left = later.indexBacklog(5);
+    assert(slices < ops, "each slice takes steps off the backlog");
+  }
+  const after = later.search("shared");
+  assertEquals(after.total, BULK);
+  assertEquals(after.unindexed, 0);
+
+  // The same logs imported by passes too small to be bulk, which index each unit as they go.
+  const inline = b.open();
+  for (let i = 0; i < BULK; i += BULK / 2) {
+    await history(b, i, i + BULK / 2);
+    assertEquals((await b.run(inline)).indexed, 0, "indexed as it went");
+  }
+  assertEquals(indexed(later), indexed(inline), "the same texts");
+  for (const q of ["output3", "second15", "make", "fix it"]) {
+    assertEquals(later.search(q).total, inline.search(q).total, q);
+  }
+  later.close();
+  inline.close();
+});
+
+Deno.test("a bulk pass indexes its backlog before it returns, unless told to leave it", async () => {
+  await using s = await scratch();
+  await history(s);
+  const store = s.open();
+  const seen: [number, number][] = [];
+  const summary = await s.run(store, { onIndexProgress: (d, t) => seen.push([d, t]) });
+  const ops = opCount(store);
+  assertEquals(summary.indexed, ops);
+  assertEquals(summary.unindexed, 0);
+  assert(summary.browsable_seconds <= summary.seconds);
+  assertEquals(seen.at(-1), [ops, ops], "the last progress call says all of them");
+  assertEquals(store.search("shared").total, BULK);
+  assertEquals(indexed(store).length, ops, "one text per operation");
+  store.close();
+});
+
+Deno.test("a backlog left by an interrupted pass is indexed by the next one", async () => {
+  await using s = await scratch();
+  await history(s);
+  let store = s.open();
+  await s.run(store, { searchLater: true });
+  const ops = opCount(store);
+  store.close();
+  store = s.open(); // as after a crash: the backlog is in the database
+  const next = await s.run(store); // nothing changed on disk
+  assertEquals(next.indexed, ops);
+  assertEquals(store.search("shared").total, BULK);
+  store.close();
+});
+
+Deno.test("a queued step rewritten by a live import is indexed once, with its new text", async () => {
+  await using s = await scratch();
+  await history(s);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  const ops = opCount(store);
+  // One log changes while its steps wait: a small pass (a live import) indexes it as it writes.
+  const log = claudeSessionPath(s.home, "/work/demo", "bbbbbbbb-3");
+  await Deno.writeTextFile(log, (await Deno.readTextFile(log)).replaceAll("output3", "changed3"));
+  const live = await s.run(store, { searchLater: true });
+  assertEquals(live.sources["claude-code"].rewritten, 1);
+  assertEquals(store.search("changed3").total, 1, "the live import's text is searchable at once");
+  assert(store.searchBacklog() < ops, "its steps left the backlog");
+  while (store.indexBacklog() > 0);
+  assertEquals(store.search("changed3").total, 1, "and not indexed again");
+  assertEquals(store.search("output3").total, 0, "the old text is gone");
+  assertEquals(indexed(store).length, ops, "one text per operation");
+  store.close();
+});
+
+Deno.test("steps of a session forgotten while they wait are skipped, and never come back", async () => {
+  await using s = await scratch();
+  await history(s);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  const gone = store.listSessions({ limit: 100 }).items.find((x) => x.id.endsWith("bbbbbbbb-5"))!;
+  store.forget([gone.id]);
+  while (store.indexBacklog() > 0);
+  assertEquals(store.search("output5").total, 0);
+  assertEquals(store.search("output6").total, 1);
+  assertEquals(indexed(store).length, opCount(store));
+  store.close();
+});
