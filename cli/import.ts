@@ -20,6 +20,7 @@ import type { DiscoverEnv } from "../core/sources/types.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createWorkerRunner } from "../runtime/worker_runner.ts";
+import { createTextWorker } from "../runtime/text_builder.ts";
 import { helpOrVersion, parseArgs, sourceArg, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import { importCanonical } from "./export.ts";
@@ -125,19 +126,27 @@ export async function runImport(
     worker?.close();
   }
   const started = performance.now();
-  indexSearchBacklog(
-    store,
-    summary,
-    options.progress
-      ? (done, total) => {
-        const t = performance.now();
-        if (t - lastDraw < 80 && done < total) return;
-        lastDraw = t;
-        io.stderr(progressBar(done, total, "", INDEXING_WHAT));
-        if (done === total) io.stderr("\n");
-      }
-      : undefined,
-  );
+  // The texts are built in a worker of their own (no permissions) while this thread indexes.
+  // (A pass with nothing to index starts no worker.)
+  const texts = options.inProcess || !store.searchBacklog() ? null : createTextWorker();
+  try {
+    await indexSearchBacklog(
+      store,
+      summary,
+      options.progress
+        ? (done, total) => {
+          const t = performance.now();
+          if (t - lastDraw < 80 && done < total) return;
+          lastDraw = t;
+          io.stderr(progressBar(done, total, "", INDEXING_WHAT));
+          if (done === total) io.stderr("\n");
+        }
+        : undefined,
+      texts?.build,
+    );
+  } finally {
+    texts?.close();
+  }
   summary.seconds = Math.round(1000 * summary.seconds + performance.now() - started) / 1000;
   return summary;
 }

@@ -14,6 +14,7 @@ import { unchangedResult } from "../sources/results.ts";
 import { sameSqliteCheckpoint, sqliteCheckpoint } from "../sources/sqlite_checkpoint.ts";
 import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
+import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
 /** Runs one unit's importer. The default runs it in process. */
@@ -322,7 +323,7 @@ export async function importUnits(
       undefer();
     }
     summary.browsable_seconds = Math.round(now() - started) / 1000;
-    if (!options.searchLater) indexSearchBacklog(store, summary, options.onIndexProgress);
+    if (!options.searchLater) await indexSearchBacklog(store, summary, options.onIndexProgress);
   } finally {
     restore();
   }
@@ -444,29 +445,50 @@ export async function importUnits(
   }
 }
 
+/** Builds the search texts of a backlog slice (in a worker: runtime/text_worker.ts). */
+export type TextBuilder = (slice: BacklogSlice) => Promise<string[]>;
+
 /**
- * Indexes the search backlog (backlog.ts), a slice per transaction, into `summary`'s counts;
- * a failure (a full disk) is one of its errors and leaves the rest for the next import.
+ * Indexes the search backlog (backlog.ts) into `summary`'s counts, a slice per transaction;
+ * a failure (a full disk) is one of its errors and leaves the rest for the next import. With
+ * `build` (a worker), the texts of the next slice are built while this thread writes the
+ * current one's: the two halves of the work on two cores.
  */
-export function indexSearchBacklog(
+export async function indexSearchBacklog(
   store: ChronicleStore,
   summary: ImportSummary,
   onProgress?: (done: number, total: number) => void,
-): void {
+  build: TextBuilder = (slice) => Promise.resolve(buildTexts(slice)),
+): Promise<void> {
   const total = store.searchBacklog();
   let done = 0;
+  let pending: Promise<string[]> | null = null;
   try {
-    for (let left = total; left > 0;) {
-      left = store.indexBacklog();
-      done = total - left;
-      onProgress?.(done, total);
+    // A round reads the backlog once through; what was written again meanwhile stays queued
+    // for the next round, and a round that indexes nothing ends it.
+    for (let moved = total > 0; moved && store.searchBacklog() > 0;) {
+      moved = false;
+      let slice = store.readBacklog(0);
+      pending = slice && build(slice);
+      while (slice && pending) {
+        const next = store.readBacklog(slice.rowids[slice.rowids.length - 1]);
+        const following: Promise<string[]> | null = next && build(next);
+        const texts = await pending;
+        pending = following;
+        const n = store.applyBacklogTexts(slice, texts);
+        if (n) moved = true;
+        done += n;
+        onProgress?.(Math.min(done, total), total);
+        slice = next;
+      }
     }
   } catch (e) {
+    pending?.catch(() => {}); // the slice built ahead is not needed any more
     summary.errors.push({
       code: "index_failed",
-      message: `Cannot index ${total - done} operations for search (the next import goes on): ${
-        (e as Error).message
-      }`,
+      message: `Cannot index ${
+        Math.max(0, total - done)
+      } operations for search (the next import goes on): ${(e as Error).message}`,
       severity: "error",
     });
   }

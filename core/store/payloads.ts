@@ -5,11 +5,10 @@
  * against its hash, so a pack changed under the store gives a missing payload, never other
  * bytes.
  */
-import { inflateRawSync } from "node:zlib";
 import { type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { type PackedPayloads, payloadAt, storedAt } from "./prepare.ts";
-import { CODEC_DEFLATE, CODEC_RAW, encodePayload } from "./payload_codec.ts";
+import { CODEC_RAW, decodePayload, encodePayload } from "./payload_codec.ts";
 import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
@@ -24,8 +23,13 @@ interface PayloadRow {
   codec: number;
   stored: number | null;
 }
-/** The largest output buffer inflating starts with. */
-const INFLATE_CHUNK_MAX = 16 << 20;
+/** A payload as stored, for decoding elsewhere (a worker building search texts). */
+export interface StoredPayload {
+  sha256: string;
+  size: number;
+  codec: number;
+  bytes: Uint8Array;
+}
 
 export class PayloadStore {
   /** The pack new payloads go to; found on the first write. */
@@ -145,49 +149,42 @@ export class PayloadStore {
   }
 
   /**
-   * Whole payloads, by hash, read with one query: for building search texts (backlog.ts),
-   * where a payload changed under the store costs a wrong word in the index, never wrong bytes
-   * shown, so they are not checked against their hash. Unknown or unreadable ones are absent.
+   * Payloads by hash, as stored (compressed or not), read with one query: for building search
+   * texts (backlog.ts), where a payload changed under the store costs a wrong word in the
+   * index, never wrong bytes shown, so they are not checked against their hash. Unknown or
+   * unreadable ones are absent.
    */
-  many(sha256s: readonly string[]): Map<string, Uint8Array> {
-    const out = new Map<string, Uint8Array>();
-    if (!sha256s.length) return out;
+  storedMany(sha256s: readonly string[]): StoredPayload[] {
+    if (!sha256s.length) return [];
     const rows = this.sql.stmt(
       `SELECT sha256, ${ROW} FROM payloads WHERE sha256 IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(sha256s)) as unknown as (PayloadRow & { sha256: string })[];
+    const out: StoredPayload[] = [];
     for (const row of rows) {
-      const bytes = this.decode(row, Infinity);
-      if (bytes) out.set(row.sha256, bytes);
+      const bytes = this.storedBytes(row, Infinity);
+      if (bytes) out.push({ sha256: row.sha256, size: row.size, codec: row.codec, bytes });
     }
     return out;
   }
 
+  /** A payload's stored bytes: a raw one in a pack only as far as `maxBytes`. */
+  private storedBytes(row: PayloadRow, maxBytes: number): Uint8Array | null {
+    if (row.pack === null) return row.bytes;
+    if (!this.packs) return null;
+    // A compressed payload is read whole; a raw one only as far as asked.
+    const want = row.codec === CODEC_RAW ? Math.min(row.size, maxBytes) : row.stored ?? 0;
+    const bytes = this.packs.read(row.pack, row.pack_offset ?? 0, want);
+    return bytes.byteLength === want ? bytes : null;
+  }
+
   /** A stored payload's bytes, up to `maxBytes` of a raw one in a pack; null when unreadable. */
   private decode(row: PayloadRow, maxBytes: number): Uint8Array | null {
-    const compressed = row.codec === CODEC_DEFLATE;
-    if (!compressed && row.codec !== CODEC_RAW) return null; // written by a newer Chronicle
-    let bytes: Uint8Array;
-    if (row.pack === null) bytes = row.bytes;
-    else {
-      if (!this.packs) return null;
-      // A compressed payload is read whole; a raw one only as far as asked.
-      const want = compressed ? row.stored ?? 0 : Math.min(row.size, maxBytes);
-      bytes = this.packs.read(row.pack, row.pack_offset ?? 0, want);
-      if (bytes.byteLength !== want) return null;
-    }
-    if (compressed) {
-      try {
-        // An output buffer of the payload's size: one allocation, not one per 16 KiB (a
-        // search backlog's 77,000 payloads inflate in a third of the time).
-        const raw = inflateRawSync(bytes, {
-          chunkSize: Math.min(Math.max(row.size, 64), INFLATE_CHUNK_MAX),
-        });
-        bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
-      } catch {
-        return null; // changed under the store
-      }
-      if (bytes.byteLength !== row.size) return null;
-    }
+    const stored = this.storedBytes(row, maxBytes);
+    if (!stored) return null;
+    // a raw payload read from a pack only as far as asked is its head
+    if (row.codec === CODEC_RAW && stored.byteLength < row.size) return stored;
+    const bytes = decodePayload(row.codec, stored, row.size);
+    if (!bytes) return null;
     return maxBytes < bytes.byteLength ? bytes.subarray(0, maxBytes) : bytes;
   }
 

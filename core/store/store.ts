@@ -23,7 +23,14 @@ import {
   type UnitCheckpoint,
 } from "./apply.ts";
 import { type AdmitOptions, excludedMarks, heldUnits } from "./admit.ts";
-import { BACKLOG_SLICE, backlogSize, indexBacklog } from "./backlog.ts";
+import {
+  applyTexts,
+  BACKLOG_SLICE,
+  backlogSize,
+  type BacklogSlice,
+  indexBacklog,
+  readBacklog,
+} from "./backlog.ts";
 import { ChangeStamps } from "./change_stamps.ts";
 import {
   COMPACT_DEAD_SHARE,
@@ -300,6 +307,16 @@ export class ChronicleStore {
   indexBacklog(max = BACKLOG_SLICE): number {
     this.transaction(() => indexBacklog(this.sql, this.payloads, max));
     return backlogSize(this.sql);
+  }
+
+  /** The next slice of the search backlog after rowid `after`, as stored (backlog.ts). */
+  readBacklog(after = 0, max = BACKLOG_SLICE): BacklogSlice | null {
+    return readBacklog(this.sql, this.payloads, after, max);
+  }
+
+  /** Puts a slice's texts (built elsewhere) in the index; how many operations left the backlog. */
+  applyBacklogTexts(slice: BacklogSlice, texts: readonly string[]): number {
+    return this.transaction(() => applyTexts(this.sql, slice, texts));
   }
 
   /** How many stored operations search does not see yet (the backlog). */

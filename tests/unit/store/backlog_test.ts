@@ -6,7 +6,9 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
-import type { ChronicleStore } from "../../../core/store/mod.ts";
+import { type ChronicleStore, emptySummary, indexSearchBacklog } from "../../../core/store/mod.ts";
+import { buildTexts } from "../../../core/store/backlog.ts";
+import { createTextWorker } from "../../../runtime/text_builder.ts";
 import { claudeSessionPath } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
 
@@ -127,5 +129,55 @@ Deno.test("steps of a session forgotten while they wait are skipped, and never c
   assertEquals(store.search("output5").total, 0);
   assertEquals(store.search("output6").total, 1);
   assertEquals(indexed(store).length, opCount(store));
+  store.close();
+});
+
+Deno.test("texts built in the worker, a slice ahead, index what the main thread would", async () => {
+  await using a = await scratch();
+  await using b = await scratch();
+  await history(a);
+  await history(b);
+  const here = a.open();
+  const there = b.open();
+  await a.run(here, { searchLater: true });
+  await b.run(there, { searchLater: true });
+  const worker = createTextWorker();
+  try {
+    const s1 = emptySummary(), s2 = emptySummary();
+    await indexSearchBacklog(here, s1);
+    await indexSearchBacklog(there, s2, undefined, worker.build);
+    assertEquals(s2.indexed, s1.indexed);
+    assertEquals(s2.unindexed, 0);
+  } finally {
+    worker.close();
+  }
+  assertEquals(indexed(there), indexed(here));
+  here.close();
+  there.close();
+});
+
+Deno.test("a slice's texts are not applied to a step written again after the slice was read", async () => {
+  await using s = await scratch();
+  await history(s);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  const slice = store.readBacklog(0, 1000)!;
+  const texts = buildTexts(slice);
+  // Meanwhile a live import rewrites one session's steps (indexed as it writes them) ...
+  const log = claudeSessionPath(s.home, "/work/demo", "bbbbbbbb-7");
+  await Deno.writeTextFile(log, (await Deno.readTextFile(log)).replaceAll("output7", "newer7"));
+  await s.run(store, { searchLater: true });
+  // ... and a bulk pass queues another one's again, rewritten (its stamp moves on).
+  const moved = claudeSessionPath(s.home, "/work/demo", "bbbbbbbb-8");
+  await Deno.writeTextFile(moved, (await Deno.readTextFile(moved)).replaceAll("output8", "later8"));
+  const restore = store.deferSearch();
+  await s.run(store, { searchLater: true });
+  restore();
+  store.applyBacklogTexts(slice, texts);
+  while (store.indexBacklog() > 0);
+  for (const [q, n] of [["output7", 0], ["newer7", 1], ["output8", 0], ["later8", 1]] as const) {
+    assertEquals(store.search(q).total, n, q);
+  }
+  assertEquals(indexed(store).length, opCount(store), "one text per operation");
   store.close();
 });
