@@ -22,6 +22,17 @@ async function history(s: Awaited<ReturnType<typeof scratch>>, from = 0, to = BU
   }
 }
 
+/** Rewrites session `i`'s log in place, `from` replaced by `to` (same records, same ids). */
+async function rewrite(
+  s: Awaited<ReturnType<typeof scratch>>,
+  i: number,
+  from: string,
+  to: string,
+) {
+  const log = claudeSessionPath(s.home, "/work/demo", `bbbbbbbb-${i}`);
+  await Deno.writeTextFile(log, (await Deno.readTextFile(log)).replaceAll(from, to));
+}
+
 /** What the index holds: each operation and the size of its text (in tokens), in order. */
 const indexed = (store: ChronicleStore) =>
   dbOf(store).prepare(
@@ -105,8 +116,7 @@ Deno.test("a queued step rewritten by a live import is indexed once, with its ne
   await s.run(store, { searchLater: true });
   const ops = opCount(store);
   // One log changes while its steps wait: a small pass (a live import) indexes it as it writes.
-  const log = claudeSessionPath(s.home, "/work/demo", "bbbbbbbb-3");
-  await Deno.writeTextFile(log, (await Deno.readTextFile(log)).replaceAll("output3", "changed3"));
+  await rewrite(s, 3, "output3", "changed3");
   const live = await s.run(store, { searchLater: true });
   assertEquals(live.sources["claude-code"].rewritten, 1);
   assertEquals(store.search("changed3").total, 1, "the live import's text is searchable at once");
@@ -164,12 +174,10 @@ Deno.test("a slice's texts are not applied to a step written again after the sli
   const slice = store.readBacklog(0, 1000)!;
   const texts = buildTexts(slice);
   // Meanwhile a live import rewrites one session's steps (indexed as it writes them) ...
-  const log = claudeSessionPath(s.home, "/work/demo", "bbbbbbbb-7");
-  await Deno.writeTextFile(log, (await Deno.readTextFile(log)).replaceAll("output7", "newer7"));
+  await rewrite(s, 7, "output7", "newer7");
   await s.run(store, { searchLater: true });
   // ... and a bulk pass queues another one's again, rewritten (its stamp moves on).
-  const moved = claudeSessionPath(s.home, "/work/demo", "bbbbbbbb-8");
-  await Deno.writeTextFile(moved, (await Deno.readTextFile(moved)).replaceAll("output8", "later8"));
+  await rewrite(s, 8, "output8", "later8");
   const restore = store.deferSearch();
   await s.run(store, { searchLater: true });
   restore();
