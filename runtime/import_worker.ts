@@ -8,6 +8,7 @@ import { importerFor } from "../core/sources/registry.ts";
 import type { ImportContext, SourceUnit } from "../core/sources/types.ts";
 import { type PreparedUnit, prepareUnit } from "../core/store/prepare.ts";
 import { createDenoFs } from "./deno_fs.ts";
+import type { WorkerAnswer } from "./worker_calls.ts";
 
 export interface WorkerRequest {
   id: number;
@@ -17,9 +18,7 @@ export interface WorkerRequest {
   tempRoot: string;
 }
 
-export type WorkerResponse =
-  | { id: number; ok: true; result: PreparedUnit }
-  | { id: number; ok: false; error: string };
+export type WorkerResponse = WorkerAnswer<{ result: PreparedUnit }>;
 
 self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const { id, unit, epoch, resume, tempRoot } = e.data;

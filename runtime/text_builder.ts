@@ -4,7 +4,8 @@
  * texts (worker) and writing them to the index (main thread) use both cores.
  */
 import type { TextBuilder } from "../core/store/import.ts";
-import type { TextRequest, TextResponse } from "./text_worker.ts";
+import type { TextRequest } from "./text_worker.ts";
+import { workerCalls } from "./worker_calls.ts";
 
 export interface TextWorker {
   build: TextBuilder;
@@ -16,32 +17,9 @@ export function createTextWorker(): TextWorker {
     type: "module",
     deno: { permissions: "none" },
   });
-  let nextId = 0;
-  const waiting = new Map<
-    number,
-    { resolve: (texts: string[]) => void; reject: (e: Error) => void }
-  >();
-  worker.onmessage = (e: MessageEvent<TextResponse>) => {
-    const w = waiting.get(e.data.id);
-    if (!w) return;
-    waiting.delete(e.data.id);
-    if (e.data.ok) w.resolve(e.data.texts);
-    else w.reject(new Error(e.data.error));
-  };
-  worker.onerror = (e) => {
-    e.preventDefault();
-    for (const w of waiting.values()) {
-      w.reject(new Error(`search text worker failed: ${e.message}`));
-    }
-    waiting.clear();
-  };
+  const call = workerCalls(worker, "search text worker", (a: { texts: string[] }) => a.texts);
   return {
-    build: (slice) =>
-      new Promise((resolve, reject) => {
-        const id = nextId++;
-        waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, slice } satisfies TextRequest);
-      }),
+    build: (slice) => call((id) => ({ id, slice } satisfies TextRequest)),
     close: () => worker.terminate(),
   };
 }

@@ -7,15 +7,14 @@
  * the next one's.
  */
 import { type BacklogSlice, buildTexts } from "../core/store/backlog.ts";
+import type { WorkerAnswer } from "./worker_calls.ts";
 
 export interface TextRequest {
   id: number;
   slice: BacklogSlice;
 }
 
-export type TextResponse =
-  | { id: number; ok: true; texts: string[] }
-  | { id: number; ok: false; error: string };
+export type TextResponse = WorkerAnswer<{ texts: string[] }>;
 
 self.onmessage = (e: MessageEvent<TextRequest>) => {
   const { id, slice } = e.data;

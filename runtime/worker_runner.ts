@@ -5,7 +5,8 @@
  */
 import type { UnitRunner } from "../core/store/import.ts";
 import type { PreparedUnit } from "../core/store/prepare.ts";
-import type { WorkerRequest, WorkerResponse } from "./import_worker.ts";
+import type { WorkerRequest } from "./import_worker.ts";
+import { workerCalls } from "./worker_calls.ts";
 
 export interface WorkerRunner {
   runner: UnitRunner;
@@ -28,31 +29,12 @@ export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner 
       },
     },
   });
-  let nextId = 0;
-  const waiting = new Map<
-    number,
-    { resolve: (r: PreparedUnit) => void; reject: (e: Error) => void }
-  >();
-  worker.onmessage = (e: MessageEvent<WorkerResponse>) => {
-    const w = waiting.get(e.data.id);
-    if (!w) return;
-    waiting.delete(e.data.id);
-    if (e.data.ok) w.resolve(e.data.result);
-    else w.reject(new Error(e.data.error));
-  };
-  worker.onerror = (e) => {
-    e.preventDefault();
-    for (const w of waiting.values()) w.reject(new Error(`import worker failed: ${e.message}`));
-    waiting.clear();
-  };
+  const call = workerCalls(worker, "import worker", (a: { result: PreparedUnit }) => a.result);
   return {
     runner: (unit, epoch, resume) =>
-      new Promise((resolve, reject) => {
-        const id = nextId++;
-        waiting.set(id, { resolve, reject });
-        const req: WorkerRequest = { id, unit, epoch, resume, tempRoot: options.tempRoot };
-        worker.postMessage(req);
-      }),
+      call((
+        id,
+      ) => ({ id, unit, epoch, resume, tempRoot: options.tempRoot } satisfies WorkerRequest)),
     close: () => worker.terminate(),
   };
 }
