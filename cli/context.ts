@@ -9,7 +9,17 @@ import type { CliIo } from "./io.ts";
 export async function openUserStore(io: CliIo): Promise<{ store: ChronicleStore; dir: string }> {
   const dir = await ensureDataDir(dataDir(io.env));
   const path = storePath(dir);
-  const store = ChronicleStore.open(path, { packs: createPackFiles(packDir(dir)) });
+  let store: ChronicleStore;
+  try {
+    store = ChronicleStore.open(path, { packs: createPackFiles(packDir(dir)) });
+  } catch (e) {
+    if (!(e instanceof ChronicleError) || e.code !== "unsupported_schema") throw e;
+    throw new ChronicleError(
+      e.code,
+      `${e.message} To keep both, run Chronicle with CHRONICLE_HOME set to another folder.`,
+      { cause: e },
+    );
+  }
   await lockDownFiles([path, `${path}-wal`, `${path}-shm`]);
   return { store, dir };
 }

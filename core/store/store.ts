@@ -111,6 +111,28 @@ export interface ForgetOptions {
 /** Thrown inside a dry run's transaction so that it rolls back. */
 const DRY_RUN = Symbol("dry run");
 
+/**
+ * Throws (and closes `db`) when the file holds tables but no record of Chronicle's migrations:
+ * another program's database, such as the original Chronicle's, which keeps its own at the same
+ * `~/.chronicle/chronicle.db`. Migrating it would fail halfway ("table sessions already exists")
+ * and its journal mode would already have been changed.
+ */
+function refuseForeignDatabase(db: DatabaseSync, path: string): void {
+  const names = (db.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  ).all() as { name: string }[]).map((r) => r.name);
+  if (names.length === 0 || names.includes("migrations")) return;
+  db.close();
+  const shown = names.length > 6 ? [...names.slice(0, 6), "…"] : names;
+  throw new ChronicleError(
+    "unsupported_schema",
+    `"${path}" is not a Chronicle store: it holds other tables (${shown.join(", ")}) and no ` +
+      "record of Chronicle's migrations, so another program made it (the original Chronicle " +
+      "keeps its database at the same path). Chronicle left it untouched: move it aside, or " +
+      "keep Chronicle's data in another folder.",
+  );
+}
+
 export class ChronicleStore {
   private readonly db: DatabaseSync;
   private readonly sql: Sql;
@@ -147,6 +169,9 @@ export class ChronicleStore {
     try {
       db = new DatabaseSync(path);
       db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      // Before any pragma that writes to the file (the journal mode does): another program's
+      // database is left exactly as it was.
+      refuseForeignDatabase(db, path);
       // Payload blobs dominate the file: bigger pages mean fewer overflow pages. Only takes
       // effect when the database is created.
       db.exec("PRAGMA page_size = 16384");
@@ -158,6 +183,7 @@ export class ChronicleStore {
       db.exec("PRAGMA temp_store = MEMORY");
       db.exec("PRAGMA cache_size = -16384");
     } catch (e) {
+      if (e instanceof ChronicleError) throw e;
       throw new ChronicleError("io", `Cannot open the store "${path}": ${(e as Error).message}`, {
         cause: e,
       });

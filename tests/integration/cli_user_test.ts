@@ -4,6 +4,7 @@
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_helpers/assert.ts";
 import { userMachine } from "../_helpers/chronicle_cli.ts";
+import { DatabaseSync } from "node:sqlite";
 
 Deno.test("chronicle doctor reports agents, data folder, store, guard, tools and server, and exits 1 with a fix", async () => {
   await using m = await userMachine(["claude/s1-basic", "codex/s1-basic"]);
@@ -106,6 +107,42 @@ Deno.test("a data folder that is a file, or a missing file to scan, is one line 
   assertEquals(scan.code, 2);
   assertEquals(scan.stdout, "", 'no "No findings" before the error');
   assertEquals(scan.stderr, 'chronicle scan: cannot read "missing.txt": no such file or folder\n');
+});
+
+Deno.test("another program's database where the store goes (the original Chronicle's): one clear line, left untouched", async () => {
+  await using m = await userMachine(["claude/s1-basic"]);
+  await Deno.mkdir(m.data);
+  const path = `${m.data}/chronicle.db`;
+  // The original Chronicle's own tables, at the path both programs use by default.
+  const theirs = new DatabaseSync(path);
+  theirs.exec(`
+    CREATE TABLE projects (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL, name TEXT NOT NULL);
+    CREATE TABLE sessions (id TEXT PRIMARY KEY, project_id INTEGER NOT NULL, source TEXT NOT NULL, file_path TEXT NOT NULL);
+    CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT);
+    INSERT INTO projects (path, name) VALUES ('/work/demo', 'demo');
+  `);
+  theirs.close();
+  const before = await Deno.readFile(path);
+  for (const args of [["sessions"], ["import"], ["search", "hello"]]) {
+    const r = await m.run(args);
+    assertEquals(r.code, 1, args.join(" "));
+    assertEquals(
+      r.stderr,
+      `chronicle: "${path}" is not a Chronicle store: it holds other tables (messages, projects, ` +
+        "sessions) and no record of Chronicle's migrations, so another program made it (the " +
+        "original Chronicle keeps its database at the same path). Chronicle left it untouched: " +
+        "move it aside, or keep Chronicle's data in another folder. To keep both, run Chronicle " +
+        "with CHRONICLE_HOME set to another folder.\n",
+    );
+  }
+  assertEquals(await Deno.readFile(path), before, "not a byte of their database changed");
+  assert((await Deno.stat(`${path}-wal`).catch(() => null)) === null, "no journal made beside it");
+  const doctor = await m.run(["doctor"]);
+  assertEquals(doctor.code, 1, doctor.stdout);
+  assertMatch(doctor.stdout, /is not a Chronicle store/);
+  // Pointed elsewhere, Chronicle works beside it.
+  const moved = await m.run(["import"], { CHRONICLE_HOME: `${m.root}/data2` });
+  assertEquals(moved.code, 0, moved.stderr);
 });
 
 Deno.test("an id prefix that fits several sessions lists them; scan --session takes what show takes", async () => {
