@@ -17,6 +17,7 @@ import {
   type UsageEntry,
 } from "../model/mod.ts";
 import { withSourceFile } from "./prepare.ts";
+import { indexContinuations } from "./search.ts";
 import { ftsQuery, TEXT_FILTER_WINDOW } from "./search_query.ts";
 import { likeEscape, likePrefix, OP_ORDER, type Sql } from "./_sql.ts";
 import type {
@@ -148,7 +149,7 @@ export class Queries {
     // the partial index sessions_starred (migration 12) holds exactly these rows
     if (q.starred) clauses.push(`${a}starred_at IS NOT NULL`);
     if (q.text) {
-      const match = ftsQuery(q.text);
+      const match = ftsQuery(q.text, { next: indexContinuations(this.sql) });
       if (match) {
         // The newest matches only: a word in every session would otherwise cost a join per
         // matching operation (seconds over a million of them).

@@ -16,10 +16,32 @@ import { backlogSize } from "./backlog.ts";
 import type { PayloadStore } from "./payloads.ts";
 import { withSourceFile } from "./prepare.ts";
 import type { Queries } from "./queries.ts";
-import { COUNT_CAP, FILTERED_COUNT_SCAN, ftsQuery, matchPattern } from "./search_query.ts";
+import {
+  type Continuations,
+  COUNT_CAP,
+  FILTERED_COUNT_SCAN,
+  ftsQuery,
+  matchPattern,
+} from "./search_query.ts";
 import { INDEXED_PAYLOAD_BYTES, payloadWords } from "./search_text.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
 import type { SearchHit, SearchResult, SessionQuery, Snippet } from "./types.ts";
+
+/**
+ * The characters other than a–z and 0–9 that follow an ASCII `prefix` (two letters or digits)
+ * in some indexed word: the third characters of the index's words from `prefix` + U+0080 (the
+ * first character past ASCII) up to the next prefix (`ab` → `ac`). The range is nearly always
+ * empty, so it costs a seek.
+ */
+export function indexContinuations(sql: Sql): Continuations {
+  return (prefix) => {
+    const upper = prefix.slice(0, -1) +
+      String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    const rows = sql.stmt("SELECT term FROM operations_fts_words WHERE term >= ? AND term < ?")
+      .all(prefix + "\u0080", upper) as { term: string }[];
+    return [...new Set(rows.map((r) => [...r.term][prefix.length]).filter(Boolean))];
+  };
+}
 
 /** At most this many hits a page. */
 export const SEARCH_PAGE_MAX = 200;
@@ -35,7 +57,7 @@ export class Search {
   search(q: string, f: SessionQuery = {}): SearchResult {
     const limit = Math.min(Math.max(f.limit ?? 20, 1), SEARCH_PAGE_MAX);
     const offset = Math.max(f.offset ?? 0, 0);
-    const match = ftsQuery(q);
+    const match = ftsQuery(q, { next: indexContinuations(this.sql) });
     const unindexed = backlogSize(this.sql);
     if (!match) return { total: 0, total_capped: false, offset, limit, hits: [], unindexed };
     const { where, params } = this.queries.sessionWhere({ ...f, text: undefined }, "s");

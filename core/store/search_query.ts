@@ -21,8 +21,14 @@ export const COUNT_CAP = 10_000;
 export const FILTERED_COUNT_SCAN = 5_000;
 /** How many of the newest matching operations the session list's text filter looks at. */
 export const TEXT_FILTER_WINDOW = 50_000;
-/** The shortest last word searched as a prefix (the index has prefix indexes for 2 and 3). */
+/** The shortest last word searched as a prefix. */
 export const MIN_PREFIX = 2;
+/**
+ * The one prefix length with an index of its own (migration 14). A longer prefix expands to
+ * few words; a prefix of {@link MIN_PREFIX} characters is searched as the word itself or one of
+ * its prefixes of this length (see `ftsQuery`).
+ */
+export const INDEXED_PREFIX = 3;
 /** At most this many chunks (words, identifiers, phrases) of a query are used. */
 const MAX_CHUNKS = 16;
 
@@ -67,16 +73,46 @@ export function queryTerms(q: string): string[] {
 }
 
 /**
+ * The characters, other than a–z and 0–9, that follow a prefix of {@link MIN_PREFIX} ASCII
+ * letters and digits in some indexed word (the store reads them from the index's word list).
+ */
+export type Continuations = (prefix: string) => readonly string[];
+
+/** What follows a short prefix in most words: always tried, whether any word has it or not. */
+const ASCII_NEXT = [..."abcdefghijklmnopqrstuvwxyz0123456789"];
+
+/**
  * Turns what a user typed into a safe FTS5 query: every part must appear; a part of several
  * words is a phrase; the part being typed ends in a prefix (unless `prefix: false`). Null when
  * nothing in it is searchable.
+ *
+ * A prefix shorter than {@link INDEXED_PREFIX} has no index: FTS5 would merge the positions of
+ * every word it begins, hundreds of milliseconds over a million messages. With `next`, it is
+ * the word itself or any of its indexed prefixes one character longer (`"ab" OR "aba"* OR …`),
+ * each read newest first as the page needs it; the characters `next` names complete the list,
+ * so the count stays exact. A short prefix beyond ASCII (`пр`, `dæ`), whose folded form only the
+ * tokenizer knows, or one without `next`, is FTS5's own prefix query: exact, and slower.
  */
-export function ftsQuery(q: string, options: { prefix?: boolean } = {}): string | null {
+export function ftsQuery(
+  q: string,
+  options: { prefix?: boolean; next?: Continuations } = {},
+): string | null {
   const parts = queryParts(q);
   if (!parts.length) return null;
   const prefix = options.prefix ?? true;
-  // Words are letters and digits only, so quoting them is enough to make them inert.
-  return parts.map((p) => `"${p.words.join(" ")}"${prefix && p.prefix ? "*" : ""}`).join(" AND ");
+  // Words are letters and digits only, so quoting them is enough to make them inert; a
+  // continuation comes from the index, and is quoted all the same.
+  const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
+  return parts.map((p) => {
+    const phrase = p.words.join(" ");
+    if (!prefix || !p.prefix) return quote(phrase);
+    const last = p.words[p.words.length - 1];
+    if (!options.next || last.length >= INDEXED_PREFIX || !/^[a-z0-9]+$/.test(last)) {
+      return `${quote(phrase)}*`;
+    }
+    const next = [...ASCII_NEXT, ...options.next(last).filter((c) => !ASCII_NEXT.includes(c))];
+    return `(${[quote(phrase), ...next.map((c) => `${quote(phrase + c)}*`)].join(" OR ")})`;
+  }).join(" AND ");
 }
 
 /**

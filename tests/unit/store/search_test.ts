@@ -30,6 +30,16 @@ Deno.test("ftsQuery() makes phrases of identifiers and quotes, a prefix of the w
     { name: "nothing searchable", input: ' " :: -- ', expected: null },
   ];
   for (const c of cases) await t.step(c.name, () => assertEquals(ftsQuery(c.input), c.expected));
+  await t.step("a two-letter prefix, with the index's continuations", () => {
+    const next = (p: string) => p === "da" ? ["ß", "a"] : [];
+    const q = ftsQuery("make da", { next })!;
+    const alts = [..."abcdefghijklmnopqrstuvwxyz0123456789ß"].map((c) => `"da${c}"*`);
+    assertEquals(q, `"make" AND ("da" OR ${alts.join(" OR ")})`);
+    // inside a phrase or an identifier, the same for its last word
+    assert(ftsQuery('"exit co', { next })!.startsWith(`("exit co" OR "exit coa"* OR`));
+    // three letters and more have an index of their own
+    assertEquals(ftsQuery("mak", { next }), `"mak"*`);
+  });
 });
 
 Deno.test("matchPattern() finds an identifier whatever joins its words, and whole words only", () => {
@@ -145,6 +155,64 @@ Deno.test("a two-letter prefix finds the word itself and the words it begins, be
   assertEquals(count("пр"), 3);
   assertEquals(count("da "), 1); // finished: the whole word
   store.close();
+});
+
+Deno.test("a two-letter prefix counts what FTS5's own prefix query counts, whatever the script", async () => {
+  // Words in many scripts, with letters that fold (é, İ) and that do not (ß, ø, ł, æ), digits
+  // and private-use characters after two ASCII letters, and prefixes made of those.
+  const letters = [..."abz09éßøłæöİıя漢\uE000"];
+  const words: string[] = [];
+  letters.forEach((x, i) =>
+    letters.forEach((y, j) => {
+      // each pair, as a word of its own and then with three of the characters after it
+      if ((i + j) % 4 === 0) words.push(x + y);
+      for (let k = 0; k < 3; k++) {
+        words.push(x + y + letters[(i * 5 + j * 3 + k * 7) % letters.length]);
+      }
+    })
+  );
+  const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
+  await using _ = s;
+  const db = dbOf(store);
+  const native = (p: string) =>
+    (db.prepare("SELECT count(*) AS n FROM operations_fts WHERE operations_fts MATCH ?")
+      .get(`"${p}"*`) as { n: number }).n;
+  const prefixes = new Set(words.map((w) => [...w.toLowerCase()].slice(0, 2).join("")));
+  let compared = 0;
+  for (const p of prefixes) {
+    if ([...p].length < 2 || !/^[\p{L}\p{N}]+$/u.test(p)) continue;
+    const n = native(p);
+    assertEquals(store.search(p).total, n, `prefix "${p}"`);
+    if (n > 0) compared++;
+  }
+  assert(compared > 100, `${compared} prefixes with hits`);
+  // an ASCII prefix followed by letters that do not fold, as the expansion must find them
+  assertEquals(store.search("ab").total, native("ab"));
+  assert(words.some((w) => /^ab[^a-z0-9]/.test(w)));
+  store.close();
+});
+
+Deno.test("migration 14 drops the two-letter prefix index and the next import indexes everything again", async () => {
+  const { s, store } = await storeWith({ "aaaaaaaa-1": ["deploying the frontend", "aws_key_id"] });
+  await using _ = s;
+  const queries = ["de", "fr", "deploy", '"the frontend"', "aws_key_id", "Bash"];
+  const before = queries.map((q) => store.search(q).total);
+  assertEquals(before.every((n) => n > 0), true, `${before}`);
+  // The store as version 13 left it: prefix indexes for two and three letters, no word list.
+  dbOf(store).exec(`DROP TABLE operations_fts; DROP TABLE operations_fts_words;
+    CREATE VIRTUAL TABLE operations_fts USING fts5(body, content='', contentless_delete=1,
+      detail=full, prefix='2 3', tokenize='unicode61 remove_diacritics 2');
+    DELETE FROM migrations WHERE version = 14;`);
+  store.close();
+  const after = s.open();
+  const ops = after.totals().operations;
+  // Nothing is searchable until an import indexes the backlog, and search says why.
+  assertEquals(after.search("deploy").unindexed, ops);
+  assertEquals(after.search("deploy").total, 0);
+  await s.run(after);
+  assertEquals(queries.map((q) => after.search(q).total), before);
+  assertEquals(after.search("deploy").unindexed, 0);
+  after.close();
 });
 
 Deno.test("paging reaches every hit once, newest first, with an exact count", async () => {
