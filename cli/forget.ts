@@ -13,7 +13,7 @@ import { packDir } from "../runtime/pack_files.ts";
 import { storePath } from "../runtime/data_dir.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
-import type { Command } from "./io.ts";
+import { type Command, plural } from "./io.ts";
 import { userPath } from "./user_cwd.ts";
 
 export const FORGET_HELP = `Usage: chronicle forget ID... (--yes | --dry-run) [--json]
@@ -43,10 +43,6 @@ Options:
   --json          print JSON
   -h, --help      show this help
 `;
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 /** The data folder's bytes that forgetting shrinks: the database, its log, the packs. */
 export async function storeBytes(dir: string): Promise<number> {

@@ -24,7 +24,7 @@ import { createTextWorker } from "../runtime/text_builder.ts";
 import { helpOrVersion, parseArgs, sourceArg, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import { importCanonical } from "./export.ts";
-import type { CliIo, Command } from "./io.ts";
+import { type CliIo, type Command, plural } from "./io.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 
 export const IMPORT_HELP = `Usage: chronicle import [--source ID]... [--full] [--json]
@@ -203,10 +203,6 @@ export function formatSummary(s: ImportSummary): string {
   );
   for (const e of s.errors) lines.push(`  ! ${termSafe(e.message)}`);
   return lines.join("\n") + "\n";
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /**

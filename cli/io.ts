@@ -29,3 +29,8 @@ export function starMark(io: CliIo): string {
   if (!io.isTerminal) return "*";
   return colorOn(io) ? "\x1b[33m★\x1b[0m" : "★";
 }
+
+/** `1 file`, `2 files`: a count and its word. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

@@ -247,14 +247,18 @@ export function startImporting(options: ImportingOptions): Importing {
           return s;
         }),
       searchBacklog: () => writer.searchBacklog(),
-      indexSlice: () =>
-        queue.run(() => {
+      indexSlice: async () => {
+        // A slice is synchronous work: give the event loop a turn before each one, or requests
+        // and the UI's progress events wait for the whole index (6 s over 300 MB of logs).
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return queue.run(() => {
           if (stopping.signal.aborted) return Promise.resolve(0);
           const left = writer.indexBacklog();
           report.call();
           draw();
           return Promise.resolve(left);
-        }),
+        });
+      },
       discovered: (units) => {
         known = new Map(units.map((u) => [u.path, u]));
         service.refreshUnits();

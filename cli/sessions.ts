@@ -5,7 +5,7 @@ import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { dateArg, helpOrVersion, parseArgs, sourceArg, UsageError } from "./args.ts";
 import { userPath } from "./user_cwd.ts";
 import { loadNamedSession, openUserStore } from "./context.ts";
-import { type CliIo, type Command, starMark } from "./io.ts";
+import { type CliIo, type Command, plural, starMark } from "./io.ts";
 
 export const SESSIONS_HELP =
   `Usage: chronicle sessions [--source ID] [--project PATH] [--since DATE] [--until DATE]
@@ -71,9 +71,11 @@ export const sessionsCommand: Command = async (args, io) => {
       io.stdout(
         `${termSafe(s.id)}\n  ${termSafe(s.source)} · ${
           termSafe(s.project_path ?? "(no project)")
-        } · ${termSafe(s.started_at ?? "?")} → ${termSafe(s.ended_at ?? "?")} · ${s.op_count} ops${
-          s.error_count ? ` · ${s.error_count} errors` : ""
-        }${keptNote(s)}\n  ${title}\n`,
+        } · ${termSafe(s.started_at ?? "?")} → ${termSafe(s.ended_at ?? "?")} · ${
+          plural(s.op_count, "op")
+        }${s.error_count ? ` · ${plural(s.error_count, "error")}` : ""}${
+          keptNote(s)
+        }\n  ${title}\n`,
       );
     }
     if (total > items.length) io.stdout(`(${items.length} of ${total}; use --limit)\n`);

@@ -76,6 +76,45 @@ Deno.test("serve answers at once and fills the list in while the first import ru
   }
 });
 
+Deno.test("while the first import indexes for search, the server answers and says how far it is", async () => {
+  const home = await history(120); // about 9,700 steps: some twenty slices of the backlog
+  const child = serve(home, ["--port", "0"]);
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  try {
+    while (!/Chronicle is serving/.test(seen)) {
+      const { value, done } = await out.read();
+      if (done) throw new Error(`serve stopped: ${seen}`);
+      seen += value;
+    }
+    const url = seen.match(/http:\/\/127\.0\.0\.1:\d+\//)![0];
+    const token = (await Deno.readTextFile(`${home}/data/token`)).trim();
+    const auth = { headers: { "x-chronicle-token": token } };
+    // Ask for the import's progress over and over until the pass is over: answers must keep
+    // coming while the index fills in, each with the steps indexed so far.
+    const indexing: number[] = [];
+    for (let state = "";;) {
+      const live = await (await fetch(`${url}api/live`, auth)).json();
+      state = live.import.state;
+      if (state === "indexing") {
+        indexing.push(live.import.index_done);
+        const search = await (await fetch(`${url}api/search?q=make`, auth)).json();
+        assert(search.indexing !== null, "search says the index is still filling in");
+      }
+      if (state === "idle" && live.import.files_done === 120) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert(indexing.length >= 2, `answered while indexing: ${indexing}`);
+    assert(indexing.at(-1)! > indexing[0], `progress moved: ${indexing}`);
+  } finally {
+    child.kill("SIGTERM");
+    assertEquals((await child.status).code, 0);
+    await out.cancel();
+    await child.stderr.cancel();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
 Deno.test("a busy port is reported before anything is imported", async () => {
   const home = await history(3);
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });

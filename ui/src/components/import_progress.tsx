@@ -13,6 +13,8 @@ export function ImportProgressBar(): VNode | null {
   if (!p || p.state === "idle" || (!p.first && p.files_total < 20)) return null;
   const eta = p.eta_s === null
     ? ""
+    : p.eta_s < 1
+    ? ", almost done"
     : p.eta_s < 60
     ? `, about ${p.eta_s} s left`
     : `, about ${Math.round(p.eta_s / 60)} min left`;

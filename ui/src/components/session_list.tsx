@@ -237,8 +237,12 @@ export function SessionList(
                 </div>
                 <div class="s-bottom muted">
                   <span title={s.project_path ?? ""}>{basename(s.project_path)}</span>
-                  <span>{s.op_count} steps</span>
-                  {s.error_count > 0 && <span class="err-count">{s.error_count} errors</span>}
+                  <span>{s.op_count} step{s.op_count === 1 ? "" : "s"}</span>
+                  {s.error_count > 0 && (
+                    <span class="err-count">
+                      {s.error_count} error{s.error_count === 1 ? "" : "s"}
+                    </span>
+                  )}
                   {s.kept_count > 0 && (
                     <span title="Steps no longer in the agent's log, kept by Chronicle">
                       {s.kept_count === s.op_count ? "log gone" : `${s.kept_count} kept`}
