@@ -11,10 +11,9 @@
  * (deleted meanwhile, its rowid maybe reused by a new one): indexing reads the operation the
  * rowid names when it gets there, or skips it.
  */
-import type { Operation } from "../model/mod.ts";
 import { decodePayload } from "./payload_codec.ts";
 import type { PayloadStore, StoredPayload } from "./payloads.ts";
-import { indexText } from "./prepare.ts";
+import { indexText, readStoredDoc } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
 
 /**
@@ -68,8 +67,9 @@ export function readBacklog(
   const rows = sql.stmt(
     `SELECT b.rowid AS rowid, o.stamp AS stamp, o.doc AS doc,
        json_extract(o.doc, '$.request.sha256') AS input,
-       CASE WHEN o.kind IN ('reply', 'thinking') THEN NULL
-         ELSE json_extract(o.doc, '$.response.sha256') END AS result
+       -- a reply's or thinking's own text, when its doc leaves it to the payload (prepare.ts)
+       CASE WHEN o.kind NOT IN ('reply', 'thinking') OR json_type(o.doc, '$.text') = 'null'
+         THEN json_extract(o.doc, '$.response.sha256') END AS result
      FROM search_backlog b LEFT JOIN operations o ON o.rowid = b.rowid
      WHERE b.rowid > ? ORDER BY b.rowid LIMIT ?`,
   ).all(after, max) as {
@@ -94,6 +94,8 @@ export function readBacklog(
   };
 }
 
+const decoder = new TextDecoder();
+
 /** The search text of each operation of a slice ("" for one deleted). Pure: runs in a worker. */
 export function buildTexts(slice: BacklogSlice): string[] {
   const bytes = new Map<string, Uint8Array>();
@@ -101,8 +103,12 @@ export function buildTexts(slice: BacklogSlice): string[] {
     const own = decodePayload(p.codec, p.bytes, p.size);
     if (own) bytes.set(p.sha256, own);
   }
+  const text = (sha: string) => {
+    const b = bytes.get(sha);
+    return b ? decoder.decode(b) : null;
+  };
   return slice.docs.map((doc) =>
-    doc === null ? "" : indexText(JSON.parse(doc) as Operation, bytes)
+    doc === null ? "" : indexText(readStoredDoc(doc, "", text), bytes)
   );
 }
 

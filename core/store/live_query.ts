@@ -4,7 +4,7 @@
  * canonical order and with their places in the timeline, so a view can put each one where it
  * belongs without reloading.
  */
-import { withSourceFile } from "./prepare.ts";
+import { type PayloadText, readStoredDoc } from "./prepare.ts";
 import type { TimelineItem } from "./types.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
 
@@ -137,6 +137,7 @@ export function sessionChanges(
   sql: Sql,
   sessionId: string,
   options: SessionChangesOptions,
+  payloadText: PayloadText,
 ): SessionChanges | null {
   const stamps = sessionStamps(sql, sessionId);
   if (!stamps) return null;
@@ -193,7 +194,7 @@ export function sessionChanges(
     connection: r.connection,
     ts_ms: r.ts_ms,
     offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-    op: withSourceFile(r.doc, r.file),
+    op: readStoredDoc(r.doc, r.file, payloadText),
     ...(r.kept === 1 ? { kept: true as const } : {}),
   }));
   return { ops, next, more, ...stamps, totals };

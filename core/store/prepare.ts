@@ -203,7 +203,7 @@ function prepareOp(
     completeness: op.completeness,
     model: op.model ?? null,
     spawns: op.spawns ?? null,
-    doc: storedDoc(op, unit.file),
+    doc: storedDoc(op, unit.file, unit.bytes),
     is_error: failed ? 1 : op.is_error === false ? 0 : null,
     words: opWords(op),
     input: place(op.request),
@@ -223,24 +223,51 @@ function payloadOf(
 
 /**
  * An operation as the store keeps it: its JSON without the source file of its ranges where
- * that is the row's own `file` column (every operation names it once or twice, at length).
- * {@link withSourceFile} puts it back.
+ * that is the row's own `file` column (every operation names it once or twice, at length), and,
+ * for a reply or thinking whose text is exactly its response payload (`payloads` holds it),
+ * `"text": null` instead of a second copy of that text (a quarter of all documents' bytes).
+ * {@link readStoredDoc} puts both back.
  */
-export function storedDoc(op: Operation, file: string): string {
+export function storedDoc(
+  op: Operation,
+  file: string,
+  payloads?: Pick<Map<string, Uint8Array>, "get">,
+): string {
   const ranges = [op.provenance.source_range, op.provenance.completion?.source_range]
     .filter((r): r is SourceRange => r?.file === file);
+  const text = op.text;
+  const shared = payloads !== undefined && textIsResponse(op, payloads);
   // JSON leaves out a property whose value is undefined: blank the file for the moment of
   // stringifying rather than copy the operation (the values change, not the object's shape).
   for (const r of ranges) (r as { file?: string }).file = undefined;
+  if (shared) (op as { text?: string | null }).text = null;
   try {
     return JSON.stringify(op);
   } finally {
     for (const r of ranges) r.file = file;
+    if (shared) op.text = text;
   }
 }
 
-/** The Operation of a stored doc, its ranges' source file restored from the row's `file`. */
-export function withSourceFile(doc: string, file: string): Operation {
+const decoder = new TextDecoder();
+
+/** Whether a reply's or thinking's text is its response payload, byte for byte. */
+function textIsResponse(op: Operation, payloads: Pick<Map<string, Uint8Array>, "get">): boolean {
+  if (op.kind !== "reply" && op.kind !== "thinking") return false;
+  if (typeof op.text !== "string" || !op.response || !("sha256" in op.response)) return false;
+  const bytes = payloads.get(op.response.sha256);
+  return bytes !== undefined && bytes.byteLength === op.response.size &&
+    decoder.decode(bytes) === op.text;
+}
+
+/** A payload's text by its SHA-256; null when the store cannot read it. */
+export type PayloadText = (sha256: string) => string | null;
+
+/**
+ * The Operation of a stored doc (see {@link storedDoc}): its ranges' source file restored from
+ * the row's `file`, and a reply's or thinking's text from its response payload.
+ */
+export function readStoredDoc(doc: string, file: string, payloadText: PayloadText): Operation {
   const op = JSON.parse(doc) as Operation;
   const p = op.provenance;
   // A stored range may lack its file: put it back, first, as the importer wrote it.
@@ -248,6 +275,13 @@ export function withSourceFile(doc: string, file: string): Operation {
   if (p?.source_range) {
     p.source_range = restore(p.source_range);
     if (p.completion?.source_range) p.completion.source_range = restore(p.completion.source_range);
+  }
+  if ((op.text as string | null | undefined) === null) {
+    const ref = op.response;
+    const text = ref && "sha256" in ref ? payloadText(ref.sha256) : null;
+    // An unreadable payload (a pack cut short) loses the text, as it loses any output.
+    if (text === null) delete op.text;
+    else op.text = text;
   }
   return op;
 }

@@ -16,7 +16,7 @@ import {
   type SessionIssue,
   type UsageEntry,
 } from "../model/mod.ts";
-import { withSourceFile } from "./prepare.ts";
+import { type PayloadText, readStoredDoc } from "./prepare.ts";
 import { indexContinuations } from "./search.ts";
 import { ftsQuery, TEXT_FILTER_WINDOW } from "./search_query.ts";
 import { likeEscape, likePrefix, OP_ORDER, type Sql } from "./_sql.ts";
@@ -45,7 +45,11 @@ function summaryOf(row: Record<string, unknown>): SessionSummary {
 const TITLE_SQL = "coalesce(user_title, title, first_prompt)";
 
 export class Queries {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    /** The text of a reply or thinking, which its stored doc leaves to its payload. */
+    private readonly payloadText: PayloadText,
+  ) {}
 
   /**
    * Finds a session from what a user typed: its full id, its native id, or a prefix of
@@ -202,7 +206,7 @@ export class Queries {
       connection: r.connection,
       ts_ms: r.ts_ms,
       offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-      op: withSourceFile(r.doc, r.file),
+      op: readStoredDoc(r.doc, r.file, this.payloadText),
       ...(r.kept === 1 ? { kept: true as const } : {}),
     }));
     return { total, items };
@@ -277,7 +281,7 @@ export class Queries {
         line: Number(r.line),
         block: Number(r.block),
       },
-      op: withSourceFile(String(r.doc), String(r.file)),
+      op: readStoredDoc(String(r.doc), String(r.file), this.payloadText),
     }));
     const connections = rows<{ doc: string }>(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",

@@ -14,7 +14,7 @@
 import type { Operation, PayloadRef } from "../model/mod.ts";
 import { backlogSize } from "./backlog.ts";
 import type { PayloadStore } from "./payloads.ts";
-import { withSourceFile } from "./prepare.ts";
+import { readStoredDoc } from "./prepare.ts";
 import type { Queries } from "./queries.ts";
 import {
   type Continuations,
@@ -161,7 +161,7 @@ export class Search {
        FROM operations o JOIN sessions s ON s.id = o.session_id
        WHERE o.rowid = ?`,
     ).get(rowid) as SqlRow;
-    const op = withSourceFile(String(r.doc), String(r.file));
+    const op = readStoredDoc(String(r.doc), String(r.file), (sha) => this.payloads.textOf(sha));
     const { field, snippet } = this.snippetOf(op, pattern);
     const str = (v: string | number | null) => v === null ? null : String(v);
     return {

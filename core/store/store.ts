@@ -7,12 +7,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import type { Stats, StatsFilter } from "../analytics/stats.ts";
-import {
-  type CanonicalSession,
-  ChronicleError,
-  type Operation,
-  type PayloadRef,
-} from "../model/mod.ts";
+import { type CanonicalSession, ChronicleError, type PayloadRef } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import {
   applyUnit,
@@ -53,7 +48,7 @@ import type { PackFiles } from "./packs.ts";
 import { storeHealth } from "./health.ts";
 import { importIssues } from "./issues.ts";
 import { PayloadStore } from "./payloads.ts";
-import { indexText, type PreparedUnit } from "./prepare.ts";
+import { indexText, type PreparedUnit, readStoredDoc } from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
 import { ShareTable } from "./shares.ts";
@@ -156,7 +151,7 @@ export class ChronicleStore {
     this.db = db;
     this.sql = new Sql(db);
     this.payloads = new PayloadStore(this.sql, options.packs ?? null, options.packLimit);
-    this.queries = new Queries(this.sql);
+    this.queries = new Queries(this.sql, (sha) => this.payloads.textOf(sha));
     this.searcher = new Search(this.sql, this.payloads, this.queries);
     this.ruleTable = new RuleTable(this.sql);
     this.shareTable = new ShareTable(this.sql);
@@ -204,7 +199,8 @@ export class ChronicleStore {
     const payloads = { get: (sha: string) => this.payload(sha) ?? undefined };
     for (const row of this.db.prepare("SELECT rowid, doc FROM operations").iterate()) {
       const { rowid, doc } = row as { rowid: number; doc: string };
-      const body = indexText(JSON.parse(doc) as Operation, payloads);
+      const op = readStoredDoc(doc, "", (sha) => this.payloads.textOf(sha));
+      const body = indexText(op, payloads);
       if (body) insert.run(rowid, body);
     }
   }
@@ -674,7 +670,7 @@ export class ChronicleStore {
    * order with their places (see live_query.ts). Null when there is no such session.
    */
   sessionChanges(id: string, options: SessionChangesOptions): SessionChanges | null {
-    return sessionChanges(this.sql, id, options);
+    return sessionChanges(this.sql, id, options, (sha) => this.payloads.textOf(sha));
   }
 
   /** The files a session was imported from: what a live view of it watches. */

@@ -1,7 +1,9 @@
 /** Stored operation docs leave out the row's own source file and get it back on reading. */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import type { Operation } from "../../../core/model/mod.ts";
-import { storedDoc, withSourceFile } from "../../../core/store/mod.ts";
+import { readStoredDoc, storedDoc } from "../../../core/store/mod.ts";
+
+const none = () => null;
 
 const op = (callFile: string, resultFile?: string): Operation => ({
   kind: "exec",
@@ -28,7 +30,7 @@ Deno.test("a doc leaves out the row's own file, whichever range names it, and re
     const original of [op(row), op(row, row), op("/elsewhere.jsonl", row), op(row, "/other.jsonl")]
   ) {
     const doc = storedDoc(original, row);
-    assertEquals(withSourceFile(doc, row), original);
+    assertEquals(readStoredDoc(doc, row, none), original);
     assertEquals(JSON.parse(doc).provenance.source_range.file === row, false);
     assert(
       !doc.includes(row) ||
@@ -38,4 +40,51 @@ Deno.test("a doc leaves out the row's own file, whichever range names it, and re
   // nothing to leave out: the doc is the operation's JSON
   const foreign = op("/a.jsonl", "/b.jsonl");
   assertEquals(storedDoc(foreign, row), JSON.stringify(foreign));
+});
+
+Deno.test("a reply's or thinking's text that is its response payload is kept once, in the payload", async (t) => {
+  const row = "/home/dev/.claude/projects/-p/8f2c.jsonl";
+  const text = "Done: the tests pass — ünïcode too.";
+  const bytes = new TextEncoder().encode(text);
+  const sha = "ab".repeat(32);
+  const payloads = new Map([[sha, bytes]]);
+  const reply = (kind: "reply" | "thinking", t: string): Operation => ({
+    kind,
+    effect: "none",
+    completeness: "complete",
+    text: t,
+    response: { sha256: sha, size: bytes.byteLength },
+    provenance: { epoch: 0, source_range: { file: row, lines: [9, 9], bytes: [0, 10] } },
+    replay: { replayable: false, blockers: [] },
+  });
+  const read = (sha256: string) => sha256 === sha ? text : null;
+  for (const kind of ["reply", "thinking"] as const) {
+    await t.step(kind, () => {
+      const original = reply(kind, text);
+      const doc = storedDoc(original, row, payloads);
+      assertEquals(JSON.parse(doc).text, null);
+      assert(!doc.includes("ünïcode"), "the text is not in the doc");
+      assertEquals(readStoredDoc(doc, row, read), original);
+      assertEquals(original.text, text, "the operation itself is left as it was");
+    });
+  }
+  await t.step("a text other than its payload stays in the doc", () => {
+    const other = reply("reply", "Done: the tests pass.");
+    const doc = storedDoc(other, row, payloads);
+    assertEquals(JSON.parse(doc).text, "Done: the tests pass.");
+    assertEquals(readStoredDoc(doc, row, read), other);
+  });
+  await t.step("without the payload's bytes, the text stays in the doc", () => {
+    assertEquals(JSON.parse(storedDoc(reply("reply", text), row, new Map())).text, text);
+  });
+  await t.step("a tool call's text is never left out", () => {
+    const call: Operation = { ...reply("reply", text), kind: "exec", effect: "process" };
+    assertEquals(JSON.parse(storedDoc(call, row, payloads)).text, text);
+  });
+  await t.step("an unreadable payload loses the text, nothing else", () => {
+    const doc = storedDoc(reply("reply", text), row, payloads);
+    const back = readStoredDoc(doc, row, none);
+    assertEquals(back.text, undefined);
+    assertEquals(back.response, { sha256: sha, size: bytes.byteLength });
+  });
 });
