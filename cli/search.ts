@@ -92,14 +92,17 @@ export const searchCommand: Command = async (args, io) => {
         h.snippet.map((s) => s.match ? bold(termSafe(s.text)) : termSafe(s.text)).join("") + "\n",
     );
   }
-  const shown = result.hits.length
-    ? `hits ${offset + 1}-${offset + result.hits.length} of `
-    : "no hits of ";
   const total = `${result.total_capped ? "at least " : ""}${result.total.toLocaleString("en-US")}`;
   const more = offset + result.hits.length < result.total || result.total_capped
     ? `; next: --offset ${offset + result.hits.length}`
     : "";
-  io.stdout(`${shown}${total}${more}\n`);
+  io.stdout(
+    result.hits.length
+      ? `hits ${offset + 1}-${offset + result.hits.length} of ${total}${more}\n`
+      : result.total
+      ? `no hits from --offset ${offset}: there are ${total}\n`
+      : "no hits\n",
+  );
   if (result.unindexed) {
     io.stderr(
       `note: ${

@@ -165,7 +165,10 @@ Deno.test("chronicle search finds a command's words and output, pages on, and ex
     assertMatch(text.stdout, /hits 1-\d+ of \d+/);
     const none = await chronicle(["search", "zzqqnothinglikethis"], env);
     assertEquals(none.code, 1);
-    assertMatch(none.stdout, /no hits of 0/);
+    assertEquals(none.stdout, "no hits\n");
+    const past = await chronicle(["search", "test_calc.py", "--offset", "500"], env);
+    assertEquals(past.code, 1);
+    assertMatch(past.stdout, /^no hits from --offset 500: there are \d+\n$/);
     assertEquals((await chronicle(["search", "test_calc", "--source", "codex"], env)).code, 1);
   } finally {
     await Deno.remove(data, { recursive: true });
