@@ -2,6 +2,8 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import type { Operation } from "../../../core/model/mod.ts";
 import { readStoredDoc, storedDoc } from "../../../core/store/mod.ts";
+import { dbOf } from "../../_helpers/store_db.ts";
+import { scratch } from "./_sessions.ts";
 
 const none = () => null;
 
@@ -87,4 +89,28 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
     assertEquals(back.text, undefined);
     assertEquals(back.response, { sha256: sha, size: bytes.byteLength });
   });
+});
+
+Deno.test("an importer's big state is stored compressed and reads back as it was; an older one in text too", async () => {
+  await using s = await scratch();
+  const results = Array.from({ length: 150 }, (_, i) => `output ${i}`);
+  const store = await s.imported("aaaaaaaa-1", results);
+  const db = dbOf(store);
+  const row = db.prepare("SELECT path, state FROM sources").get() as {
+    path: string;
+    state: unknown;
+  };
+  assert(row.state instanceof Uint8Array, "a state of this size is a BLOB");
+  const state = store.sourceState(row.path) as { seen: string[] };
+  assert(state.seen.length >= 150, `${state.seen.length} records seen`);
+  assert(row.state.byteLength < JSON.stringify(state).length, "and smaller than its JSON");
+  // A state written by an earlier Chronicle, as JSON text, reads the same.
+  db.prepare("UPDATE sources SET state = ? WHERE path = ?").run(JSON.stringify(state), row.path);
+  assertEquals(store.sourceState(row.path), state);
+  // The next pass resumes from it: nothing is read again, nothing doubled.
+  const ops = store.totals().operations;
+  const again = await s.run(store);
+  assertEquals(again.sources["claude-code"].unchanged, 1);
+  assertEquals(store.totals().operations, ops);
+  store.close();
 });
