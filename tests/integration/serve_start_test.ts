@@ -42,25 +42,44 @@ async function history(sessions: number): Promise<string> {
   return home;
 }
 
-Deno.test("serve answers at once and fills the list in while the first import runs", async () => {
-  const home = await history(40);
+/**
+ * `serve --port 0` on `home`, read until its output matches `until`; its address, the token's
+ * header, and `stop` (SIGTERM, a clean exit, `home` removed).
+ */
+async function served(home: string, until: RegExp) {
   const child = serve(home, ["--port", "0"]);
   const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const stop = async () => {
+    child.kill("SIGTERM");
+    assertEquals((await child.status).code, 0);
+    await out.cancel();
+    await child.stderr.cancel();
+    await Deno.remove(home, { recursive: true });
+  };
   let seen = "";
   try {
-    while (!/Imported /.test(seen)) {
+    while (!until.test(seen)) {
       const { value, done } = await out.read();
       if (done) throw new Error(`serve stopped: ${seen}`);
       seen += value;
     }
+  } catch (e) {
+    await stop().catch(() => {});
+    throw e;
+  }
+  const url = seen.match(/http:\/\/127\.0\.0\.1:\d+\//)![0];
+  const token = (await Deno.readTextFile(`${home}/data/token`)).trim();
+  return { seen, url, auth: { headers: { "x-chronicle-token": token } }, stop };
+}
+
+Deno.test("serve answers at once and fills the list in while the first import runs", async () => {
+  const { seen, url, auth, stop } = await served(await history(40), /Imported /);
+  try {
     const lines = seen.split("\n");
-    const served = lines.findIndex((l) => l.startsWith("Chronicle is serving"));
+    const serving = lines.findIndex((l) => l.startsWith("Chronicle is serving"));
     const imported = lines.findIndex((l) => l.startsWith("Imported "));
-    assert(served >= 0 && served < imported, `served before imported: ${seen}`);
+    assert(serving >= 0 && serving < imported, `served before imported: ${seen}`);
     assertMatch(seen, /Imported 40 new or changed files \(40 sessions\)/);
-    const url = seen.match(/http:\/\/127\.0\.0\.1:\d+\//)![0];
-    const token = (await Deno.readTextFile(`${home}/data/token`)).trim();
-    const auth = { headers: { "x-chronicle-token": token } };
     const list = await (await fetch(`${url}api/sessions?sort=started_at`, auth)).json();
     assertEquals(list.total, 40);
     const live = await (await fetch(`${url}api/live`, auth)).json();
@@ -68,28 +87,14 @@ Deno.test("serve answers at once and fills the list in while the first import ru
     assertEquals(live.import.files_done, 40);
     assertEquals(live.import.percent, 100);
   } finally {
-    child.kill("SIGTERM");
-    assertEquals((await child.status).code, 0);
-    await out.cancel();
-    await child.stderr.cancel();
-    await Deno.remove(home, { recursive: true });
+    await stop();
   }
 });
 
 Deno.test("while the first import indexes for search, the server answers and says how far it is", async () => {
-  const home = await history(120); // about 9,700 steps: some twenty slices of the backlog
-  const child = serve(home, ["--port", "0"]);
-  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
+  // about 9,700 steps: some twenty slices of the backlog
+  const { url, auth, stop } = await served(await history(120), /Chronicle is serving/);
   try {
-    while (!/Chronicle is serving/.test(seen)) {
-      const { value, done } = await out.read();
-      if (done) throw new Error(`serve stopped: ${seen}`);
-      seen += value;
-    }
-    const url = seen.match(/http:\/\/127\.0\.0\.1:\d+\//)![0];
-    const token = (await Deno.readTextFile(`${home}/data/token`)).trim();
-    const auth = { headers: { "x-chronicle-token": token } };
     // Ask for the import's progress over and over until the pass is over: answers must keep
     // coming while the index fills in, each with the steps indexed so far.
     const indexing: number[] = [];
@@ -107,11 +112,7 @@ Deno.test("while the first import indexes for search, the server answers and say
     assert(indexing.length >= 2, `answered while indexing: ${indexing}`);
     assert(indexing.at(-1)! > indexing[0], `progress moved: ${indexing}`);
   } finally {
-    child.kill("SIGTERM");
-    assertEquals((await child.status).code, 0);
-    await out.cancel();
-    await child.stderr.cancel();
-    await Deno.remove(home, { recursive: true });
+    await stop();
   }
 });
 
