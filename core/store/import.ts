@@ -368,8 +368,10 @@ export async function importUnits(
           (e: unknown) => ({ ok: false as const, e }),
         );
     // The importer runs up to AHEAD units in front of the writer, so a slow file on either
-    // side does not leave the other idle.
-    const AHEAD = 3;
+    // side does not leave the other idle. Two are as fast as three (300 MB corpus, five
+    // interleaved rounds: browsable after a median 4.3 s against 4.5 s) and hold less in
+    // memory at once (peak RSS 245–266 MB against 248–292 MB).
+    const AHEAD = 2;
     const queue: ReturnType<typeof start>[] = [];
     for (let i = 0; i < Math.min(AHEAD, plan.length); i++) queue.push(start(i));
     for (let i = 0; i < plan.length; i++) {
