@@ -3,7 +3,7 @@
  * `bare DIR` reads and JSON-parses every line; `import HOME DATA` runs Chronicle's import
  * (read-only worker + store writes) exactly as `chronicle import` does. Prints one JSON line.
  */
-import { ChronicleStore, importAll } from "../../core/store/mod.ts";
+import { ChronicleStore, discoverUnits, importAll, importUnits } from "../../core/store/mod.ts";
 import { createDenoFs } from "../../runtime/deno_fs.ts";
 import { createWorkerRunner } from "../../runtime/worker_runner.ts";
 import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
@@ -129,6 +129,15 @@ if (mode === "bare") {
   const warm = median(warms);
   const original = await Deno.readFile(file);
   const sid = file.slice(file.lastIndexOf("/") + 1, -6);
+  // As the live tail imports an append: that file's unit alone, no store totals (serve_import).
+  const { units } = await discoverUnits({ env, fs, sources: ["claude-code"] });
+  const unit = units.find((u) => u.path === file);
+  if (!unit) throw new Error(`no unit for ${file}`);
+  const appendOne = async () => {
+    const t = performance.now();
+    await importUnits(store, [unit], { fs, runner: worker.runner, totals: false });
+    return (performance.now() - t) / 1000;
+  };
   const appends: number[] = [];
   for (let i = 0; i < 5; i++) {
     await Deno.writeTextFile(
@@ -143,7 +152,7 @@ if (mode === "bare") {
       }) + "\n",
       { append: true },
     );
-    appends.push(await run());
+    appends.push(await appendOne());
   }
   const append = median(appends);
   await Deno.writeFile(file, original); // leave the corpus as generated

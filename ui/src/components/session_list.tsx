@@ -182,12 +182,6 @@ export function SessionList(
         <div class="filter-row">
           <input type="date" value={f.from} onChange={set("from")} aria-label="From date" />
           <input type="date" value={f.to} onChange={set("to")} aria-label="To date" />
-          <select value={f.sort} onChange={set("sort")} aria-label="Sort by">
-            <option value="started_at">Newest</option>
-            <option value="ended_at">Last active</option>
-            <option value="op_count">Longest</option>
-            <option value="title">Title</option>
-          </select>
         </div>
         <div class="list-count-row">
           <div class="muted small list-count" role="status">
@@ -205,6 +199,12 @@ export function SessionList(
           >
             <span aria-hidden="true">{f.starred ? "★" : "☆"}</span> Starred
           </button>
+          <select class="mini list-sort" value={f.sort} onChange={set("sort")} aria-label="Sort by">
+            <option value="started_at">Newest</option>
+            <option value="ended_at">Last active</option>
+            <option value="op_count">Longest</option>
+            <option value="title">Title</option>
+          </select>
         </div>
       </div>
       <ImportProgressBar />
