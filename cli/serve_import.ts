@@ -31,6 +31,7 @@ import {
 import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createDenoWatcher } from "../runtime/fs_watch.ts";
 import { createWorkerRunner, type WorkerRunner } from "../runtime/worker_runner.ts";
+import { createTextWorker, type TextWorker } from "../runtime/text_builder.ts";
 import { liveSource } from "../server/routes/live.ts";
 import type { EventHub } from "../server/sse.ts";
 import { discoverEnv, INDEXING_WHAT, progressBar } from "./import.ts";
@@ -224,6 +225,33 @@ export function startImporting(options: ImportingOptions): Importing {
   };
   let firstPending = false;
 
+  type Slice = NonNullable<ReturnType<ChronicleStore["readBacklog"]>>;
+  // The search-text worker of a pass that has a backlog to index (closed when the pass ends).
+  let textWorker: TextWorker | null = null;
+  let textWorkerFailed = false;
+  /** The next slice, its texts being built. */
+  let ahead: { slice: Slice; texts: Promise<string[] | null> } | null = null;
+  const buildAhead = (slice: Slice | null) => slice && { slice, texts: buildTexts(slice) };
+  const closeTextWorker = () => {
+    ahead?.texts.catch(() => {});
+    ahead = null;
+    textWorker?.close();
+    textWorker = null;
+  };
+  /** A slice's texts from the worker; null (the slice is built in process) when it fails. */
+  const buildTexts = async (slice: Slice): Promise<string[] | null> => {
+    try {
+      return await textWorker!.build(slice);
+    } catch (e) {
+      if (io.env.CHRONICLE_DEBUG) {
+        io.stderr(`chronicle: search text worker: ${(e as Error).message}\n`);
+      }
+      textWorkerFailed = true;
+      closeTextWorker();
+      return null;
+    }
+  };
+
   const lockedPass = async (first: boolean) => {
     if (!await loadRules()) return;
     const checkpoints = writer.sourceCheckpoints();
@@ -246,17 +274,35 @@ export function startImporting(options: ImportingOptions): Importing {
           draw();
           return s;
         }),
-      searchBacklog: () => writer.searchBacklog(),
+      searchBacklog: () => {
+        const left = writer.searchBacklog();
+        if (left && !textWorker && !textWorkerFailed) {
+          textWorker = createTextWorker();
+        }
+        return left;
+      },
       indexSlice: async () => {
-        // A slice is synchronous work: give the event loop a turn before each one, or requests
-        // and the UI's progress events wait for the whole index (6 s over 300 MB of logs).
+        // Writing a slice is synchronous work: give the event loop a turn before each one, or
+        // requests and the UI's progress events wait for the whole index (6 s over 300 MB).
         await new Promise((resolve) => setTimeout(resolve, 0));
+        // Its texts are built in a worker without permissions, the next slice's while this
+        // one is written (the main thread only writes them); a slice written again before its
+        // texts come back stays queued for the next round.
+        const current = ahead ?? (textWorker ? buildAhead(writer.readBacklog(0)) : null);
+        ahead = null;
+        const slice = current?.slice ?? null;
+        const texts = current ? await current.texts : null;
+        if (slice && texts && textWorker) {
+          ahead = buildAhead(writer.readBacklog(slice.rowids[slice.rowids.length - 1]));
+          await new Promise((resolve) => setTimeout(resolve, 0)); // a turn between read and write
+        }
         return queue.run(() => {
           if (stopping.signal.aborted) return Promise.resolve(0);
-          const left = writer.indexBacklog();
+          if (slice && texts) writer.applyBacklogTexts(slice, texts);
+          else writer.indexBacklog();
           report.call();
           draw();
-          return Promise.resolve(left);
+          return Promise.resolve(writer.searchBacklog());
         });
       },
       discovered: (units) => {
@@ -266,6 +312,7 @@ export function startImporting(options: ImportingOptions): Importing {
       progress: tracker,
       first,
     });
+    closeTextWorker();
     report.call();
     if (first) {
       if (tracker.snapshot().files_total) draw(true);
@@ -318,6 +365,7 @@ export function startImporting(options: ImportingOptions): Importing {
       await pass;
       await queue.idle();
       worker?.close();
+      closeTextWorker();
     },
   };
 }
