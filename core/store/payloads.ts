@@ -188,11 +188,14 @@ export class PayloadStore {
     return maxBytes < bytes.byteLength ? bytes.subarray(0, maxBytes) : bytes;
   }
 
-  /** A payload's whole text (UTF-8) by its hash; null when unknown or unreadable. */
-  textOf(sha256: string): string | null {
+  /**
+   * A payload's whole text (UTF-8) by its hash; null when unknown or unreadable. Bound, so it
+   * is handed around as a `PayloadText` as it is.
+   */
+  readonly textOf = (sha256: string): string | null => {
     const bytes = this.bytes(sha256);
     return bytes ? decoder.decode(bytes) : null;
-  }
+  };
 
   /** The text of a payload ref (UTF-8), cut at `max` characters when given. */
   text(ref: PayloadRef | undefined, max?: number): string | null {

@@ -161,7 +161,7 @@ export class Search {
        FROM operations o JOIN sessions s ON s.id = o.session_id
        WHERE o.rowid = ?`,
     ).get(rowid) as SqlRow;
-    const op = readStoredDoc(String(r.doc), String(r.file), (sha) => this.payloads.textOf(sha));
+    const op = readStoredDoc(String(r.doc), String(r.file), this.payloads.textOf);
     const { field, snippet } = this.snippetOf(op, pattern);
     const str = (v: string | number | null) => v === null ? null : String(v);
     return {

@@ -151,7 +151,7 @@ export class ChronicleStore {
     this.db = db;
     this.sql = new Sql(db);
     this.payloads = new PayloadStore(this.sql, options.packs ?? null, options.packLimit);
-    this.queries = new Queries(this.sql, (sha) => this.payloads.textOf(sha));
+    this.queries = new Queries(this.sql, this.payloads.textOf);
     this.searcher = new Search(this.sql, this.payloads, this.queries);
     this.ruleTable = new RuleTable(this.sql);
     this.shareTable = new ShareTable(this.sql);
@@ -199,7 +199,7 @@ export class ChronicleStore {
     const payloads = { get: (sha: string) => this.payload(sha) ?? undefined };
     for (const row of this.db.prepare("SELECT rowid, doc FROM operations").iterate()) {
       const { rowid, doc } = row as { rowid: number; doc: string };
-      const op = readStoredDoc(doc, "", (sha) => this.payloads.textOf(sha));
+      const op = readStoredDoc(doc, "", this.payloads.textOf);
       const body = indexText(op, payloads);
       if (body) insert.run(rowid, body);
     }
@@ -670,7 +670,7 @@ export class ChronicleStore {
    * order with their places (see live_query.ts). Null when there is no such session.
    */
   sessionChanges(id: string, options: SessionChangesOptions): SessionChanges | null {
-    return sessionChanges(this.sql, id, options, (sha) => this.payloads.textOf(sha));
+    return sessionChanges(this.sql, id, options, this.payloads.textOf);
   }
 
   /** The files a session was imported from: what a live view of it watches. */
