@@ -226,6 +226,8 @@ export function startImporting(options: ImportingOptions): Importing {
   let firstPending = false;
 
   type Slice = NonNullable<ReturnType<ChronicleStore["readBacklog"]>>;
+  /** A macrotask's turn: what requests, timers and the UI's events wait for. */
+  const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
   // The search-text worker of a pass that has a backlog to index (closed when the pass ends).
   let textWorker: TextWorker | null = null;
   let textWorkerFailed = false;
@@ -274,27 +276,22 @@ export function startImporting(options: ImportingOptions): Importing {
           draw();
           return s;
         }),
-      searchBacklog: () => {
-        const left = writer.searchBacklog();
-        if (left && !textWorker && !textWorkerFailed) {
-          textWorker = createTextWorker();
-        }
-        return left;
-      },
+      searchBacklog: () => writer.searchBacklog(),
       indexSlice: async () => {
         // Writing a slice is synchronous work: give the event loop a turn before each one, or
         // requests and the UI's progress events wait for the whole index (6 s over 300 MB).
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await nextTurn();
         // Its texts are built in a worker without permissions, the next slice's while this
         // one is written (the main thread only writes them); a slice written again before its
         // texts come back stays queued for the next round.
+        if (!textWorker && !textWorkerFailed) textWorker = createTextWorker();
         const current = ahead ?? (textWorker ? buildAhead(writer.readBacklog(0)) : null);
         ahead = null;
         const slice = current?.slice ?? null;
         const texts = current ? await current.texts : null;
         if (slice && texts && textWorker) {
           ahead = buildAhead(writer.readBacklog(slice.rowids[slice.rowids.length - 1]));
-          await new Promise((resolve) => setTimeout(resolve, 0)); // a turn between read and write
+          await nextTurn(); // between reading the next slice and writing this one
         }
         return queue.run(() => {
           if (stopping.signal.aborted) return Promise.resolve(0);
