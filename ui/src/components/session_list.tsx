@@ -199,7 +199,7 @@ export function SessionList(
           >
             <span aria-hidden="true">{f.starred ? "★" : "☆"}</span> Starred
           </button>
-          <select class="mini list-sort" value={f.sort} onChange={set("sort")} aria-label="Sort by">
+          <select class="list-sort" value={f.sort} onChange={set("sort")} aria-label="Sort by">
             <option value="started_at">Newest</option>
             <option value="ended_at">Last active</option>
             <option value="op_count">Longest</option>
