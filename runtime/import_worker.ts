@@ -35,7 +35,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     );
     // The payload buffers are the worker's own (see packPayloads): they move, not copy.
     const buffers = new Set(result.payloads.buffers.map((b) => b.buffer as ArrayBuffer));
-    if (result.payloads.stored) buffers.add(result.payloads.stored.bytes.buffer as ArrayBuffer);
+    if (result.payloads.frames) buffers.add(result.payloads.frames.bytes.buffer as ArrayBuffer);
     self.postMessage({ id, ok: true, result } satisfies WorkerResponse, [...buffers]);
   } catch (err) {
     self.postMessage({ id, ok: false, error: (err as Error)?.message ?? String(err) });

@@ -11,7 +11,7 @@
  * (deleted meanwhile, its rowid maybe reused by a new one): indexing reads the operation the
  * rowid names when it gets there, or skips it.
  */
-import { decodePayload } from "./payload_codec.ts";
+import { decodeStored, type InflatedFrames } from "./payload_codec.ts";
 import type { PayloadStore, StoredPayload } from "./payloads.ts";
 import { indexText, readStoredDoc } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
@@ -99,8 +99,9 @@ const decoder = new TextDecoder();
 /** The search text of each operation of a slice ("" for one deleted). Pure: runs in a worker. */
 export function buildTexts(slice: BacklogSlice): string[] {
   const bytes = new Map<string, Uint8Array>();
+  const frames: InflatedFrames = new Map();
   for (const p of slice.payloads) {
-    const own = decodePayload(p.codec, p.bytes, p.size);
+    const own = decodeStored(p, frames);
     if (own) bytes.set(p.sha256, own);
   }
   const text = (sha: string) => {

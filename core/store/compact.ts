@@ -46,7 +46,10 @@ export function compactPacks(
   const live = new Map<number, number>();
   for (
     const r of sql.stmt(
-      `SELECT pack, sum(coalesce(stored, size)) AS live FROM payloads WHERE pack IS NOT NULL
+      // a frame's bytes once, however many of its payloads live
+      `SELECT pack, sum(length) AS live FROM (
+         SELECT DISTINCT pack, pack_offset, coalesce(stored, size) AS length FROM payloads
+         WHERE pack IS NOT NULL)
        GROUP BY pack`,
     ).all() as { pack: number; live: number }[]
   ) live.set(Number(r.pack), Number(r.live));
@@ -76,8 +79,15 @@ export function compactPacks(
     `SELECT id, pack, pack_offset, coalesce(stored, size) AS length FROM payloads
      WHERE pack IN (${victims.map(() => "?").join(", ")}) ORDER BY pack, pack_offset`,
   ).all(...victims) as { id: number; pack: number; pack_offset: number; length: number }[];
+  // The payloads of a frame share its place: it is copied once, and they all follow it.
+  let last = { pack: -1, offset: -1, to: -1, at: -1 };
   for (const r of rows) {
     const length = Number(r.length);
+    if (Number(r.pack) === last.pack && Number(r.pack_offset) === last.offset) {
+      if (last.to >= 0) move.run(last.to, last.at, r.id);
+      continue;
+    }
+    last = { pack: Number(r.pack), offset: Number(r.pack_offset), to: -1, at: -1 };
     const bytes = packs.read(Number(r.pack), Number(r.pack_offset), length);
     if (bytes.byteLength !== length) continue; // lost already (a pack cut short): left as it is
     if (end > 0 && end + length > payloads.packLimit) {
@@ -90,6 +100,8 @@ export function compactPacks(
     batch.push(bytes);
     batchSize += length;
     move.run(target, end, r.id);
+    last.to = target;
+    last.at = end;
     end += length;
   }
   flush();

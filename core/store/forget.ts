@@ -8,6 +8,7 @@
  * (packs, database pages) is compact.ts's, after the commit.
  */
 import { deleteSession } from "./apply.ts";
+import { CODEC_FRAME } from "./payload_codec.ts";
 import { likePrefix, type Sql } from "./_sql.ts";
 import type { ForgottenSession } from "./types.ts";
 
@@ -26,8 +27,13 @@ export interface ForgetRows {
   payloads: number;
   payload_bytes: number;
   shares: number;
-  /** The deleted payloads' places in packs. */
+  /** The deleted payloads' places in packs (a frame's once, when all of it goes). */
   dead: DeadRange[];
+  /**
+   * Payloads that stay in a frame with payloads that go: the store writes them again elsewhere
+   * (`PayloadStore.rewrite`) before the frame's bytes are scrubbed.
+   */
+  rewrite: string[];
 }
 
 /** A payload reference in an operation's JSON (request, response, or inside extensions). */
@@ -68,6 +74,7 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
     payload_bytes: 0,
     shares: 0,
     dead: [],
+    rewrite: [],
   };
   const candidates = new Set<string>();
   const gone = new Set<string>();
@@ -136,22 +143,42 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
   }
   const del = sql.stmt(
     `DELETE FROM payloads WHERE sha256 = ?
-     RETURNING size, pack, pack_offset, coalesce(stored, size) AS length`,
+     RETURNING size, pack, pack_offset, codec, coalesce(stored, size) AS length`,
   );
+  const frames = new Map<string, DeadRange>();
   for (const sha of candidates) {
     const r = del.get(sha) as
-      | { size: number; pack: number | null; pack_offset: number | null; length: number }
+      | {
+        size: number;
+        pack: number | null;
+        pack_offset: number | null;
+        codec: number;
+        length: number;
+      }
       | undefined;
     if (!r) continue; // referred to, never stored (a missing payload)
     out.payloads++;
     out.payload_bytes += Number(r.size);
-    if (r.pack !== null) {
-      out.dead.push({
-        pack: Number(r.pack),
-        offset: Number(r.pack_offset ?? 0),
-        length: Number(r.length),
-      });
+    if (r.pack === null) continue;
+    const range = {
+      pack: Number(r.pack),
+      offset: Number(r.pack_offset ?? 0),
+      length: Number(r.length),
+    };
+    if (Number(r.codec) === CODEC_FRAME) frames.set(`${range.pack}:${range.offset}`, range);
+    else out.dead.push(range);
+  }
+  if (frames.size) {
+    // One pass over the framed payloads: those that stay in a frame that loses others.
+    const framed = sql.stmt(
+      `SELECT sha256, pack, pack_offset FROM payloads WHERE codec = ${CODEC_FRAME}`,
+    );
+    for (
+      const r of framed.iterate() as Iterable<{ sha256: string; pack: number; pack_offset: number }>
+    ) {
+      if (frames.has(`${r.pack}:${r.pack_offset}`)) out.rewrite.push(r.sha256);
     }
+    out.dead.push(...frames.values());
   }
   return out;
 }

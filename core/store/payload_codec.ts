@@ -1,14 +1,32 @@
 /**
- * How a payload is stored: its own bytes, or raw DEFLATE when that pays. Pure (no store), so
- * the import worker compresses a unit's payloads while the main thread writes the previous
- * unit, and the store compresses only what reaches it uncompressed (canonical imports, tests).
+ * How a payload is stored: its own bytes, raw DEFLATE when that pays (a payload kept in the
+ * database), or a place in a frame: consecutive payloads of one unit compressed together with
+ * Zstandard, in a pack file. Pure (no store), so the import worker compresses a unit's payloads
+ * while the main thread writes the previous unit, and the store compresses only what reaches it
+ * uncompressed (a unit too big to compress while packed, canonical imports, tests).
+ *
+ * Why frames: most payloads are small (half of them under 1 KiB), and alone each compresses
+ * poorly. A 300 MB corpus's 138 MB of payloads took 65 MB stored one by one with DEFLATE, and
+ * 39 MB in 128 KiB Zstandard frames, for the same CPU (about 1 s); reading one back inflates
+ * its frame, about 0.3 ms, and a reader keeps the last frames it inflated.
  */
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import {
+  constants,
+  deflateRawSync,
+  inflateRawSync,
+  zstdCompressSync,
+  zstdDecompressSync,
+} from "node:zlib";
 
 /** Stored as the payload's own bytes. */
 export const CODEC_RAW = 0;
 /** Stored as raw DEFLATE (RFC 1951, `node:zlib`'s deflateRaw) at level 1: fast. */
 export const CODEC_DEFLATE = 1;
+/**
+ * Stored as `size` bytes at `frame_offset` of a frame: a Zstandard frame (RFC 8878) of
+ * consecutive payloads, `stored` bytes long at its `pack_offset` in a pack.
+ */
+export const CODEC_FRAME = 2;
 /** Payloads smaller than this are stored as they are: compression would win nothing. */
 const COMPRESS_MIN_BYTES = 256;
 /** The largest output buffer compression starts with. */
@@ -55,5 +73,96 @@ export function decodePayload(codec: number, bytes: Uint8Array, size: number): U
   }
   return raw.byteLength === size
     ? new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)
+    : null;
+}
+
+/** A frame holds consecutive payloads up to about this many bytes. */
+export const FRAME_BYTES = 128 << 10;
+/** Zstandard's level 3 (its default): within 1% of level 5's size at half its CPU. */
+const FRAME_LEVEL = 3;
+
+/**
+ * Where each frame of consecutive payloads ends (exclusive indexes into `sizes`): a frame
+ * closes once it holds {@link FRAME_BYTES}, and a payload that big is a frame of its own, so
+ * a frame of several payloads never inflates beyond twice that.
+ */
+export function frameEnds(sizes: ArrayLike<number>): number[] {
+  const ends: number[] = [];
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    if (sizes[i] >= FRAME_BYTES && i > start) {
+      ends.push(i);
+      start = i;
+      bytes = 0;
+    }
+    bytes += sizes[i];
+    if (bytes >= FRAME_BYTES) {
+      ends.push(i + 1);
+      start = i + 1;
+      bytes = 0;
+    }
+  }
+  if (start < sizes.length) ends.push(sizes.length);
+  return ends;
+}
+
+/** One frame of the payloads `parts`, in their order. */
+export function encodeFrame(parts: readonly Uint8Array[]): Uint8Array {
+  let joined = parts[0] ?? new Uint8Array(0);
+  if (parts.length > 1) {
+    joined = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+    for (let k = 0, o = 0; k < parts.length; o += parts[k++].byteLength) joined.set(parts[k], o);
+  }
+  const z = zstdCompressSync(joined, {
+    params: { [constants.ZSTD_c_compressionLevel]: FRAME_LEVEL },
+  });
+  return new Uint8Array(z.buffer, z.byteOffset, z.byteLength);
+}
+
+/**
+ * A frame's bytes, inflated; null when they cannot be a frame holding `needed` bytes (cut
+ * short, changed under the store). Never inflates beyond what a frame can hold, so a damaged
+ * pack cannot make a reader allocate without bound.
+ */
+export function decodeFrame(bytes: Uint8Array, needed: number): Uint8Array | null {
+  let raw: Uint8Array;
+  try {
+    raw = zstdDecompressSync(bytes, { maxOutputLength: Math.max(2 * FRAME_BYTES, needed) });
+  } catch {
+    return null;
+  }
+  return raw.byteLength >= needed
+    ? new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)
+    : null;
+}
+
+/** A payload as stored, wherever it was read: its codec, bytes and, in a frame, its place. */
+export interface StoredForm {
+  codec: number;
+  /** Its own bytes, DEFLATE, or (CODEC_FRAME) the whole frame's. */
+  bytes: Uint8Array;
+  size: number;
+  /** Where it starts in its inflated frame (CODEC_FRAME). */
+  offset?: number | null;
+}
+
+/**
+ * Frames already inflated, by the frame's stored bytes (a reader passes the same bytes for
+ * every payload of a frame): a slice of payloads inflates each of its frames once.
+ */
+export type InflatedFrames = Map<Uint8Array, Uint8Array | null>;
+
+/** A stored payload's own bytes (see {@link decodePayload}); a frame's through `frames`. */
+export function decodeStored(p: StoredForm, frames: InflatedFrames): Uint8Array | null {
+  if (p.codec !== CODEC_FRAME) return decodePayload(p.codec, p.bytes, p.size);
+  const offset = p.offset ?? 0;
+  let frame = frames.get(p.bytes);
+  if (frame === undefined) {
+    frame = decodeFrame(p.bytes, offset + p.size);
+    frames.set(p.bytes, frame);
+  }
+  return frame && frame.byteLength >= offset + p.size
+    ? frame.subarray(offset, offset + p.size)
     : null;
 }

@@ -7,14 +7,24 @@
  */
 import { type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
-import { type PackedPayloads, payloadAt, storedAt } from "./prepare.ts";
-import { CODEC_RAW, decodePayload, encodePayload } from "./payload_codec.ts";
+import { frameAt, type PackedPayloads, payloadAt, sizeAt } from "./prepare.ts";
+import {
+  CODEC_FRAME,
+  CODEC_RAW,
+  decodeFrame,
+  decodePayload,
+  encodeFrame,
+  encodePayload,
+  FRAME_BYTES,
+  frameEnds,
+  type StoredForm,
+} from "./payload_codec.ts";
 import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
 
 /** The columns a payload is read from. */
-const ROW = "size, pack, pack_offset, bytes, codec, stored";
+const ROW = "size, pack, pack_offset, bytes, codec, stored, frame_offset";
 interface PayloadRow {
   size: number;
   pack: number | null;
@@ -22,20 +32,31 @@ interface PayloadRow {
   bytes: Uint8Array;
   codec: number;
   stored: number | null;
+  frame_offset: number | null;
 }
-/** A payload as stored, for decoding elsewhere (a worker building search texts). */
-export interface StoredPayload {
+/**
+ * A payload as stored, for decoding elsewhere (a worker building search texts, with
+ * `decodeStored`): the payloads of one frame share its bytes, one object.
+ */
+export interface StoredPayload extends StoredForm {
   sha256: string;
-  size: number;
-  codec: number;
-  bytes: Uint8Array;
 }
+
+/** How many inflated frames a payload store keeps (each at most 256 KiB): a session's reads. */
+const FRAMES_KEPT = 8;
 
 export class PayloadStore {
   /** The pack new payloads go to; found on the first write. */
   private pack = 0;
   /** Packs written to since their last flush to disk. */
   private readonly unsynced = new Set<number>();
+  /**
+   * The frames inflated last, by pack and offset, the oldest first: reading a session's
+   * payloads one by one inflates each of its frames once. A pack only grows at its end, and a
+   * compacted one is removed and its number never used again, so a place names the same bytes
+   * for as long as anything refers to it.
+   */
+  private readonly frameCache = new Map<string, Uint8Array>();
 
   constructor(
     private readonly sql: Sql,
@@ -56,31 +77,110 @@ export class PayloadStore {
   }
 
   /**
-   * Stores the payloads not stored yet: a big one in a pack when the store has them (one write
-   * for the new ones, at the end of the current pack), the others in the database. Runs inside
-   * the unit's transaction, so no other writer appends meanwhile.
+   * Stores the payloads not stored yet. When they add up to {@link PACK_MIN_BYTES} and the
+   * store has packs, they go to the end of the current pack in frames (the import worker's
+   * frames as it made them, when none of their payloads is stored already; the others framed
+   * here), in one write per slice; fewer stay in the database, each compressed alone when that
+   * pays. Runs inside the unit's transaction, so no other writer appends meanwhile.
    */
   write(packed: PackedPayloads): void {
     if (!packed.sha256.length) return;
     const known = this.sql.stmt("SELECT 1 FROM payloads WHERE sha256 = ?");
-    const inline = this.sql.stmt(
-      "INSERT INTO payloads (sha256, size, bytes, codec) VALUES (?, ?, ?, ?)",
-    );
-    const big: { sha: string; size: number; codec: number; bytes: Uint8Array }[] = [];
+    const fresh = new Uint8Array(packed.sha256.length);
+    let bytes = 0;
     for (let i = 0; i < packed.sha256.length; i++) {
-      const sha = packed.sha256[i];
-      if (known.get(sha)) continue; // stored already: not compressed again
-      const own = payloadAt(packed, i);
-      // compressed by the import worker, or here
-      const s = packed.stored ? storedAt(packed, i) : encodePayload(own);
-      if (this.packs && s.bytes.byteLength >= PACK_MIN_BYTES) {
-        big.push({ sha, size: own.byteLength, ...s });
-      } else inline.run(sha, own.byteLength, s.bytes, s.codec);
+      if (known.get(packed.sha256[i])) continue; // stored already: not compressed again
+      fresh[i] = 1;
+      bytes += sizeAt(packed, i);
     }
-    if (big.length) this.writePacked(big);
+    if (!bytes && !fresh.includes(1)) return;
+    if (!this.packs || bytes < PACK_MIN_BYTES) {
+      const inline = this.sql.stmt(
+        "INSERT INTO payloads (sha256, size, bytes, codec) VALUES (?, ?, ?, ?)",
+      );
+      for (let i = 0; i < packed.sha256.length; i++) {
+        if (!fresh[i]) continue;
+        const own = payloadAt(packed, i);
+        const s = encodePayload(own);
+        inline.run(packed.sha256[i], own.byteLength, s.bytes, s.codec);
+      }
+      return;
+    }
+    const insert = this.sql.stmt(
+      `INSERT INTO payloads (sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset)
+       VALUES (?, ?, X'', ?, ?, ${CODEC_FRAME}, ?, ?)`,
+    );
+    const out = this.appender((sha, size, pack, offset, stored, at) =>
+      insert.run(sha, size, pack, offset, stored, at)
+    );
+    // Payloads left to frame here: their worker frame holds a payload stored already.
+    let left: number[] = [];
+    const frameLeft = () => {
+      out.frames(left.map((i) => ({ sha: packed.sha256[i], bytes: payloadAt(packed, i) })));
+      left = [];
+    };
+    const frames = packed.frames;
+    for (let k = 0, first = 0; k < (frames?.ends.length ?? 0); first = frames!.ends[k++]) {
+      const end = frames!.ends[k];
+      let whole = true;
+      for (let i = first; i < end; i++) whole &&= fresh[i] === 1;
+      if (!whole) {
+        for (let i = first; i < end; i++) if (fresh[i]) left.push(i);
+        continue;
+      }
+      frameLeft();
+      const members = [];
+      for (let i = first; i < end; i++) {
+        members.push({ sha: packed.sha256[i], size: sizeAt(packed, i) });
+      }
+      out.frame(frameAt(packed, k), members);
+    }
+    if (!frames) { for (let i = 0; i < packed.sha256.length; i++) if (fresh[i]) left.push(i); }
+    frameLeft();
+    out.flush();
   }
 
-  private writePacked(big: { sha: string; size: number; codec: number; bytes: Uint8Array }[]) {
+  /**
+   * Writes payloads stored already again, in new frames at the end of the pack, and points
+   * their rows there: what forgetting does with the payloads that stay in a frame whose other
+   * payloads are gone (forget.ts), so that frame's bytes can be scrubbed. Payloads it cannot
+   * read are left where they are. In the caller's transaction; flushed before it commits.
+   */
+  rewrite(sha256s: readonly string[]): number {
+    if (!this.packs || !sha256s.length) return 0;
+    const move = this.sql.stmt(
+      `UPDATE payloads SET bytes = X'', pack = ?, pack_offset = ?, codec = ${CODEC_FRAME},
+         stored = ?, frame_offset = ? WHERE sha256 = ?`,
+    );
+    const out = this.appender((sha, _size, pack, offset, stored, at) =>
+      move.run(pack, offset, stored, at, sha)
+    );
+    const items: { sha: string; bytes: Uint8Array }[] = [];
+    for (const sha of sha256s) {
+      const bytes = this.bytes(sha);
+      if (bytes) items.push({ sha, bytes });
+    }
+    out.frames(items);
+    out.flush();
+    this.dropInflated();
+    return items.length;
+  }
+
+  /**
+   * Appends frames at the end of the last pack, a slice of bytes per write, and records each
+   * payload's place through `place` (its hash, size, pack, the frame's offset and length, its
+   * offset in the frame).
+   */
+  private appender(
+    place: (
+      sha: string,
+      size: number,
+      pack: number,
+      offset: number,
+      stored: number,
+      at: number,
+    ) => void,
+  ) {
     const packs = this.packs!;
     // The last pack, never one below it: a compaction (compact.ts) may have removed a pack
     // this store appended to, and a pack number is never used twice.
@@ -88,43 +188,46 @@ export class PayloadStore {
     let end = packs.size(n);
     while (end >= this.packLimit) end = packs.size(++n);
     this.pack = n;
-    const insert = this.sql.stmt(
-      `INSERT OR IGNORE INTO payloads (sha256, size, bytes, pack, pack_offset, codec, stored)
-       VALUES (?, ?, X'', ?, ?, ?, ?)`,
-    );
-    const fresh: Uint8Array[] = [];
-    let length = 0;
-    for (const p of big) {
-      const len = p.codec === CODEC_RAW ? null : p.bytes.byteLength;
-      if (Number(insert.run(p.sha, p.size, n, end + length, p.codec, len).changes) === 1) {
-        fresh.push(p.bytes);
-        length += p.bytes.byteLength;
-      }
-    }
-    if (!length) return;
-    this.unsynced.add(n);
-    // Consecutive payloads go out together, up to a slice at a time.
     let at = end;
     let batch: Uint8Array[] = [];
     let size = 0;
     const flush = () => {
       if (!batch.length) return;
-      let out = batch[0];
+      let bytes = batch[0];
       if (batch.length > 1) {
-        out = new Uint8Array(size);
-        for (let k = 0, o = 0; k < batch.length; o += batch[k++].byteLength) out.set(batch[k], o);
+        bytes = new Uint8Array(size);
+        for (let k = 0, o = 0; k < batch.length; o += batch[k++].byteLength) bytes.set(batch[k], o);
       }
-      packs.write(n, at, out);
+      packs.write(n, at, bytes);
+      this.unsynced.add(n);
       at += size;
       batch = [];
       size = 0;
     };
-    for (const bytes of fresh) {
+    const frame = (bytes: Uint8Array, members: readonly { sha: string; size: number }[]) => {
       if (size + bytes.byteLength > PACK_WRITE_SLICE) flush();
+      let inFrame = 0;
+      for (const m of members) {
+        place(m.sha, m.size, n, end, bytes.byteLength, inFrame);
+        inFrame += m.size;
+      }
       batch.push(bytes);
       size += bytes.byteLength;
-    }
-    flush();
+      end += bytes.byteLength;
+    };
+    /** Frames payloads here, a frame at a time. */
+    const frames = (items: readonly { sha: string; bytes: Uint8Array }[]) => {
+      let first = 0;
+      for (const last of frameEnds(items.map((p) => p.bytes.byteLength))) {
+        const part = items.slice(first, last);
+        frame(
+          encodeFrame(part.map((p) => p.bytes)),
+          part.map((p) => ({ sha: p.sha, size: p.bytes.byteLength })),
+        );
+        first = last;
+      }
+    };
+    return { frame, frames, flush };
   }
 
   /**
@@ -157,12 +260,28 @@ export class PayloadStore {
   storedMany(sha256s: readonly string[]): StoredPayload[] {
     if (!sha256s.length) return [];
     const rows = this.sql.stmt(
-      `SELECT sha256, ${ROW} FROM payloads WHERE sha256 IN (SELECT value FROM json_each(?))`,
+      `SELECT sha256, ${ROW} FROM payloads WHERE sha256 IN (SELECT value FROM json_each(?))
+       ORDER BY pack, pack_offset`,
     ).all(JSON.stringify(sha256s)) as unknown as (PayloadRow & { sha256: string })[];
     const out: StoredPayload[] = [];
+    // a frame read once, and sent once (one object) for all its payloads
+    const frames = new Map<string, Uint8Array | null>();
     for (const row of rows) {
-      const bytes = this.storedBytes(row, Infinity);
-      if (bytes) out.push({ sha256: row.sha256, size: row.size, codec: row.codec, bytes });
+      let bytes: Uint8Array | null;
+      if (row.codec === CODEC_FRAME) {
+        const key = `${row.pack}:${row.pack_offset}`;
+        bytes = frames.get(key) ?? null;
+        if (!frames.has(key)) frames.set(key, bytes = this.storedBytes(row, Infinity));
+      } else bytes = this.storedBytes(row, Infinity);
+      if (bytes) {
+        out.push({
+          sha256: row.sha256,
+          size: row.size,
+          codec: row.codec,
+          bytes,
+          offset: row.frame_offset,
+        });
+      }
     }
     return out;
   }
@@ -179,6 +298,12 @@ export class PayloadStore {
 
   /** A stored payload's bytes, up to `maxBytes` of a raw one in a pack; null when unreadable. */
   private decode(row: PayloadRow, maxBytes: number): Uint8Array | null {
+    if (row.codec === CODEC_FRAME) {
+      const frame = this.frame(row);
+      const at = row.frame_offset ?? 0;
+      if (!frame || frame.byteLength < at + row.size) return null;
+      return frame.subarray(at, at + Math.min(row.size, maxBytes));
+    }
     const stored = this.storedBytes(row, maxBytes);
     if (!stored) return null;
     // a raw payload read from a pack only as far as asked is its head
@@ -186,6 +311,31 @@ export class PayloadStore {
     const bytes = decodePayload(row.codec, stored, row.size);
     if (!bytes) return null;
     return maxBytes < bytes.byteLength ? bytes.subarray(0, maxBytes) : bytes;
+  }
+
+  /** The inflated frame a payload row is in (see `frameCache`); null when unreadable. */
+  private frame(row: PayloadRow): Uint8Array | null {
+    const key = `${row.pack}:${row.pack_offset}`;
+    const kept = this.frameCache.get(key);
+    if (kept) {
+      this.frameCache.delete(key);
+      this.frameCache.set(key, kept);
+      return kept;
+    }
+    const stored = this.storedBytes(row, Infinity);
+    const frame = stored && decodeFrame(stored, (row.frame_offset ?? 0) + row.size);
+    if (!frame) return null;
+    if (frame.byteLength > 2 * FRAME_BYTES) return frame; // one big payload: read once
+    this.frameCache.set(key, frame);
+    if (this.frameCache.size > FRAMES_KEPT) {
+      this.frameCache.delete(this.frameCache.keys().next().value!);
+    }
+    return frame;
+  }
+
+  /** Forgets the inflated frames kept (after a forget: no forgotten bytes stay in memory). */
+  dropInflated(): void {
+    this.frameCache.clear();
   }
 
   /**

@@ -9,7 +9,8 @@ import type { Operation, OperationRecord, SessionDelta, SourceRange } from "../m
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
 import { searchBody } from "./search_text.ts";
-import { CODEC_RAW, encodePayload, type StoredBytes } from "./payload_codec.ts";
+import { encodeFrame, frameEnds } from "./payload_codec.ts";
+import { PACK_MIN_BYTES } from "./packs.ts";
 
 export interface PreparedOp {
   id: string;
@@ -57,12 +58,12 @@ export interface PackedPayloads {
   at: Float64Array;
   buffers: Uint8Array[];
   /**
-   * How each payload is to be stored, when the import worker already compressed them (units
-   * up to {@link COMPRESS_WHILE_PACKED_MAX}):
-   * payload i's codec is `codec[i]`; a compressed one's bytes are `bytes` from `at[2i]`,
-   * `at[2i + 1]` long (a raw one is stored as its own bytes, not copied here).
+   * The payloads in frames, when the import worker already compressed them (units of
+   * {@link PACK_MIN_BYTES} up to {@link COMPRESS_WHILE_PACKED_MAX}): frame k holds payloads
+   * `ends[k - 1]` (0 for the first) up to `ends[k]`, its bytes are `bytes` from `at[2k]`,
+   * `at[2k + 1]` long (see `payload_codec.ts`).
    */
-  stored?: { codec: Uint8Array; at: Float64Array; bytes: Uint8Array };
+  frames?: { ends: Uint32Array; at: Float64Array; bytes: Uint8Array };
 }
 
 /** A view's buffer travels as it is when the payloads use at least this share of it. */
@@ -113,7 +114,9 @@ export function packPayloads(
     i += 3;
   }
   const packed: PackedPayloads = { sha256, at, buffers };
-  if (compress && total <= COMPRESS_WHILE_PACKED_MAX) packed.stored = encodeAll(payloads);
+  if (compress && total >= PACK_MIN_BYTES && total <= COMPRESS_WHILE_PACKED_MAX) {
+    packed.frames = encodeFrames(packed);
+  }
   return packed;
 }
 
@@ -124,33 +127,35 @@ export function packPayloads(
  */
 export const COMPRESS_WHILE_PACKED_MAX = 16 << 20;
 
-/** Every payload's codec, and the compressed ones' bytes in one buffer (see `stored`). */
-function encodeAll(payloads: Map<string, Uint8Array>): NonNullable<PackedPayloads["stored"]> {
-  const codec = new Uint8Array(payloads.size);
-  const at = new Float64Array(payloads.size * 2);
+/** The unit's payloads in frames, in their order (see `frames`). */
+function encodeFrames(p: PackedPayloads): NonNullable<PackedPayloads["frames"]> {
+  const ends = frameEnds(p.sha256.map((_, i) => sizeAt(p, i)));
+  const at = new Float64Array(ends.length * 2);
   const parts: Uint8Array[] = [];
-  let i = 0, size = 0;
-  for (const bytes of payloads.values()) {
-    const s = encodePayload(bytes);
-    codec[i] = s.codec;
-    if (s.codec !== CODEC_RAW) {
-      at[2 * i] = size;
-      at[2 * i + 1] = s.bytes.byteLength;
-      parts.push(s.bytes);
-      size += s.bytes.byteLength;
-    }
-    i++;
+  let size = 0;
+  for (let k = 0, first = 0; k < ends.length; first = ends[k++]) {
+    const members = [];
+    for (let i = first; i < ends[k]; i++) members.push(payloadAt(p, i));
+    const frame = encodeFrame(members);
+    at[2 * k] = size;
+    at[2 * k + 1] = frame.byteLength;
+    parts.push(frame);
+    size += frame.byteLength;
   }
   const all = new Uint8Array(size);
   for (let k = 0, o = 0; k < parts.length; o += parts[k++].byteLength) all.set(parts[k], o);
-  return { codec, at, bytes: all };
+  return { ends: Uint32Array.from(ends), at, bytes: all };
 }
 
-/** How packed payload `i` is stored, as the import worker decided (`stored` is set). */
-export function storedAt(p: PackedPayloads, i: number): StoredBytes {
-  const s = p.stored!;
-  if (s.codec[i] === CODEC_RAW) return { codec: CODEC_RAW, bytes: payloadAt(p, i) };
-  return { codec: s.codec[i], bytes: s.bytes.subarray(s.at[2 * i], s.at[2 * i] + s.at[2 * i + 1]) };
+/** The bytes of frame `k` of packed payloads the import worker framed (`frames` is set). */
+export function frameAt(p: PackedPayloads, k: number): Uint8Array {
+  const f = p.frames!;
+  return f.bytes.subarray(f.at[2 * k], f.at[2 * k] + f.at[2 * k + 1]);
+}
+
+/** The size of packed payload `i`. */
+export function sizeAt(p: PackedPayloads, i: number): number {
+  return p.at[3 * i + 2];
 }
 
 /** The bytes of packed payload `i` (a view, not a copy). */

@@ -445,13 +445,15 @@ export class ChronicleStore {
       this.transaction(() => {
         rows = forgetRows(this.sql, ids, now);
         if (options.dryRun) throw DRY_RUN;
+        // what stays of the frames that lose payloads, written elsewhere: the frames go whole
+        this.payloads.rewrite(rows.rewrite);
       });
     } catch (e) {
       if (e !== DRY_RUN) throw e;
     } finally {
       this.db.exec(`PRAGMA secure_delete = ${secure ? "ON" : "OFF"}`);
     }
-    const { dead, ...counts } = rows!;
+    const { dead, rewrite: _moved, ...counts } = rows!;
     return {
       dry_run: options.dryRun === true,
       ...counts,
@@ -476,6 +478,7 @@ export class ChronicleStore {
     // after the commit that repointed their payloads (compact.ts)
     for (const n of victims) this.payloads.packs?.remove(n);
     const scrubbed = scrubDead(this.payloads, dead.filter((d) => !victims.includes(d.pack)));
+    this.payloads.dropInflated(); // no forgotten bytes kept in memory either
     const wal = options.vacuum === false
       ? { pages: "none" as const, walTruncated: false }
       : reclaimPages(this.sql, () => this.changes.prepareTemp());

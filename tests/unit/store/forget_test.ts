@@ -4,6 +4,7 @@
  * same log, an appended one, a rewritten one, a canonical export) brings the session back.
  * Compaction never loses a live payload, whatever step a crash stops it at.
  */
+import { existsSync } from "node:fs";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { assert, assertEquals, assertThrows } from "../../_helpers/assert.ts";
 import { ChronicleStore, PACK_MIN_BYTES, type PackFiles } from "../../../core/store/mod.ts";
@@ -21,6 +22,19 @@ const id = (native: string) => `claude-code:${native}`;
 const noise = (seed: string, n: number) => big(seed, n);
 
 /** The data folder's bytes: the database with its log, and the packs. */
+/** Where a payload's frame is in the packs. */
+const frameOf = (store: ChronicleStore, text: string) =>
+  dbOf(store).prepare("SELECT pack, pack_offset, stored FROM payloads WHERE sha256 = ?")
+    .get(sha256Hex(text)) as { pack: number; pack_offset: number; stored: number };
+
+/** Whether a frame's bytes are all zeros (scrubbed), or gone with their pack (compacted). */
+function zeroed(data: string, f: { pack: number; pack_offset: number; stored: number }) {
+  const name = `${packDir(data)}/${String(f.pack).padStart(4, "0")}.pack`;
+  if (!existsSync(name)) return true;
+  return Deno.readFileSync(name).subarray(f.pack_offset, f.pack_offset + f.stored)
+    .every((b) => b === 0);
+}
+
 function folderBytes(data: string): { db: number; packs: number } {
   let db = 0;
   for (const f of ["chronicle.db", "chronicle.db-wal"]) {
@@ -174,11 +188,20 @@ Deno.test("a payload two sessions share stays when one is forgotten, and goes wi
   await writeSession(s.home, B, [sharedBig, sharedSmall]);
   const store = s.open();
   await s.run(store);
+  // A, read first, holds the shared payloads in its frame, with its own
+  const own = noise("a-own", PACK_MIN_BYTES * 3);
+  const frame = frameOf(store, own);
+  assertEquals(frameOf(store, sharedBig), frame);
   const first = store.forget([id(A)]);
   assertEquals(first.payloads, 5); // A's prompt, its own result and its three commands
   for (const text of [sharedBig, sharedSmall]) {
     assertEquals(store.payload(sha256Hex(text)), encoder.encode(text));
   }
+  // what stays of A's frame was written again elsewhere, and the frame's bytes are zeroed
+  const moved = frameOf(store, sharedBig);
+  assert(moved.pack !== frame.pack || moved.pack_offset !== frame.pack_offset, "moved");
+  assert(zeroed(s.data, frame), "A's frame is scrubbed, or its pack compacted away");
+  assertEquals(store.health().payloads.bad, 0);
   assertEquals(store.payload(sha256Hex(noise("a-own", PACK_MIN_BYTES * 3))), null);
   const second = store.forget([id(B)]);
   assertEquals(second.payloads, 5);
@@ -216,14 +239,13 @@ Deno.test("a pack that stays has the forgotten payloads' bytes zeroed; new paylo
   await writeSession(s.home, A, [secret]);
   const store = s.open();
   await s.run(store);
-  const pack = () => Deno.readFileSync(`${packDir(s.data)}/0001.pack`);
-  const holds = (bytes: Uint8Array, text: string) =>
-    new TextDecoder().decode(bytes).includes(text.slice(0, 64));
-  assert(holds(pack(), secret));
+  // the secret's unit is a frame of its own (the prompt, the command, the result)
+  const frame = frameOf(store, secret);
+  assert(!zeroed(s.data, frame));
   const out = store.forget([id(A)]);
   assertEquals(out.reclaim?.packs_compacted, 0); // a sixth of it was dead: kept
-  assertEquals(out.reclaim?.scrubbed_bytes, PACK_MIN_BYTES * 3);
-  assert(!holds(pack(), secret), "the forgotten bytes are gone from the pack");
+  assertEquals(out.reclaim?.scrubbed_bytes, frame.stored);
+  assert(zeroed(s.data, frame), "the forgotten bytes are gone from the pack");
   for (const k of keep) assertEquals(store.payload(sha256Hex(k)), encoder.encode(k));
   store.close();
 });

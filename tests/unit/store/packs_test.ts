@@ -15,18 +15,34 @@ const place = (store: ChronicleStore, text: string) =>
     sha256Hex(text),
   ) as { pack: number | null; pack_offset: number | null; size: number } | undefined;
 
-Deno.test("a big payload goes to a pack, a small one stays in the database; both read back exactly", async () => {
+/** The bytes the packs hold for a store's framed payloads: each frame once. */
+const framed = (store: ChronicleStore) =>
+  Number(
+    (dbOf(store).prepare(
+      `SELECT coalesce(sum(stored), 0) AS n FROM
+         (SELECT DISTINCT pack, pack_offset, stored FROM payloads WHERE pack IS NOT NULL)`,
+    ).get() as { n: number }).n,
+  );
+
+Deno.test("a unit's payloads go to a pack in frames once they add up to 4 KiB, a smaller unit's stay in the database; all read back exactly", async () => {
   await using s = await scratch();
   const results = [big("alpha"), "short result", big("gamma é ✓ 🚀")];
   const store = await s.imported("aaaaaaaa-1", results);
-  assertEquals(place(store, results[0])?.pack, 1);
-  assertEquals(place(store, results[1])?.pack, null);
-  for (const r of results) {
+  const rows = results.map((r) => place(store, r)!);
+  assertEquals(rows.map((r) => r.pack), [1, 1, 1]);
+  // consecutive payloads of a unit share a frame
+  assertEquals(new Set(rows.map((r) => r.pack_offset)).size, 1);
+  const small = "a small unit's only result";
+  await s.write("bbbbbbbb-2", [small]);
+  await s.run(store);
+  assertEquals(place(store, small)?.pack, null);
+  for (const r of [...results, small]) {
     assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
     assertEquals(store.payloadHead(sha256Hex(r), 5), encoder.encode(r).subarray(0, 5));
   }
-  const expected = encoder.encode(results[0]).byteLength + encoder.encode(results[2]).byteLength;
-  assertEquals(s.packBytes(), expected);
+  assertEquals(s.packBytes(), framed(store));
+  const raw = encoder.encode(results[0]).byteLength + encoder.encode(results[2]).byteLength;
+  assert(s.packBytes() < raw, `${s.packBytes()} bytes in the pack for ${raw} of hex`);
   if (Deno.build.os !== "windows") {
     assertEquals(Deno.statSync(packDir(s.data)).mode! & 0o777, 0o700);
     assertEquals(Deno.statSync(`${packDir(s.data)}/0001.pack`).mode! & 0o777, 0o600);
@@ -34,7 +50,7 @@ Deno.test("a big payload goes to a pack, a small one stays in the database; both
   store.close();
   // A new process finds the bytes again.
   const again = s.open();
-  for (const r of results) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  for (const r of [...results, small]) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
   again.close();
 });
 
@@ -43,7 +59,7 @@ Deno.test("a payload already stored is not written again, whichever session or p
   const shared = big("shared");
   const store = await s.imported("aaaaaaaa-1", [shared]);
   const once = s.packBytes();
-  assertEquals(once, encoder.encode(shared).byteLength);
+  assertEquals(once, framed(store));
   // another session with the same result, and the first file replaced (a full re-read)
   await s.write("bbbbbbbb-2", [shared]);
   await s.write("aaaaaaaa-1", [shared, "x"]);
@@ -93,7 +109,8 @@ Deno.test("a pack changed or cut short gives a missing payload, never wrong byte
   await Deno.truncate(pack, 100);
   const after = s.open();
   assertEquals(after.payload(sha256Hex(result)), null);
-  assertEquals(after.payloadHead(sha256Hex(result), 50)?.byteLength, 50);
+  // a frame cut short inflates to nothing: not even a head of it is read
+  assertEquals(after.payloadHead(sha256Hex(result), 50), null);
   await Deno.remove(packDir(s.data), { recursive: true });
   const gone = s.open();
   assertEquals(gone.payload(sha256Hex(result)), null);
@@ -181,23 +198,37 @@ Deno.test("error statistics count a failed command whose output is in a pack", a
   store.close();
 });
 
-Deno.test("a payload that compresses is stored compressed, one that does not as it is; both read back exactly", async () => {
+Deno.test("a big unit's payloads are stored in Zstandard frames, a small unit's compressed alone when that pays; all read back exactly", async () => {
   await using s = await scratch();
   const log = "compiling module core/store/search.ts\n".repeat(5_000); // 190 KB, compresses ~100x
-  const hex = big("hex", 40_000); // level-1 DEFLATE saves under an eighth of it: kept as it is
+  const hex = big("hex", 40_000); // compresses to about half
   const store = await s.imported("aaaaaaaa-1", [log, hex]);
   const row = (text: string) =>
     dbOf(store).prepare(
-      "SELECT size, codec, stored, pack, length(bytes) AS inline FROM payloads WHERE sha256 = ?",
+      `SELECT size, codec, stored, pack, pack_offset, frame_offset, length(bytes) AS inline
+       FROM payloads WHERE sha256 = ?`,
     ).get(sha256Hex(text)) as Record<string, number | null>;
-  const small = row(log);
-  assertEquals([small.size, small.codec, small.pack], [log.length, 1, null]);
-  assert(small.inline! < log.length / 50, `${small.inline} bytes stored`);
-  const packed = row(hex);
-  assertEquals([packed.size, packed.codec, packed.pack, packed.stored], [hex.length, 0, 1, null]);
-  assertEquals(s.packBytes(), hex.length);
-  for (const text of [log, hex]) assertEquals(store.payload(sha256Hex(text)), encoder.encode(text));
+  const alone = row(log); // bigger than a frame: a frame of its own
+  assertEquals([alone.size, alone.codec, alone.pack, alone.frame_offset], [log.length, 2, 1, 0]);
+  assert(alone.stored! < log.length / 50, `${alone.stored} bytes stored`);
+  const next = row(hex);
+  assertEquals([next.codec, next.pack], [2, 1]);
+  assertEquals(next.pack_offset, alone.pack_offset! + alone.stored!, "the next frame");
+  assert(next.stored! < hex.length * 0.7, `${next.stored} bytes stored for ${hex.length}`);
+  assertEquals(s.packBytes(), framed(store));
+  // a unit under 4 KiB of payloads: in the database, DEFLATE when it pays
+  const short = "compiling module core/store/queries.ts\n".repeat(60);
+  await s.write("bbbbbbbb-2", [short, "ok"]);
+  await s.run(store);
+  const inline = row(short);
+  assertEquals([inline.codec, inline.pack], [1, null]);
+  assert(inline.inline! < short.length / 10, `${inline.inline} bytes stored`);
+  assertEquals([row("ok").codec, row("ok").inline], [0, 2]);
+  for (const text of [log, hex, short, "ok"]) {
+    assertEquals(store.payload(sha256Hex(text)), encoder.encode(text));
+  }
   assertEquals(store.payloadHead(sha256Hex(log), 38), encoder.encode(log.slice(0, 38)));
+  assertEquals(store.payloadHead(sha256Hex(hex), 9), encoder.encode(hex.slice(0, 9)));
   assertEquals(store.search("search.ts").total, 1, "the whole output is searchable");
   store.close();
 });
@@ -209,7 +240,8 @@ Deno.test("payloads compressed by the import worker are stored exactly as the st
     await using s = await scratch({ compress });
     const store = await s.imported("aaaaaaaa-1", results);
     const out = dbOf(store).prepare(
-      "SELECT sha256, size, codec, stored, pack, pack_offset, bytes FROM payloads ORDER BY sha256",
+      `SELECT sha256, size, codec, stored, pack, pack_offset, frame_offset, bytes FROM payloads
+       ORDER BY sha256`,
     ).all();
     for (const text of results) {
       assertEquals(store.payload(sha256Hex(text)), encoder.encode(text), "reads back exactly");
@@ -220,7 +252,8 @@ Deno.test("payloads compressed by the import worker are stored exactly as the st
   };
   const inWorker = await rows(true);
   const inStore = await rows(false);
-  assert(inWorker.out.some((r) => r.codec === 1) && inWorker.out.some((r) => r.codec === 0));
+  assert(inWorker.out.every((r) => r.codec === 2), "all in frames");
+  assert(new Set(inWorker.out.map((r) => r.pack_offset)).size > 1, "in more than one frame");
   assertEquals(inWorker, inStore);
 });
 
@@ -230,7 +263,9 @@ Deno.test("health() reports quick_check ok and names a pack payload that no long
   const store = await s.imported("aaaaaaaa-1", [result]);
   const fine = store.health();
   assertEquals(fine.quick_check, []);
-  assertEquals([fine.payloads.checked, fine.payloads.bad], [1, 0]);
+  // the result, the prompt and the command, in one frame
+  assertEquals([fine.payloads.checked, fine.payloads.bad], [fine.payloads.packed, 0]);
+  assert(fine.payloads.packed >= 2, `${fine.payloads.packed} in the pack`);
   store.close();
   const pack = `${packDir(s.data)}/0001.pack`;
   const bytes = await Deno.readFile(pack);
@@ -238,8 +273,12 @@ Deno.test("health() reports quick_check ok and names a pack payload that no long
   await Deno.writeFile(pack, bytes);
   const again = s.open();
   const bad = again.health();
-  assertEquals([bad.payloads.checked, bad.payloads.bad], [1, 1]);
-  assertEquals(bad.payloads.bad_sha256, [sha256Hex(result)]);
+  // a frame changed loses every payload in it, each named
+  assertEquals([bad.payloads.checked, bad.payloads.bad], [
+    fine.payloads.packed,
+    fine.payloads.packed,
+  ]);
+  assert(bad.payloads.bad_sha256.includes(sha256Hex(result)));
   assertEquals(again.health({ verifyPacks: false }).payloads.checked, 0);
   again.close();
 });

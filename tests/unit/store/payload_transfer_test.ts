@@ -3,12 +3,13 @@ import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { PayloadSink, sha256Hex } from "../../../core/model/mod.ts";
 import {
   COMPRESS_WHILE_PACKED_MAX,
+  frameAt,
+  PACK_MIN_BYTES,
   type PackedPayloads,
   packPayloads,
   payloadAt,
-  storedAt,
 } from "../../../core/store/mod.ts";
-import { inflateRawSync } from "node:zlib";
+import { decodeFrame, FRAME_BYTES } from "../../../core/store/payload_codec.ts";
 
 const unpack = (p: PackedPayloads) => p.sha256.map((sha, i) => [sha, payloadAt(p, i)]);
 
@@ -52,29 +53,60 @@ Deno.test("an empty set of payloads packs to nothing", () => {
   assertEquals([packed.sha256, packed.buffers, unpack(packed)], [[], [], []]);
 });
 
-Deno.test("compressed while packed: what pays is DEFLATE in one buffer, the rest stays as it is", () => {
+Deno.test("compressed while packed: consecutive payloads in frames of about 128 KiB", () => {
   const sink = new PayloadSink();
-  const log = "compiling module core/store/search.ts\n".repeat(500);
-  const refs = [log, "short", "x".repeat(300)].map((t) => sink.text(t));
+  const log = "compiling module core/store/search.ts\n".repeat(500); // 19 KB
+  const texts = [
+    log,
+    "short",
+    "x".repeat(300),
+    "y".repeat(FRAME_BYTES),
+    ...Array.from(
+      { length: 12 },
+      (_, i) => `${i} `.repeat(6000),
+    ),
+  ];
+  for (const t of texts) sink.text(t);
   const packed = packPayloads(sink.payloads, { compress: true });
-  assert(packed.stored, "the worker's packing carries how each payload is stored");
-  assertEquals([...packed.stored.codec], [1, 0, 1]);
-  refs.forEach((ref, i) => {
-    const s = storedAt(packed, i);
-    const raw = payloadAt(packed, i);
-    assertEquals(sha256Hex(raw), "sha256" in ref && ref.sha256);
-    if (s.codec === 0) assert(s.bytes === raw || s.bytes.buffer === raw.buffer, "not copied");
-    else assertEquals(new Uint8Array(inflateRawSync(s.bytes)), raw);
-    if (s.codec === 1) assertEquals(s.bytes.buffer, packed.stored!.bytes.buffer);
+  const frames = packed.frames;
+  assert(frames, "the worker's packing carries the frames");
+  // the first three, then the big one alone, then the rest up to 128 KiB a frame
+  assertEquals([...frames.ends].slice(0, 2), [3, 4]);
+  assertEquals(frames.ends.at(-1), texts.length);
+  let first = 0;
+  frames.ends.forEach((end, k) => {
+    const members = Array.from({ length: end - first }, (_, j) => payloadAt(packed, first + j));
+    const size = members.reduce((n, m) => n + m.byteLength, 0);
+    assert(end - first === 1 || size < 2 * FRAME_BYTES, `frame ${k}: ${size} bytes`);
+    const raw = decodeFrame(frameAt(packed, k), size);
+    assert(raw, `frame ${k} inflates`);
+    let at = 0;
+    for (const m of members) {
+      assertEquals(raw.subarray(at, at + m.byteLength), m);
+      at += m.byteLength;
+    }
+    assertEquals(raw.byteLength, at, "nothing else in the frame");
+    first = end;
   });
-  assertEquals(packPayloads(sink.payloads).stored, undefined, "the store compresses otherwise");
+  const stored = frames.bytes.byteLength;
+  const raw = texts.reduce((n, t) => n + t.length, 0);
+  assert(stored * 20 < raw, `${stored} bytes stored for ${raw}`);
+  assertEquals(packPayloads(sink.payloads).frames, undefined, "the store compresses otherwise");
+});
+
+Deno.test("a unit with fewer payload bytes than a pack takes is not framed by the packing", () => {
+  const sink = new PayloadSink();
+  sink.text("z".repeat(PACK_MIN_BYTES - 1));
+  assertEquals(packPayloads(sink.payloads, { compress: true }).frames, undefined);
+  sink.text("!");
+  assert(packPayloads(sink.payloads, { compress: true }).frames, "at the threshold: framed");
 });
 
 Deno.test("a unit with more payload bytes than the packing compresses travels raw", () => {
   const sink = new PayloadSink();
   sink.text("y".repeat(COMPRESS_WHILE_PACKED_MAX / 2));
   sink.text("z".repeat(COMPRESS_WHILE_PACKED_MAX / 2));
-  assert(packPayloads(sink.payloads, { compress: true }).stored, "at the limit: compressed");
+  assert(packPayloads(sink.payloads, { compress: true }).frames, "at the limit: compressed");
   sink.text("one byte more");
-  assertEquals(packPayloads(sink.payloads, { compress: true }).stored, undefined);
+  assertEquals(packPayloads(sink.payloads, { compress: true }).frames, undefined);
 });
