@@ -74,17 +74,17 @@ export function compactPacks(
     batch = [];
     batchSize = 0;
   };
-  const move = sql.stmt("UPDATE payloads SET pack = ?, pack_offset = ? WHERE id = ?");
+  const move = sql.stmt("UPDATE payloads SET pack = ?, pack_offset = ? WHERE sha256 = ?");
   const rows = sql.stmt(
-    `SELECT id, pack, pack_offset, coalesce(stored, size) AS length FROM payloads
+    `SELECT sha256, pack, pack_offset, coalesce(stored, size) AS length FROM payloads
      WHERE pack IN (${victims.map(() => "?").join(", ")}) ORDER BY pack, pack_offset`,
-  ).all(...victims) as { id: number; pack: number; pack_offset: number; length: number }[];
+  ).all(...victims) as { sha256: string; pack: number; pack_offset: number; length: number }[];
   // The payloads of a frame share its place: it is copied once, and they all follow it.
   let last = { pack: -1, offset: -1, to: -1, at: -1 };
   for (const r of rows) {
     const length = Number(r.length);
     if (Number(r.pack) === last.pack && Number(r.pack_offset) === last.offset) {
-      if (last.to >= 0) move.run(last.to, last.at, r.id);
+      if (last.to >= 0) move.run(last.to, last.at, r.sha256);
       continue;
     }
     last = { pack: Number(r.pack), offset: Number(r.pack_offset), to: -1, at: -1 };
@@ -99,7 +99,7 @@ export function compactPacks(
     if (!batchSize) batchAt = end;
     batch.push(bytes);
     batchSize += length;
-    move.run(target, end, r.id);
+    move.run(target, end, r.sha256);
     last.to = target;
     last.at = end;
     end += length;

@@ -86,7 +86,7 @@ CREATE VIRTUAL TABLE operations_fts USING fts5(
 -- Merge index segments less eagerly: bulk imports write much less, and queries stay fast.
 INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
 
--- A rowid table: large blobs do not belong in a WITHOUT ROWID b-tree.
+-- Migration 16 makes it a WITHOUT ROWID table keyed by sha256.
 CREATE TABLE payloads (
   id INTEGER PRIMARY KEY,
   sha256 TEXT NOT NULL UNIQUE,
@@ -366,5 +366,28 @@ INSERT OR IGNORE INTO search_backlog (rowid) SELECT rowid FROM operations;
     // of a 300 MB corpus took 65 MB stored one by one, 39 MB in frames. Rows written before
     // keep their codec: nothing is rewritten.
     sql: `ALTER TABLE payloads ADD COLUMN frame_offset INTEGER;`,
+  },
+  {
+    version: 16,
+    name: "payloads keyed by their SHA-256",
+    // Every lookup is by hash, and since frames a row is small (its bytes are in a pack): the
+    // table is its own index now, WITHOUT ROWID, instead of a rowid table beside an index of
+    // the same hashes (300 MB corpus: 6.9 + 6.0 MB, now 6.5 MB).
+    sql: `
+CREATE TABLE payloads_by_hash (
+  sha256 TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  bytes BLOB NOT NULL,
+  pack INTEGER,
+  pack_offset INTEGER,
+  codec INTEGER NOT NULL DEFAULT 0,
+  stored INTEGER,
+  frame_offset INTEGER
+) WITHOUT ROWID;
+INSERT INTO payloads_by_hash
+  SELECT sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset FROM payloads;
+DROP TABLE payloads;
+ALTER TABLE payloads_by_hash RENAME TO payloads;
+`,
   },
 ];

@@ -188,6 +188,47 @@ Deno.test("a store made before packs still reads its payloads, and adds new ones
   store.close();
 });
 
+Deno.test("migration 16 keys the payloads by hash and every payload, framed or inline, reads the same", async () => {
+  await using s = await scratch();
+  const results = [big("framed one"), big("framed two")];
+  const store = await s.imported("aaaaaaaa-1", results);
+  const small = "an inline result";
+  await s.write("bbbbbbbb-2", [small]);
+  await s.run(store);
+  const texts = [...results, small];
+  const session = JSON.stringify(store.loadSession("claude-code:aaaaaaaa-1"));
+  const counts = store.health().payloads;
+  assert(counts.inline > 0 && counts.packed > 0, JSON.stringify(counts));
+  // The payloads table as version 15 left it: a rowid table beside its index of hashes.
+  dbOf(store).exec(`
+    CREATE TABLE payloads_v15 (id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE,
+      size INTEGER NOT NULL, bytes BLOB NOT NULL, pack INTEGER, pack_offset INTEGER,
+      codec INTEGER NOT NULL DEFAULT 0, stored INTEGER, frame_offset INTEGER);
+    INSERT INTO payloads_v15 (sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset)
+      SELECT sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset FROM payloads;
+    DROP TABLE payloads;
+    ALTER TABLE payloads_v15 RENAME TO payloads;
+    DELETE FROM migrations WHERE version = 16;`);
+  store.close();
+  const after = s.open();
+  const table = dbOf(after).prepare("SELECT sql FROM sqlite_schema WHERE name = 'payloads'")
+    .get() as { sql: string };
+  assert(/WITHOUT ROWID/.test(table.sql), table.sql);
+  assertEquals(
+    (dbOf(after).prepare("SELECT count(*) AS n FROM sqlite_schema WHERE tbl_name = 'payloads'")
+      .get() as { n: number }).n,
+    1,
+    "no index beside the table",
+  );
+  for (const t of texts) assertEquals(after.payload(sha256Hex(t)), encoder.encode(t));
+  assertEquals(place(after, small)?.pack, null);
+  assertEquals(JSON.stringify(after.loadSession("claude-code:aaaaaaaa-1")), session);
+  const health = after.health();
+  assertEquals(health.quick_check, []);
+  assertEquals(health.payloads, { ...counts, checked: counts.packed, bad: 0 });
+  after.close();
+});
+
 Deno.test("error statistics count a failed command whose output is in a pack", async () => {
   await using s = await scratch();
   const failing = "make: *** [step1] Error 2\nExit code 2\n" + big("log");
