@@ -31,11 +31,9 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
         epoch,
         resume,
       }),
-      { compress: true },
     );
     // The payload buffers are the worker's own (see packPayloads): they move, not copy.
     const buffers = new Set(result.payloads.buffers.map((b) => b.buffer as ArrayBuffer));
-    if (result.payloads.frames) buffers.add(result.payloads.frames.bytes.buffer as ArrayBuffer);
     self.postMessage({ id, ok: true, result } satisfies WorkerResponse, [...buffers]);
   } catch (err) {
     self.postMessage({ id, ok: false, error: (err as Error)?.message ?? String(err) });

@@ -131,12 +131,12 @@ export async function looksUnchanged(
 /** From this many units to import, a pass counts as a bulk import. */
 const BULK_UNITS = 16;
 
-/** Runs importers in this thread; `compress` compresses payloads as the import worker does. */
-export function inProcessRunner(fs: SourceFs, { compress = false } = {}): UnitRunner {
+/** Runs importers in this thread. */
+export function inProcessRunner(fs: SourceFs): UnitRunner {
   return (unit, epoch, resume) => {
     const importer = importerFor(unit.source);
     if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
-    return importer.import(unit, { fs, epoch, resume }).then((r) => prepareUnit(r, { compress }));
+    return importer.import(unit, { fs, epoch, resume }).then((r) => prepareUnit(r));
   };
 }
 

@@ -1,9 +1,9 @@
 /**
  * How a payload is stored: its own bytes, raw DEFLATE when that pays (a payload kept in the
  * database), or a place in a frame: consecutive payloads of one unit compressed together with
- * Zstandard, in a pack file. Pure (no store), so the import worker compresses a unit's payloads
- * while the main thread writes the previous unit, and the store compresses only what reaches it
- * uncompressed (a unit too big to compress while packed, canonical imports, tests).
+ * Zstandard, in a pack file. Pure (no store): the store compresses as it writes (the import
+ * worker, the busier thread of an import, sends payloads raw), and the search-text worker
+ * decodes what it reads.
  *
  * Why frames: most payloads are small (half of them under 1 KiB), and alone each compresses
  * poorly. A 300 MB corpus's 138 MB of payloads took 65 MB stored one by one with DEFLATE, and

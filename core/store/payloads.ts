@@ -7,7 +7,7 @@
  */
 import { type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
-import { frameAt, type PackedPayloads, payloadAt, sizeAt } from "./prepare.ts";
+import { type PackedPayloads, payloadAt, sizeAt } from "./prepare.ts";
 import {
   CODEC_FRAME,
   CODEC_RAW,
@@ -78,10 +78,9 @@ export class PayloadStore {
 
   /**
    * Stores the payloads not stored yet. When they add up to {@link PACK_MIN_BYTES} and the
-   * store has packs, they go to the end of the current pack in frames (the import worker's
-   * frames as it made them, when none of their payloads is stored already; the others framed
-   * here), in one write per slice; fewer stay in the database, each compressed alone when that
-   * pays. Runs inside the unit's transaction, so no other writer appends meanwhile.
+   * store has packs, they go to the end of the current pack in Zstandard frames, in one write
+   * per slice; fewer stay in the database, each compressed alone when that pays. Runs inside
+   * the unit's transaction, so no other writer appends meanwhile.
    */
   write(packed: PackedPayloads): void {
     if (!packed.sha256.length) return;
@@ -113,30 +112,11 @@ export class PayloadStore {
     const out = this.appender((sha, size, pack, offset, stored, at) =>
       insert.run(sha, size, pack, offset, stored, at)
     );
-    // Payloads left to frame here: their worker frame holds a payload stored already.
-    let left: number[] = [];
-    const frameLeft = () => {
-      out.frames(left.map((i) => ({ sha: packed.sha256[i], bytes: payloadAt(packed, i) })));
-      left = [];
-    };
-    const frames = packed.frames;
-    for (let k = 0, first = 0; k < (frames?.ends.length ?? 0); first = frames!.ends[k++]) {
-      const end = frames!.ends[k];
-      let whole = true;
-      for (let i = first; i < end; i++) whole &&= fresh[i] === 1;
-      if (!whole) {
-        for (let i = first; i < end; i++) if (fresh[i]) left.push(i);
-        continue;
-      }
-      frameLeft();
-      const members = [];
-      for (let i = first; i < end; i++) {
-        members.push({ sha: packed.sha256[i], size: sizeAt(packed, i) });
-      }
-      out.frame(frameAt(packed, k), members);
+    const items = [];
+    for (let i = 0; i < packed.sha256.length; i++) {
+      if (fresh[i]) items.push({ sha: packed.sha256[i], bytes: payloadAt(packed, i) });
     }
-    if (!frames) { for (let i = 0; i < packed.sha256.length; i++) if (fresh[i]) left.push(i); }
-    frameLeft();
+    out.frames(items);
     out.flush();
   }
 

@@ -9,8 +9,6 @@ import type { Operation, OperationRecord, SessionDelta, SourceRange } from "../m
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
 import { searchBody } from "./search_text.ts";
-import { encodeFrame, frameEnds } from "./payload_codec.ts";
-import { PACK_MIN_BYTES } from "./packs.ts";
 
 export interface PreparedOp {
   id: string;
@@ -57,13 +55,6 @@ export interface PackedPayloads {
   /** Payload i is `buffers[at[3i]]`, from byte `at[3i + 1]`, `at[3i + 2]` bytes long. */
   at: Float64Array;
   buffers: Uint8Array[];
-  /**
-   * The payloads in frames, when the import worker already compressed them (units of
-   * {@link PACK_MIN_BYTES} up to {@link COMPRESS_WHILE_PACKED_MAX}): frame k holds payloads
-   * `ends[k - 1]` (0 for the first) up to `ends[k]`, its bytes are `bytes` from `at[2k]`,
-   * `at[2k + 1]` long (see `payload_codec.ts`).
-   */
-  frames?: { ends: Uint32Array; at: Float64Array; bytes: Uint8Array };
 }
 
 /** A view's buffer travels as it is when the payloads use at least this share of it. */
@@ -73,15 +64,10 @@ const SHARE_TO_KEEP = 0.5;
  * Packs payloads: a buffer they mostly fill goes as it is; the bytes of views into a buffer
  * they barely use (a slice of a bigger read) are copied out, so no unrelated bytes travel.
  */
-export function packPayloads(
-  payloads: Map<string, Uint8Array>,
-  { compress = false } = {},
-): PackedPayloads {
+export function packPayloads(payloads: Map<string, Uint8Array>): PackedPayloads {
   const used = new Map<ArrayBufferLike, number>();
-  let total = 0;
   for (const bytes of payloads.values()) {
     used.set(bytes.buffer, (used.get(bytes.buffer) ?? 0) + bytes.byteLength);
-    total += bytes.byteLength;
   }
   const keep = new Map<ArrayBufferLike, number>();
   const buffers: Uint8Array[] = [];
@@ -113,44 +99,7 @@ export function packPayloads(
     at[i + 2] = bytes.byteLength;
     i += 3;
   }
-  const packed: PackedPayloads = { sha256, at, buffers };
-  if (compress && total >= PACK_MIN_BYTES && total <= COMPRESS_WHILE_PACKED_MAX) {
-    packed.frames = encodeFrames(packed);
-  }
-  return packed;
-}
-
-/**
- * The most payload bytes a unit's packing compresses: a bigger unit (a 65 MiB session) travels
- * raw and the store compresses each payload as it writes it, so its compressed copy never
- * exists beside the raw one and peak memory stays under 300 MB.
- */
-export const COMPRESS_WHILE_PACKED_MAX = 16 << 20;
-
-/** The unit's payloads in frames, in their order (see `frames`). */
-function encodeFrames(p: PackedPayloads): NonNullable<PackedPayloads["frames"]> {
-  const ends = frameEnds(p.sha256.map((_, i) => sizeAt(p, i)));
-  const at = new Float64Array(ends.length * 2);
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (let k = 0, first = 0; k < ends.length; first = ends[k++]) {
-    const members = [];
-    for (let i = first; i < ends[k]; i++) members.push(payloadAt(p, i));
-    const frame = encodeFrame(members);
-    at[2 * k] = size;
-    at[2 * k + 1] = frame.byteLength;
-    parts.push(frame);
-    size += frame.byteLength;
-  }
-  const all = new Uint8Array(size);
-  for (let k = 0, o = 0; k < parts.length; o += parts[k++].byteLength) all.set(parts[k], o);
-  return { ends: Uint32Array.from(ends), at, bytes: all };
-}
-
-/** The bytes of frame `k` of packed payloads the import worker framed (`frames` is set). */
-export function frameAt(p: PackedPayloads, k: number): Uint8Array {
-  const f = p.frames!;
-  return f.bytes.subarray(f.at[2 * k], f.at[2 * k] + f.at[2 * k + 1]);
+  return { sha256, at, buffers };
 }
 
 /** The size of packed payload `i`. */
@@ -164,9 +113,13 @@ export function payloadAt(p: PackedPayloads, i: number): Uint8Array {
   return p.buffers[p.at[3 * i]].subarray(offset, offset + p.at[3 * i + 2]);
 }
 
-/** A unit's rows; `compress` also compresses its payloads (the import worker does). */
-export function prepareUnit(result: UnitResult, { compress = false } = {}): PreparedUnit {
-  const payloads = packPayloads(result.payloads, { compress });
+/**
+ * A unit's rows. Its payloads travel raw: the store compresses them as it writes them (on the
+ * import worker's side, compressing made the worker, the slower half, slower still: a first
+ * import of 300 MB was browsable 6-9% later).
+ */
+export function prepareUnit(result: UnitResult): PreparedUnit {
+  const payloads = packPayloads(result.payloads);
   const index = new Map(payloads.sha256.map((sha, i) => [sha, i]));
   return {
     ...result,

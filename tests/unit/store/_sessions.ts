@@ -26,8 +26,6 @@ export async function scratch(
   options: {
     packLimit?: number;
     wrap?: (p: PackFiles) => PackFiles;
-    /** Payloads compressed before they reach the store, as the import worker does. */
-    compress?: boolean;
   } = {},
 ) {
   const home = await Deno.makeTempDir({ prefix: "chronicle-packs-test-" });
@@ -44,7 +42,7 @@ export async function scratch(
   const importOptions: ImportOptions = {
     env: { home, env: {}, platform: "linux" },
     fs,
-    runner: inProcessRunner(fs, { compress: options.compress }),
+    runner: inProcessRunner(fs),
   };
   const write = (sid: string, results: string[], tool = "Bash") =>
     writeClaudeSession(home, {

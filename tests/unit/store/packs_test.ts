@@ -274,30 +274,6 @@ Deno.test("a big unit's payloads are stored in Zstandard frames, a small unit's 
   store.close();
 });
 
-Deno.test("payloads compressed by the import worker are stored exactly as the store would store them", async () => {
-  const log = "compiling module core/store/search.ts\n".repeat(5_000); // compresses ~100x
-  const results = [log, big("hex", 40_000), "short result", big("alpha", 300)];
-  const rows = async (compress: boolean) => {
-    await using s = await scratch({ compress });
-    const store = await s.imported("aaaaaaaa-1", results);
-    const out = dbOf(store).prepare(
-      `SELECT sha256, size, codec, stored, pack, pack_offset, frame_offset, bytes FROM payloads
-       ORDER BY sha256`,
-    ).all();
-    for (const text of results) {
-      assertEquals(store.payload(sha256Hex(text)), encoder.encode(text), "reads back exactly");
-    }
-    assertEquals(store.search("search.ts").total, 1, "indexed from the raw bytes");
-    store.close();
-    return { out, packBytes: s.packBytes() };
-  };
-  const inWorker = await rows(true);
-  const inStore = await rows(false);
-  assert(inWorker.out.every((r) => r.codec === 2), "all in frames");
-  assert(new Set(inWorker.out.map((r) => r.pack_offset)).size > 1, "in more than one frame");
-  assertEquals(inWorker, inStore);
-});
-
 Deno.test("health() reports quick_check ok and names a pack payload that no longer matches its hash", async () => {
   await using s = await scratch();
   const result = big("health");

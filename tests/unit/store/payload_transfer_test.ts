@@ -1,15 +1,13 @@
 /** Payloads on their way from an importer to the store: shared buffers, exact bytes. */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { PayloadSink, sha256Hex } from "../../../core/model/mod.ts";
+import { type PackedPayloads, packPayloads, payloadAt } from "../../../core/store/mod.ts";
 import {
-  COMPRESS_WHILE_PACKED_MAX,
-  frameAt,
-  PACK_MIN_BYTES,
-  type PackedPayloads,
-  packPayloads,
-  payloadAt,
-} from "../../../core/store/mod.ts";
-import { decodeFrame, FRAME_BYTES } from "../../../core/store/payload_codec.ts";
+  decodeFrame,
+  encodeFrame,
+  FRAME_BYTES,
+  frameEnds,
+} from "../../../core/store/payload_codec.ts";
 
 const unpack = (p: PackedPayloads) => p.sha256.map((sha, i) => [sha, payloadAt(p, i)]);
 
@@ -53,32 +51,29 @@ Deno.test("an empty set of payloads packs to nothing", () => {
   assertEquals([packed.sha256, packed.buffers, unpack(packed)], [[], [], []]);
 });
 
-Deno.test("compressed while packed: consecutive payloads in frames of about 128 KiB", () => {
-  const sink = new PayloadSink();
+Deno.test("consecutive payloads in frames of about 128 KiB, each inflating to its members exactly", () => {
   const log = "compiling module core/store/search.ts\n".repeat(500); // 19 KB
   const texts = [
     log,
     "short",
     "x".repeat(300),
     "y".repeat(FRAME_BYTES),
-    ...Array.from(
-      { length: 12 },
-      (_, i) => `${i} `.repeat(6000),
-    ),
+    ...Array.from({ length: 12 }, (_, i) => `${i} `.repeat(6000)),
   ];
-  for (const t of texts) sink.text(t);
-  const packed = packPayloads(sink.payloads, { compress: true });
-  const frames = packed.frames;
-  assert(frames, "the worker's packing carries the frames");
+  const payloads = texts.map((t) => encoder.encode(t));
+  const ends = frameEnds(payloads.map((p) => p.byteLength));
   // the first three, then the big one alone, then the rest up to 128 KiB a frame
-  assertEquals([...frames.ends].slice(0, 2), [3, 4]);
-  assertEquals(frames.ends.at(-1), texts.length);
+  assertEquals(ends.slice(0, 2), [3, 4]);
+  assertEquals(ends.at(-1), texts.length);
   let first = 0;
-  frames.ends.forEach((end, k) => {
-    const members = Array.from({ length: end - first }, (_, j) => payloadAt(packed, first + j));
+  let stored = 0;
+  ends.forEach((end, k) => {
+    const members = payloads.slice(first, end);
     const size = members.reduce((n, m) => n + m.byteLength, 0);
     assert(end - first === 1 || size < 2 * FRAME_BYTES, `frame ${k}: ${size} bytes`);
-    const raw = decodeFrame(frameAt(packed, k), size);
+    const frame = encodeFrame(members);
+    stored += frame.byteLength;
+    const raw = decodeFrame(frame, size);
     assert(raw, `frame ${k} inflates`);
     let at = 0;
     for (const m of members) {
@@ -86,27 +81,9 @@ Deno.test("compressed while packed: consecutive payloads in frames of about 128 
       at += m.byteLength;
     }
     assertEquals(raw.byteLength, at, "nothing else in the frame");
+    assertEquals(decodeFrame(frame, size + 1), null, "asked for more than it holds: no frame");
     first = end;
   });
-  const stored = frames.bytes.byteLength;
   const raw = texts.reduce((n, t) => n + t.length, 0);
   assert(stored * 20 < raw, `${stored} bytes stored for ${raw}`);
-  assertEquals(packPayloads(sink.payloads).frames, undefined, "the store compresses otherwise");
-});
-
-Deno.test("a unit with fewer payload bytes than a pack takes is not framed by the packing", () => {
-  const sink = new PayloadSink();
-  sink.text("z".repeat(PACK_MIN_BYTES - 1));
-  assertEquals(packPayloads(sink.payloads, { compress: true }).frames, undefined);
-  sink.text("!");
-  assert(packPayloads(sink.payloads, { compress: true }).frames, "at the threshold: framed");
-});
-
-Deno.test("a unit with more payload bytes than the packing compresses travels raw", () => {
-  const sink = new PayloadSink();
-  sink.text("y".repeat(COMPRESS_WHILE_PACKED_MAX / 2));
-  sink.text("z".repeat(COMPRESS_WHILE_PACKED_MAX / 2));
-  assert(packPayloads(sink.payloads, { compress: true }).frames, "at the limit: compressed");
-  sink.text("one byte more");
-  assertEquals(packPayloads(sink.payloads, { compress: true }).frames, undefined);
 });
