@@ -302,6 +302,17 @@ export function startImporting(options: ImportingOptions): Importing {
           return Promise.resolve(writer.searchBacklog());
         });
       },
+      vacuumSlice: async () => {
+        await nextTurn();
+        return queue.run(() => {
+          if (stopping.signal.aborted) return Promise.resolve(0);
+          try {
+            return Promise.resolve(writer.vacuumFreePages());
+          } catch {
+            return Promise.resolve(0); // another writer holds the database: pages stay free
+          }
+        });
+      },
       discovered: (units) => {
         known = new Map(units.map((u) => [u.path, u]));
         service.refreshUnits();

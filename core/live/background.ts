@@ -143,6 +143,11 @@ export interface BackgroundPassOptions {
   searchBacklog?: () => number;
   /** Indexes a slice of the backlog through the server's queue; how many are still waiting. */
   indexSlice?: () => Promise<number>;
+  /**
+   * Once a backlog is indexed: gives a slice of the free pages its build left back to the disk
+   * (`ChronicleStore.vacuumFreePages`); how many are still to give back.
+   */
+  vacuumSlice?: () => Promise<number>;
   /** Called with every unit found, before any is imported. */
   discovered?: (units: SourceUnit[]) => void;
   progress: ProgressTracker;
@@ -219,6 +224,9 @@ export async function backgroundPass(
     for (let left = total; left > 0 && options.indexSlice;) {
       progress.indexing(total, total - left);
       left = await options.indexSlice();
+    }
+    if (total > 0) {
+      for (let left = 1; left > 0 && options.vacuumSlice;) left = await options.vacuumSlice();
     }
     return { units, imported: todo.length, changed_sessions: [...changed], errors };
   } finally {

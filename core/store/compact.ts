@@ -210,6 +210,34 @@ export function reclaimPages(
   return { pages, walTruncated };
 }
 
+/**
+ * Free pages a bulk index build leaves behind (FTS5 merging its segments frees the ones it
+ * merged: 97 MB, 14% of the database, after a first import of 1 GB) go back to the disk, up
+ * to `maxPages` a call, when they are at least {@link VACUUM_MIN_SHARE} of the database and
+ * {@link VACUUM_MIN_BYTES}; fewer are left for the next writes to fill. Only a store made
+ * with `auto_vacuum = INCREMENTAL` can. Returns how many pages are still to give back (0: done
+ * or not worth it). In its own short write; `PRAGMA incremental_vacuum` costs in proportion to
+ * the pages it moves (about 0.85 s for those 97 MB).
+ */
+export function vacuumFreePages(sql: Sql, maxPages: number): number {
+  if (autoVacuum(sql) !== INCREMENTAL) return 0;
+  const count = (pragma: string) =>
+    Number(Object.values(sql.db.prepare(`PRAGMA ${pragma}`).get() as object)[0]);
+  const free = count("freelist_count");
+  const size = count("page_size");
+  if (free * size < VACUUM_MIN_BYTES || free < VACUUM_MIN_SHARE * count("page_count")) return 0;
+  // one row a page: stepped to the end, or only the first page goes
+  sql.db.prepare(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(maxPages))})`).all();
+  return count("freelist_count");
+}
+
+/** Free pages below this share of the database are left to the next writes. */
+export const VACUUM_MIN_SHARE = 0.01;
+/** ...and below this many bytes. */
+export const VACUUM_MIN_BYTES = 8 << 20;
+/** How many pages one call of {@link vacuumFreePages} moves at most, between turns. */
+export const VACUUM_SLICE_PAGES = 2048;
+
 /** `PRAGMA auto_vacuum`'s value for incremental. */
 export const INCREMENTAL = 2;
 

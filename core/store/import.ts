@@ -496,4 +496,13 @@ export async function indexSearchBacklog(
   }
   summary.indexed += done;
   summary.unindexed = store.searchBacklog();
+  // The segments the index merged while it grew leave free pages: back to the disk, a slice
+  // at a time (each its own short write).
+  if (done && !summary.unindexed) {
+    try {
+      while (store.vacuumFreePages() > 0) await Promise.resolve();
+    } catch {
+      // another writer holds the database: the next writes fill the pages instead
+    }
+  }
 }

@@ -35,6 +35,8 @@ import {
   packBytes,
   reclaimPages,
   scrubDead,
+  VACUUM_SLICE_PAGES,
+  vacuumFreePages,
 } from "./compact.ts";
 import { type DeadRange, forgetRows, forgottenSessions, projectSessionIds } from "./forget.ts";
 import {
@@ -329,6 +331,15 @@ export class ChronicleStore {
   indexBacklog(max = BACKLOG_SLICE): number {
     this.transaction(() => indexBacklog(this.sql, this.payloads, max));
     return backlogSize(this.sql);
+  }
+
+  /**
+   * Gives up to `maxPages` of the free pages an index build left back to the disk, when they
+   * are worth it (compact.ts, `vacuumFreePages`). Returns how many are left to give back: call
+   * again (between turns of the event loop) until 0.
+   */
+  vacuumFreePages(maxPages = VACUUM_SLICE_PAGES): number {
+    return vacuumFreePages(this.sql, maxPages);
   }
 
   /** The next slice of the search backlog after rowid `after`, as stored (backlog.ts). */

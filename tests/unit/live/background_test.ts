@@ -87,11 +87,23 @@ Deno.test("backgroundPass() indexes what its chunks stored once they are all in,
       backlog = Math.max(0, backlog - 4);
       return Promise.resolve(backlog);
     },
+    vacuumSlice: () => {
+      order.push("vacuum");
+      return Promise.resolve(order.filter((o) => o === "vacuum").length < 2 ? 1 : 0);
+    },
     progress,
     first: true,
     chunks: { firstBytes: 100, maxBytes: 100, maxUnits: 1 },
   });
-  assert.deepEqual(order, ["import /a", "import /b", "index", "index", "index"]);
+  assert.deepEqual(order, [
+    "import /a",
+    "import /b",
+    "index",
+    "index",
+    "index",
+    "vacuum",
+    "vacuum",
+  ]);
   assert.deepEqual(states, ["indexing 0/10 0%", "indexing 4/10 40%", "indexing 8/10 80%"]);
   assert.equal(progress.snapshot().state, "idle");
 });

@@ -189,3 +189,59 @@ Deno.test("a slice's texts are not applied to a step written again after the sli
   assertEquals(indexed(store).length, opCount(store), "one text per operation");
   store.close();
 });
+
+/** The database's free pages, and all of its pages. */
+const pages = (store: ChronicleStore) => {
+  const n = (pragma: string) =>
+    Number(Object.values(dbOf(store).prepare(`PRAGMA ${pragma}`).get() as object)[0]);
+  return { free: n("freelist_count"), total: n("page_count"), size: n("page_size") };
+};
+
+/** Frees about `mb` MB of pages: a table filled, then dropped. */
+function freeSome(store: ChronicleStore, mb: number) {
+  const db = dbOf(store);
+  db.exec("CREATE TABLE filler (b BLOB)");
+  const put = db.prepare("INSERT INTO filler (b) VALUES (randomblob(?))");
+  for (let i = 0; i < mb * 16; i++) put.run(64 << 10);
+  db.exec("DROP TABLE filler");
+}
+
+Deno.test("free pages worth it go back to the disk a slice at a time; a few stay for the next writes", async () => {
+  await using s = await scratch();
+  const store = s.open();
+  freeSome(store, 3); // under 8 MB: left to the next writes
+  const few = pages(store).free;
+  assert(few > 0, "pages were freed");
+  assertEquals(store.vacuumFreePages(), 0);
+  assertEquals(pages(store).free, few);
+  freeSome(store, 24);
+  const before = pages(store);
+  const slice = Math.floor(before.free / 3);
+  const left = store.vacuumFreePages(slice);
+  assertEquals(left, before.free - slice, "one slice");
+  let calls = 1;
+  while (store.vacuumFreePages(slice) > 0) calls++;
+  const after = pages(store);
+  assert(calls >= 2 && calls <= 4, `${calls} calls`);
+  assert(after.free < slice, `${after.free} pages left free`);
+  assertEquals(after.total, before.total - (before.free - after.free), "the file lost them");
+  store.close();
+});
+
+Deno.test("a bulk pass that indexed a backlog gives the free pages back to the disk", async () => {
+  await using s = await scratch();
+  await history(s);
+  const store = s.open();
+  freeSome(store, 24); // as an index build's merged segments leave them
+  assert(pages(store).free * pages(store).size > 20e6);
+  const summary = await s.run(store);
+  assertEquals(summary.unindexed, 0);
+  assert(pages(store).free * pages(store).size < 8e6, `${pages(store).free} pages left free`);
+  assertEquals(store.search("shared").total, BULK);
+  // a pass with nothing to index leaves the pages as they are
+  freeSome(store, 24);
+  const free = pages(store).free;
+  await s.run(store);
+  assertEquals(pages(store).free, free);
+  store.close();
+});
