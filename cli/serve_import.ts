@@ -308,8 +308,10 @@ export function startImporting(options: ImportingOptions): Importing {
           if (stopping.signal.aborted) return Promise.resolve(0);
           try {
             return Promise.resolve(writer.vacuumFreePages());
-          } catch {
-            return Promise.resolve(0); // another writer holds the database: pages stay free
+          } catch (e) {
+            // another writer holds the database: the pages stay free for the next writes
+            if (/busy|locked/i.test((e as Error).message)) return Promise.resolve(0);
+            throw e;
           }
         });
       },

@@ -501,8 +501,15 @@ export async function indexSearchBacklog(
   if (done && !summary.unindexed) {
     try {
       while (store.vacuumFreePages() > 0) await Promise.resolve();
-    } catch {
-      // another writer holds the database: the next writes fill the pages instead
+    } catch (e) {
+      // another writer holding the database leaves them to the next writes; anything else is said
+      if (!/busy|locked/i.test((e as Error).message)) {
+        summary.errors.push({
+          code: "vacuum_failed",
+          message: `Cannot give the store's free pages back to the disk: ${(e as Error).message}`,
+          severity: "warning",
+        });
+      }
     }
   }
 }

@@ -245,3 +245,24 @@ Deno.test("a bulk pass that indexed a backlog gives the free pages back to the d
   assertEquals(pages(store).free, free);
   store.close();
 });
+
+Deno.test("a vacuum kept waiting by another writer is left to the next writes; any other failure is said", async () => {
+  for (
+    const [message, said] of [["database is locked", false], ["disk I/O error", true]] as const
+  ) {
+    await using s = await scratch();
+    await history(s);
+    const store = s.open();
+    store.vacuumFreePages = () => {
+      throw new Error(message);
+    };
+    const summary = await s.run(store);
+    assertEquals(summary.unindexed, 0, "the index is complete either way");
+    assertEquals(
+      summary.errors.map((e) => [e.code, e.severity]),
+      said ? [["vacuum_failed", "warning"]] : [],
+      message,
+    );
+    store.close();
+  }
+});
