@@ -89,7 +89,7 @@ export interface UnitCheckpoint {
 
 /** The importer's state saved with a unit's checkpoint. */
 export function sourceState(sql: Sql, path: string): unknown {
-  const row = sql.stmt("SELECT state FROM sources WHERE path = ?").get(path) as
+  const row = sql.stmt("SELECT state FROM source_states WHERE path = ?").get(path) as
     | { state: string | Uint8Array | null }
     | undefined;
   return readState(row?.state ?? null);
@@ -128,7 +128,6 @@ export function getSource(sql: Sql, path: string): SourceRow | null {
     source: String(row.source),
     epoch: Number(row.epoch),
     checkpoint: row.checkpoint ? JSON.parse(String(row.checkpoint)) : null,
-    state: readState(row.state as string | Uint8Array | null),
     sessions: JSON.parse(String(row.sessions)),
     issues: JSON.parse(String(row.issues)),
   };
@@ -151,6 +150,7 @@ export function markUnitGone(w: Writer, path: string): string[] {
     if (Number(mark.run(stamp, sid, path).changes) > 0) touched.add(sid);
   }
   w.sql.stmt("DELETE FROM sources WHERE path = ?").run(path);
+  w.sql.stmt("DELETE FROM source_states WHERE path = ?").run(path);
   w.changes.settle(stamp, touched);
   for (const sid of touched) refreshAggregates(w.sql, sid);
   return prev.sessions;
@@ -206,21 +206,27 @@ export function applyUnit(
       }
     }
     w.sql.stmt(
-      `INSERT INTO sources (path, source, epoch, checkpoint, state, sessions, issues, imported_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO sources (path, source, epoch, checkpoint, sessions, issues, imported_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(path) DO UPDATE SET epoch = excluded.epoch, checkpoint = excluded.checkpoint,
-         state = excluded.state, sessions = excluded.sessions, issues = excluded.issues,
-         imported_at = excluded.imported_at`,
+         sessions = excluded.sessions, issues = excluded.issues, imported_at = excluded.imported_at`,
     ).run(
       unit.path,
       unit.source,
       epoch,
       result.checkpoint ? JSON.stringify(result.checkpoint) : null,
-      storedState(result.state),
       JSON.stringify([...sessions]),
       JSON.stringify(result.issues),
       now,
     );
+    const state = storedState(result.state);
+    if (state === null) w.sql.stmt("DELETE FROM source_states WHERE path = ?").run(unit.path);
+    else {
+      w.sql.stmt(
+        `INSERT INTO source_states (path, state) VALUES (?, ?)
+         ON CONFLICT(path) DO UPDATE SET state = excluded.state`,
+      ).run(unit.path, state);
+    }
     return [...touched];
   }
 }

@@ -122,7 +122,8 @@ CREATE TABLE loss_windows (
 );
 CREATE INDEX loss_windows_session ON loss_windows(session_id);
 
--- One row per source unit (file or database): where the next import resumes.
+-- One row per source unit (file or database): where the next import resumes. Migration 17
+-- moves 'state' to source_states.
 CREATE TABLE sources (
   path TEXT PRIMARY KEY,
   source TEXT NOT NULL,
@@ -388,6 +389,31 @@ INSERT INTO payloads_by_hash
   SELECT sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset FROM payloads;
 DROP TABLE payloads;
 ALTER TABLE payloads_by_hash RENAME TO payloads;
+`,
+  },
+  {
+    version: 17,
+    name: "importer states in a table of their own",
+    // A unit's importer state (a Claude Code session's record ids: tens of KB) made each
+    // sources row a page or more: every read of the checkpoints (each pass, each live append)
+    // and of the units' notes walked them all. With 1,651 logs (3 GB) that was 50 ms of a live
+    // append's 67. The states are rows of source_states now, read one at a time.
+    sql: `
+CREATE TABLE source_states (path TEXT PRIMARY KEY, state TEXT NOT NULL);
+INSERT INTO source_states SELECT path, state FROM sources WHERE state IS NOT NULL;
+CREATE TABLE sources_without_state (
+  path TEXT PRIMARY KEY,
+  source TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  checkpoint TEXT,
+  sessions TEXT NOT NULL DEFAULT '[]',
+  issues TEXT NOT NULL DEFAULT '[]',
+  imported_at TEXT NOT NULL
+);
+INSERT INTO sources_without_state
+  SELECT path, source, epoch, checkpoint, sessions, issues, imported_at FROM sources;
+DROP TABLE sources;
+ALTER TABLE sources_without_state RENAME TO sources;
 `,
   },
 ];

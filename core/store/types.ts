@@ -131,7 +131,6 @@ export interface SourceRow {
   source: string;
   epoch: number;
   checkpoint: Checkpoint | null;
-  state: unknown;
   sessions: string[];
   /** Problems with the unit itself from its last pass (vanished, locked, corrupt). */
   issues: SessionIssue[];

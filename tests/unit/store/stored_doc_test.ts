@@ -96,7 +96,7 @@ Deno.test("an importer's big state is stored compressed and reads back as it was
   const results = Array.from({ length: 150 }, (_, i) => `output ${i}`);
   const store = await s.imported("aaaaaaaa-1", results);
   const db = dbOf(store);
-  const row = db.prepare("SELECT path, state FROM sources").get() as {
+  const row = db.prepare("SELECT path, state FROM source_states").get() as {
     path: string;
     state: unknown;
   };
@@ -105,7 +105,10 @@ Deno.test("an importer's big state is stored compressed and reads back as it was
   assert(state.seen.length >= 150, `${state.seen.length} records seen`);
   assert(row.state.byteLength < JSON.stringify(state).length, "and smaller than its JSON");
   // A state written by an earlier Chronicle, as JSON text, reads the same.
-  db.prepare("UPDATE sources SET state = ? WHERE path = ?").run(JSON.stringify(state), row.path);
+  db.prepare("UPDATE source_states SET state = ? WHERE path = ?").run(
+    JSON.stringify(state),
+    row.path,
+  );
   assertEquals(store.sourceState(row.path), state);
   // The next pass resumes from it: nothing is read again, nothing doubled.
   const ops = store.totals().operations;
@@ -113,4 +116,50 @@ Deno.test("an importer's big state is stored compressed and reads back as it was
   assertEquals(again.sources["claude-code"].unchanged, 1);
   assertEquals(store.totals().operations, ops);
   store.close();
+});
+
+Deno.test("migration 17 moves the importer states out of sources; a later append resumes from them", async () => {
+  await using s = await scratch();
+  const results = Array.from({ length: 150 }, (_, i) => `output ${i}`);
+  const store = await s.imported("aaaaaaaa-1", results);
+  const db = dbOf(store);
+  const { path } = db.prepare("SELECT path FROM sources").get() as { path: string };
+  const state = store.sourceState(path);
+  const checkpoint = JSON.stringify(store.getSource(path)?.checkpoint);
+  // The sources table as version 16 left it: the state in each row.
+  db.exec(`
+    CREATE TABLE sources_v16 (path TEXT PRIMARY KEY, source TEXT NOT NULL,
+      epoch INTEGER NOT NULL, checkpoint TEXT, state TEXT,
+      sessions TEXT NOT NULL DEFAULT '[]', issues TEXT NOT NULL DEFAULT '[]',
+      imported_at TEXT NOT NULL);
+    INSERT INTO sources_v16 SELECT s.path, s.source, s.epoch, s.checkpoint, t.state, s.sessions,
+      s.issues, s.imported_at FROM sources s LEFT JOIN source_states t USING (path);
+    DROP TABLE sources; DROP TABLE source_states;
+    ALTER TABLE sources_v16 RENAME TO sources;
+    DELETE FROM migrations WHERE version = 17;`);
+  store.close();
+  const after = s.open();
+  const cols = (dbOf(after).prepare("PRAGMA table_info(sources)").all() as { name: string }[])
+    .map((c) => c.name);
+  assert(!cols.includes("state"), cols.join(", "));
+  assertEquals(after.sourceState(path), state);
+  assertEquals(JSON.stringify(after.getSource(path)?.checkpoint), checkpoint);
+  const ops = after.totals().operations;
+  const sid = "aaaaaaaa-1";
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      type: "user",
+      uuid: crypto.randomUUID(),
+      parentUuid: null,
+      sessionId: sid,
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: "one more line" },
+    }) + "\n",
+    { append: true },
+  );
+  const again = await s.run(after);
+  assertEquals(again.sources["claude-code"].appended, 1, "resumed from its checkpoint and state");
+  assertEquals(after.totals().operations, ops + 1, "nothing read twice");
+  after.close();
 });
