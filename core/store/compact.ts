@@ -221,14 +221,14 @@ export function reclaimPages(
  */
 export function vacuumFreePages(sql: Sql, maxPages: number): number {
   if (autoVacuum(sql) !== INCREMENTAL) return 0;
-  const count = (pragma: string) =>
-    Number(Object.values(sql.db.prepare(`PRAGMA ${pragma}`).get() as object)[0]);
-  const free = count("freelist_count");
-  const size = count("page_size");
-  if (free * size < VACUUM_MIN_BYTES || free < VACUUM_MIN_SHARE * count("page_count")) return 0;
+  const free = freeBytes(sql);
+  if (free < VACUUM_MIN_BYTES || free < VACUUM_MIN_SHARE * databaseBytes(sql)) return 0;
   // one row a page: stepped to the end, or only the first page goes
   sql.db.prepare(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(maxPages))})`).all();
-  return count("freelist_count");
+  return Number(
+    (sql.db.prepare("PRAGMA freelist_count").get() as { freelist_count: number })
+      .freelist_count,
+  );
 }
 
 /** Free pages below this share of the database are left to the next writes. */
