@@ -20,7 +20,7 @@ import {
   type ResumePlan,
 } from "./jsonl.ts";
 import { unchangedResult, vanishedResult } from "./results.ts";
-import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
+import type { FileStat, ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
 
 export type { OperationDraft };
 
@@ -317,8 +317,34 @@ export async function readPass(
     line: state.line,
     bytesRead: state.bytesRead,
     loss: loss.windows,
-    checkpoint: await makeJsonlCheckpoint(fs, path, plan.stat, state.offset, state.line),
+    checkpoint: await makeJsonlCheckpoint(
+      fs,
+      path,
+      await statOfRead(fs, path, plan.stat, end),
+      state.offset,
+      state.line,
+    ),
   };
+}
+
+/**
+ * The file's stat that the checkpoint records. A read streams to the file's end, so an agent
+ * appending between the plan's stat and the read leaves bytes read that the planned stat does
+ * not count: recorded with it, the checkpoint would never match the file again, and every later
+ * pass would read the file's tail to find it unchanged (a live view waiting for the checkpoint to
+ * settle waited for ever). When the file now ends where the read ended, its new stat describes
+ * what was read; otherwise it is still being written, and the planned stat makes the next pass
+ * look again.
+ */
+async function statOfRead(
+  fs: SourceFs,
+  path: string,
+  planned: FileStat,
+  end: number,
+): Promise<FileStat> {
+  if (planned.size === end) return planned;
+  const now = await fs.stat(path);
+  return now?.isFile && now.size === end && now.ino === planned.ino ? now : planned;
 }
 
 // ---- drafts, deltas and results ----

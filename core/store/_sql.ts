@@ -10,6 +10,16 @@ export const OP_ORDER = ORDER_FIELDS.join(", ");
 
 export type SqlRow = Record<string, string | number | null>;
 
+/**
+ * Whether SQLite gave up because another connection holds the database (SQLITE_BUSY or
+ * SQLITE_LOCKED, past the busy timeout): work that can wait for the next writer, not a failure.
+ */
+export function isBusy(e: unknown): boolean {
+  const code = (e as { errcode?: unknown })?.errcode;
+  if (typeof code === "number") return (code & 0xff) === 5 || (code & 0xff) === 6;
+  return /\b(busy|locked)\b/i.test((e as Error)?.message ?? "");
+}
+
 export class Sql {
   private readonly stmts = new Map<string, StatementSync>();
 

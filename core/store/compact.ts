@@ -18,7 +18,7 @@
 import { PACK_WRITE_SLICE } from "./packs.ts";
 import type { PayloadStore } from "./payloads.ts";
 import type { DeadRange } from "./forget.ts";
-import type { Sql } from "./_sql.ts";
+import { isBusy, type Sql } from "./_sql.ts";
 
 /** A pack is compacted once at least this share of its bytes is dead. */
 export const COMPACT_DEAD_SHARE = 0.5;
@@ -178,7 +178,7 @@ export function reclaimPages(
 ): { pages: PagesReclaimed; walTruncated: boolean } {
   let pages: PagesReclaimed = "none";
   const gaveUp = (e: unknown) => {
-    if (!/attached databases|busy|locked/i.test((e as Error).message)) throw e;
+    if (!isBusy(e) && !/attached databases/i.test((e as Error).message)) throw e;
   };
   if (autoVacuum(sql) === INCREMENTAL) {
     try {
@@ -216,15 +216,21 @@ export function reclaimPages(
  * to `maxPages` a call, when they are at least {@link VACUUM_MIN_SHARE} of the database and
  * {@link VACUUM_MIN_BYTES}; fewer are left for the next writes to fill. Only a store made
  * with `auto_vacuum = INCREMENTAL` can. Returns how many pages are still to give back (0: done
- * or not worth it). In its own short write; `PRAGMA incremental_vacuum` costs in proportion to
- * the pages it moves (about 0.85 s for those 97 MB).
+ * or not worth it, or another writer holds the database: the pages stay for the next writes).
+ * In its own short write; `PRAGMA incremental_vacuum` costs in proportion to the pages it moves
+ * (about 0.85 s for those 97 MB). Any other failure is thrown.
  */
 export function vacuumFreePages(sql: Sql, maxPages: number): number {
   if (autoVacuum(sql) !== INCREMENTAL) return 0;
   const free = freeBytes(sql);
   if (free < VACUUM_MIN_BYTES || free < VACUUM_MIN_SHARE * databaseBytes(sql)) return 0;
-  // one row a page: stepped to the end, or only the first page goes
-  sql.db.prepare(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(maxPages))})`).all();
+  try {
+    // one row a page: stepped to the end, or only the first page goes
+    sql.db.prepare(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(maxPages))})`).all();
+  } catch (e) {
+    if (isBusy(e)) return 0;
+    throw e;
+  }
   return Number(
     (sql.db.prepare("PRAGMA freelist_count").get() as { freelist_count: number })
       .freelist_count,

@@ -77,7 +77,7 @@ import type {
   TimelineItem,
 } from "./types.ts";
 import { DEFAULT_GROUP_LIMITS, WriteGroup, type WriteGroupLimits } from "./write_group.ts";
-import { Sql } from "./_sql.ts";
+import { isBusy, Sql } from "./_sql.ts";
 
 export { PIPELINE_VERSION, type UnitCheckpoint } from "./apply.ts";
 
@@ -484,7 +484,7 @@ export class ChronicleStore {
       );
     } catch (e) {
       // another writer kept the lock past the busy timeout: the next forget compacts
-      if (!/busy|locked/i.test((e as Error).message)) throw e;
+      if (!isBusy(e)) throw e;
     }
     // after the commit that repointed their payloads (compact.ts)
     for (const n of victims) this.payloads.packs?.remove(n);

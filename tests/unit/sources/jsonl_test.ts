@@ -97,3 +97,50 @@ Deno.test("planJsonlResume() tells unchanged, appended, truncated and replaced f
     assertEquals(await planJsonlResume(fs, "/nope.jsonl", cp), null);
   });
 });
+
+Deno.test("readPass() records the stat of what it read, when the file grew between plan and read", async (t) => {
+  const { readPass } = await import("../../../core/sources/_import_kit.ts");
+  const { statMatches } = await import("../../../core/sources/jsonl.ts");
+  const ctx = { epoch: 0, closed: false };
+  await t.step("grown before the read: the next pass is one stat", async () => {
+    const fs = new MemFs();
+    fs.write("/a.jsonl", '{"a":1}\n');
+    const plan = (await planJsonlResume(fs, "/a.jsonl", undefined))!;
+    fs.append("/a.jsonl", '{"b":2}\n'); // the agent writes after the stat
+    const lines: unknown[] = [];
+    const out = await readPass(fs, "/a.jsonl", plan, ctx, (_, v) => lines.push(v));
+    assertEquals(lines, [{ a: 1 }, { b: 2 }]);
+    assertEquals(out.checkpoint.offset, 16);
+    assertEquals(statMatches((await fs.stat("/a.jsonl"))!, out.checkpoint), true);
+    fs.stats = 0;
+    assertEquals((await planJsonlResume(fs, "/a.jsonl", out.checkpoint))?.mode, "unchanged");
+    assertEquals(fs.stats, 1);
+  });
+  await t.step("still growing after the read: the next pass reads what came after", async () => {
+    const fs = new GrowingFs();
+    fs.write("/a.jsonl", '{"a":1}\n');
+    const plan = (await planJsonlResume(fs, "/a.jsonl", undefined))!;
+    fs.grow = ['{"b":2}\n', '{"c":3}\n'];
+    const out = await readPass(fs, "/a.jsonl", plan, ctx, () => {});
+    assertEquals(out.checkpoint.offset, 16, "the read saw the first append only");
+    assertEquals(statMatches((await fs.stat("/a.jsonl"))!, out.checkpoint), false);
+    const next = await planJsonlResume(fs, "/a.jsonl", out.checkpoint);
+    assertEquals([next?.mode, next?.offset], ["append", 16]);
+  });
+});
+
+/** A file an agent appends to while it is read: each read appends the next line of `grow`. */
+class GrowingFs extends MemFs {
+  grow: string[] = [];
+  override readFrom(path: string, offset: number): AsyncIterable<Uint8Array> {
+    const line = this.grow.shift();
+    if (line) this.append(path, line);
+    const inner = super.readFrom(path, offset);
+    const after = this.grow.shift();
+    const append = () => after && this.append(path, after);
+    return (async function* () {
+      yield* inner;
+      append();
+    })();
+  }
+}
