@@ -105,7 +105,7 @@ export async function readWhole(fs: SourceFs, path: string): Promise<Uint8Array>
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const c of fs.readFrom(path, 0)) {
-    chunks.push(c);
+    chunks.push(c.slice()); // the next chunk reuses this one's buffer
     size += c.byteLength;
   }
   const bytes = new Uint8Array(size);

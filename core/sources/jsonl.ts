@@ -61,7 +61,7 @@ export async function* readJsonl(
       const nl = chunk.indexOf(NL, from);
       if (nl === -1) {
         if (!oversize) {
-          pending.push(chunk.subarray(from));
+          pending.push(chunk.slice(from)); // the next chunk reuses this one's buffer
           pendingLen += chunk.byteLength - from;
           if (pendingLen > maxLine) {
             oversize = true;

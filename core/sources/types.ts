@@ -23,7 +23,10 @@ export interface DirEntry {
 export interface SourceFs {
   stat(path: string): Promise<FileStat | null>;
   readDir(path: string): Promise<DirEntry[]>;
-  /** Streams bytes of a file from `offset` to its current end. */
+  /**
+   * Streams bytes of a file from `offset` to its current end. A chunk is valid until the next
+   * one is asked for (the reader reads into the same buffer again): copy what must last longer.
+   */
   readFrom(path: string, offset: number): AsyncIterable<Uint8Array>;
   /** Reads at most `length` bytes at `offset`. */
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;

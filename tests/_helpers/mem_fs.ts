@@ -68,12 +68,17 @@ export class MemFs implements SourceFs {
     return Promise.resolve([...names.values()].sort((a, b) => a.name.localeCompare(b.name)));
   }
 
+  /** Yields every chunk in one buffer, as the real one does: a reader keeping one sees it change. */
   async *readFrom(path: string, offset: number): AsyncIterable<Uint8Array> {
     this.reads++;
     const f = this.files.get(path);
     if (!f) throw new Error(`ENOENT: ${path}`);
+    const buf = new Uint8Array(this.chunk);
     for (let i = offset; i < f.bytes.byteLength; i += this.chunk) {
-      yield f.bytes.slice(i, Math.min(i + this.chunk, f.bytes.byteLength));
+      const part = f.bytes.subarray(i, Math.min(i + this.chunk, f.bytes.byteLength));
+      buf.fill(0);
+      buf.set(part);
+      yield buf.subarray(0, part.byteLength);
       await Promise.resolve();
     }
   }
