@@ -3,7 +3,7 @@
  * critical violation on the session list, a session, a sub-agent's thread, the search palette, the
  * shortcuts overlay, replay, analytics, security and the "no such page", in light and dark, at a
  * desktop's and a phone's width; and every page is photographed at 1440, 1280 and 390 px in both
- * themes into tests/e2e/screenshots/ (look at them).
+ * themes into tests/e2e/screenshots/ (look at them), with no pane wider than the screen.
  */
 import assert from "node:assert/strict";
 import { loadAxeSource, type Page } from "../_helpers/test_deps.ts";
@@ -33,6 +33,85 @@ async function axe(page: Page): Promise<Violation[]> {
     return r.violations as Violation[];
   });
   return found.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/**
+ * The page's panes that scroll sideways: a pane that scrolls up and down (the document, the
+ * list, a page's main area) must fit its width, so nothing on it is cut at the right edge at a
+ * phone's width (analytics' two-column cards once were). What is meant to scroll sideways (a
+ * wide table, the activity grid, a diff's code lines, which keep their width) does so in a box
+ * of its own.
+ */
+async function sidewaysPanes(page: Page): Promise<string[]> {
+  return await page.evaluate(() => {
+    const out: string[] = [];
+    for (const e of [document.documentElement, ...document.querySelectorAll("body *")]) {
+      const y = getComputedStyle(e).overflowY;
+      const pane = e === document.documentElement ||
+        ((y === "auto" || y === "scroll") && !e.closest(".diff-scroll, .table-scroll"));
+      if (pane && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) {
+        const name = `${e.tagName.toLowerCase()}${e.className ? "." + String(e.className) : ""}`;
+        out.push(`${name} is ${e.scrollWidth} px wide in ${e.clientWidth} px`);
+      }
+    }
+    return out;
+  });
+}
+
+/**
+ * Controls under another control of the same layer: a button or link another one covers at some
+ * point of its box (Forget… once sat over the inspector's Close). A pane laid over the page (a
+ * fixed one, a dialog) hides what is under it whole, which is not an overlap; a control within
+ * another (a link in a button's label) is one control.
+ */
+async function coveredControls(page: Page): Promise<string[]> {
+  return await page.evaluate(() => {
+    const CONTROL = "button, a[href], input, select, textarea, summary, [role=button]";
+    const name = (e: Element) =>
+      `${e.tagName.toLowerCase()} "${
+        (e.getAttribute("aria-label") ?? e.textContent ?? "").trim().slice(0, 30)
+      }"`;
+    /** The overlay an element is drawn in: its nearest fixed ancestor or open dialog. */
+    const layer = (e: Element | null): Element | null => {
+      for (; e; e = e.parentElement) {
+        if (e.tagName === "DIALOG" || getComputedStyle(e).position === "fixed") return e;
+      }
+      return null;
+    };
+    const out: string[] = [];
+    const vw = document.documentElement.clientWidth;
+    const vh = document.documentElement.clientHeight;
+    for (const e of document.querySelectorAll(CONTROL)) {
+      // the part of its box its scrolling panes show (the rest is scrolled out of sight)
+      const b = e.getBoundingClientRect();
+      const r = { left: b.left, top: b.top, right: b.right, bottom: b.bottom };
+      for (let a = e.parentElement; a; a = a.parentElement) {
+        if (getComputedStyle(a).overflow === "visible") continue;
+        const c = a.getBoundingClientRect();
+        r.left = Math.max(r.left, c.left);
+        r.top = Math.max(r.top, c.top);
+        r.right = Math.min(r.right, c.right);
+        r.bottom = Math.min(r.bottom, c.bottom);
+      }
+      const width = r.right - r.left;
+      const height = r.bottom - r.top;
+      if (width < 6 || height < 6) continue;
+      const over = new Set<Element>();
+      for (const fx of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+        for (const fy of [0.2, 0.5, 0.8]) {
+          const x = r.left + fx * width;
+          const y = r.top + fy * height;
+          if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
+          const other = document.elementFromPoint(x, y)?.closest(CONTROL);
+          if (other && !other.contains(e) && !e.contains(other)) over.add(other);
+        }
+      }
+      for (const o of over) {
+        if (layer(o) === layer(e)) out.push(`${name(e)} is under ${name(o)}`);
+      }
+    }
+    return out;
+  });
 }
 
 const describe = (where: string, vs: Violation[]) =>
@@ -169,6 +248,12 @@ Deno.test({
                 await p.go(b.page);
                 await b.page.waitForTimeout(150); // let fonts and late rows settle
                 await screenshot(b.page, `a11y_${p.name}_${theme}_${width}`);
+                for (const cut of await sidewaysPanes(b.page)) {
+                  found.push(`${p.name} ${theme} ${width}: ${cut}`);
+                }
+                for (const under of await coveredControls(b.page)) {
+                  found.push(`${p.name} ${theme} ${width}: ${under}`);
+                }
                 if (width !== 1280) {
                   found.push(...describe(`${p.name} ${theme} ${width}`, await axe(b.page)));
                 }
@@ -180,7 +265,11 @@ Deno.test({
           });
         }
       }
-      assert.deepEqual(found, [], `serious or critical violations:\n${found.join("\n")}`);
+      assert.deepEqual(
+        found,
+        [],
+        `serious or critical violations, panes cut, controls covered:\n${found.join("\n")}`,
+      );
     } finally {
       await fx.close();
     }

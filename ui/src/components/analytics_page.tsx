@@ -11,6 +11,7 @@ import { KIND_LABEL } from "../../../core/export/tool_view.ts";
 import { CostText, TokenCards } from "./cost.tsx";
 import { estimateCost, tokenTotal } from "../../../core/analytics/prices.ts";
 import type { ModelTokens, ToolCount } from "../../../core/analytics/stats.ts";
+import { TableScroll } from "./table_scroll.tsx";
 
 /**
  * Tool calls grouped by what they do across agents (a read is a read whether the agent calls it
@@ -53,7 +54,7 @@ function CostTable(
     <section class="card">
       <h2>{title}</h2>
       {!rows.length ? <div class="muted">No tokens recorded.</div> : (
-        <div class="table-scroll">
+        <TableScroll label={title}>
           <table class="table">
             <thead>
               <tr>
@@ -87,7 +88,7 @@ function CostTable(
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );
@@ -157,7 +158,7 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
             </div>
             {estimate && <TokenCards estimate={estimate} />}
             <div class="stat">
-              <b>{s.tools.reduce((n, t) => n + t.count, 0)}</b>
+              <b>{count(s.tools.reduce((n, t) => n + t.count, 0))}</b>
               <span>tool calls</span>
             </div>
           </div>
@@ -190,7 +191,7 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
           <div class="grid2">
             <section class="card">
               <h2>Tokens per model</h2>
-              <div class="table-scroll">
+              <TableScroll label="Tokens per model">
                 <table class="table">
                   <thead>
                     <tr>
@@ -217,7 +218,7 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
             </section>
             <CostTable
               title="Estimated cost per project"

@@ -7,6 +7,7 @@
  */
 import type { VNode } from "preact";
 import { navigate } from "../router.ts";
+import { TableScroll } from "./table_scroll.tsx";
 
 const DAY_MS = 86_400_000;
 
@@ -47,7 +48,7 @@ function DayTable({ days, link }: { days: DayCount[]; link: (day: string) => str
   return (
     <details class="chart-table">
       <summary>Show as a table</summary>
-      <div class="table-scroll">
+      <TableScroll label="Steps per day">
         <table class="table">
           <thead>
             <tr>
@@ -68,7 +69,7 @@ function DayTable({ days, link }: { days: DayCount[]; link: (day: string) => str
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </details>
   );
 }
@@ -184,7 +185,7 @@ export function Heatmap(
   const shown = all.filter((d) => Date.parse(d.day + "T00:00:00Z") >= start);
   return (
     <figure class="heatmap">
-      <div class="table-scroll">
+      <TableScroll label="Activity by day">
         <svg
           class="chart heat"
           viewBox={`0 0 ${weeks * 12 + 30} ${7 * 12 + 16}`}
@@ -217,7 +218,7 @@ export function Heatmap(
             </rect>
           ))}
         </svg>
-      </div>
+      </TableScroll>
       <div class="heat-legend" aria-hidden="true">
         less <span class="heat-key heat-0" /> <span class="heat-key heat-1" />{" "}
         <span class="heat-key heat-2" /> <span class="heat-key heat-3" />{" "}

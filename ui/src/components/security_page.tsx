@@ -9,6 +9,7 @@ import { api, qs } from "../api.ts";
 import { onLink, sessionUrl } from "../router.ts";
 import { Time } from "./time.tsx";
 import { PathText } from "./path_text.tsx";
+import { TableScroll } from "./table_scroll.tsx";
 
 interface Rule {
   id: string;
@@ -127,7 +128,7 @@ function Rules(): VNode {
       </form>
       {error.value && <div class="error-text">{error.value}</div>}
       {rules.value && (
-        <div class="table-scroll">
+        <TableScroll label="Rules">
           <table class="table rules">
             <thead>
               <tr>
@@ -187,7 +188,7 @@ function Rules(): VNode {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );
@@ -247,7 +248,7 @@ function Check(): VNode {
               >
                 Open the session
               </a>
-              <div class="table-scroll">
+              <TableScroll label="What was found">
                 <table class="table">
                   <tbody>
                     {s.findings.map((f, i) => (
@@ -271,7 +272,7 @@ function Check(): VNode {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
             </details>
           ))}
         </div>
@@ -298,7 +299,7 @@ function Interceptions({ refresh }: { refresh: number }): VNode {
         <div class="muted">No tool call has been checked by the guard yet.</div>
       )}
       {page.value && page.value.items.length > 0 && (
-        <div class="table-scroll">
+        <TableScroll label="Interceptions">
           <table class="table">
             <thead>
               <tr>
@@ -341,7 +342,7 @@ function Interceptions({ refresh }: { refresh: number }): VNode {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );
