@@ -130,6 +130,8 @@ export async function looksUnchanged(
 
 /** From this many units to import, a pass counts as a bulk import. */
 const BULK_UNITS = 16;
+/** A pass of at most this many units reads their checkpoints one by one, not the whole table. */
+const FEW_UNITS = 64;
 
 /** Runs importers in this thread. */
 export function inProcessRunner(fs: SourceFs): UnitRunner {
@@ -291,8 +293,11 @@ export async function importUnits(
       for (const sid of store.markUnitGone(path)) touched.add(sid);
     }
   }
-  // Checkpoints only: an importer's state is read for the units that changed.
-  const known = store.sourceCheckpoints();
+  // Checkpoints only: an importer's state is read for the units that changed. A pass of a few
+  // units (a live import) reads theirs alone.
+  const known = store.sourceCheckpoints(
+    units.length <= FEW_UNITS ? units.map((u) => u.path) : undefined,
+  );
   const reread = unitsToReread(store, exclude);
   const plan = units.map((unit) => {
     const prev = known.get(unit.path);

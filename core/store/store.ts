@@ -377,9 +377,9 @@ export class ChronicleStore {
     }, limits);
   }
 
-  /** Every source unit's epoch and checkpoint, by path: what an import pass plans from. */
-  sourceCheckpoints(): Map<string, UnitCheckpoint> {
-    return sourceCheckpoints(this.sql);
+  /** Every source unit's epoch and checkpoint, by path (or only those of `paths`). */
+  sourceCheckpoints(paths?: readonly string[]): Map<string, UnitCheckpoint> {
+    return sourceCheckpoints(this.sql, paths);
   }
 
   /** The importer's state saved with a unit's checkpoint. */

@@ -390,3 +390,19 @@ Deno.test("search finds the head and the tail of a long tool result", async () =
   assertEquals(s.store.search("compiling module").total, 1);
   assertEquals(s.store.getSession(`claude-code:${sid}`)!.error_count, 0);
 });
+
+Deno.test("the checkpoints of a few units are read alone, and read the same as from the whole table", async () => {
+  const { scratch } = await import("./_sessions.ts");
+  await using s = await scratch();
+  for (const sid of ["a1", "b2", "c3"]) await s.write(sid, [`out ${sid}`]);
+  const store = s.open();
+  await s.run(store);
+  const all = store.sourceCheckpoints();
+  assertEquals(all.size, 3);
+  const [first, , third] = [...all.keys()];
+  const some = store.sourceCheckpoints([third, "/no/such/log.jsonl", first]);
+  assertEquals([...some.keys()], [third, first], "the given ones, in their order; none unknown");
+  assertEquals(some.get(first), all.get(first));
+  assertEquals(some.get(third), all.get(third));
+  store.close();
+});
