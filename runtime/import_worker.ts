@@ -16,12 +16,13 @@ export interface WorkerRequest {
   epoch: number;
   resume: ImportContext["resume"];
   tempRoot: string;
+  maxPassBytes?: number;
 }
 
 export type WorkerResponse = WorkerAnswer<{ result: PreparedUnit }>;
 
 self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
-  const { id, unit, epoch, resume, tempRoot } = e.data;
+  const { id, unit, epoch, resume, tempRoot, maxPassBytes } = e.data;
   try {
     const importer = importerFor(unit.source);
     if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
@@ -30,6 +31,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
         fs: createDenoFs({ tempRoot, blocking: true }),
         epoch,
         resume,
+        maxPassBytes,
       }),
     );
     // The payload buffers are the worker's own (see packPayloads): they move, not copy.

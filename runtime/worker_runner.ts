@@ -31,10 +31,15 @@ export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner 
   });
   const call = workerCalls(worker, "import worker", (a: { result: PreparedUnit }) => a.result);
   return {
-    runner: (unit, epoch, resume) =>
-      call((
+    runner: (unit, epoch, resume, maxPassBytes) =>
+      call((id) => ({
         id,
-      ) => ({ id, unit, epoch, resume, tempRoot: options.tempRoot } satisfies WorkerRequest)),
+        unit,
+        epoch,
+        resume,
+        tempRoot: options.tempRoot,
+        maxPassBytes,
+      } satisfies WorkerRequest)),
     close: () => worker.terminate(),
   };
 }

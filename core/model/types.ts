@@ -193,6 +193,11 @@ export interface JsonlCheckpoint {
   /** SHA-256 of the bytes just before `offset` (up to 4 KiB), to detect replaced files. */
   tail_sha256: string;
   line: number;
+  /**
+   * The pass stopped before the file's end on purpose (a big log is imported a slice at a
+   * time, `ImportContext.maxPassBytes`): the next pass reads on from `offset`, whatever the stat.
+   */
+  more?: true;
 }
 
 export interface SqliteCheckpoint {

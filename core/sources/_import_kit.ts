@@ -288,22 +288,32 @@ export async function readPass(
   fs: SourceFs,
   path: string,
   plan: Pick<ResumePlan, "offset" | "line" | "stat">,
-  ctx: Pick<ImportContext, "epoch" | "closed">,
+  ctx: Pick<ImportContext, "epoch" | "closed" | "maxPassBytes" | "resume">,
   onLine: (line: JsonlLine, value: Json) => void,
 ): Promise<PassOutcome> {
   const state = { offset: plan.offset, line: plan.line, bytesRead: 0 };
   const loss = new LossCollector(path, ctx.epoch);
+  // A slice only where the store takes it as an append: reading on, or a log it holds nothing of
+  // (a file read again from its start replaces what the store holds of it, in one pass).
+  const max = ctx.maxPassBytes && (plan.offset > 0 || !ctx.resume) ? ctx.maxPassBytes : Infinity;
+  let stop: { offset: number; line: number } | null = null;
   for await (const l of readJsonl(fs, path, state, { closed: ctx.closed ?? true })) {
-    if (l.error) {
-      loss.add(l.line, l.start, l.end, l.error);
-      continue;
-    }
-    if (l.value === undefined) continue;
-    if (!isObj(l.value)) {
+    if (l.error) loss.add(l.line, l.start, l.end, l.error);
+    else if (l.value !== undefined && !isObj(l.value)) {
       loss.add(l.line, l.start, l.end, "not a JSON object");
-      continue;
+    } else if (l.value !== undefined) onLine(l, l.value);
+    if (l.end + 1 - plan.offset >= max && l.end + 1 < plan.stat.size) {
+      stop = { offset: l.end + 1, line: l.line + 1 };
+      break;
     }
-    onLine(l, l.value);
+  }
+  if (stop) {
+    return {
+      ...stop,
+      bytesRead: stop.offset - plan.offset,
+      loss: loss.windows,
+      checkpoint: await makeJsonlCheckpoint(fs, path, plan.stat, stop.offset, stop.line, true),
+    };
   }
   const end = plan.offset + state.bytesRead;
   if (ctx.closed === true && state.offset < end) {

@@ -174,7 +174,7 @@ export async function planJsonlResume(
 /** True when a file's stat is exactly the one its checkpoint recorded: nothing to read. */
 export function statMatches(stat: FileStat, checkpoint: JsonlCheckpoint): boolean {
   return stat.isFile && stat.size === checkpoint.size && stat.mtimeMs === checkpoint.mtime_ms &&
-    stat.ino === checkpoint.inode;
+    stat.ino === checkpoint.inode && !checkpoint.more;
 }
 
 /** SHA-256 of the up to 4 KiB before `offset`. */
@@ -189,8 +189,10 @@ export async function makeJsonlCheckpoint(
   stat: FileStat,
   offset: number,
   line: number,
+  more = false,
 ): Promise<JsonlCheckpoint> {
   return {
+    ...(more ? { more: true as const } : {}),
     kind: "jsonl",
     file: path,
     inode: stat.ino,

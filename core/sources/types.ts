@@ -62,6 +62,13 @@ export interface ImportContext {
   resume?: { checkpoint: Checkpoint; state: unknown };
   /** True when the file is finished (not being written): an unterminated last line that parses is accepted. */
   closed?: boolean;
+  /**
+   * A JSONL pass may stop at the end of the line that takes it past this many bytes, when it
+   * reads on from a checkpoint or reads a log the store holds nothing of; its checkpoint then
+   * says `more`, and the caller runs the next pass at once. So a 130 MiB session is imported a
+   * slice at a time, within the memory a slice takes. Default: no limit.
+   */
+  maxPassBytes?: number;
 }
 
 export interface UnitResult {
@@ -86,4 +93,9 @@ export interface Importer<S extends SourceId = SourceId> {
   /** Whether this importer reads the file at `path` (by name and layout, no I/O). */
   detect(path: string): boolean;
   import(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult>;
+  /**
+   * Its passes honour `ImportContext.maxPassBytes`: a log read in slices is stored as one pass
+   * over it stores it (tests/unit/store/slices_test.ts, on every recording of the real CLIs).
+   */
+  slices?: true;
 }

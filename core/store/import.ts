@@ -22,6 +22,8 @@ export type UnitRunner = (
   unit: SourceUnit,
   epoch: number,
   resume: { checkpoint: Checkpoint; state: unknown } | undefined,
+  /** `ImportContext.maxPassBytes`: the pass may stop after about this many bytes. */
+  maxPassBytes?: number,
 ) => Promise<PreparedUnit>;
 
 export interface DiscoverOptions {
@@ -52,6 +54,8 @@ export interface ImportOptions extends DiscoverOptions {
    * other work). Default: the pass indexes it before it returns, sessions browsable first.
    */
   searchLater?: boolean;
+  /** The slice a JSONL log is read in, in bytes. Default {@link PASS_SLICE_BYTES}. */
+  maxPassBytes?: number;
   /** Called as the pass indexes the backlog: operations indexed, and how many there were. */
   onIndexProgress?: (done: number, total: number) => void;
 }
@@ -128,6 +132,13 @@ export async function looksUnchanged(
   return false;
 }
 
+/**
+ * A JSONL log is imported in slices of about this many bytes (`ImportContext.maxPassBytes`):
+ * one unit's rows and payloads are held whole between the worker and the store, and a 131 MiB
+ * session peaked at 383 MB read in one pass.
+ */
+export const PASS_SLICE_BYTES = 12 << 20;
+
 /** From this many units to import, a pass counts as a bulk import. */
 const BULK_UNITS = 16;
 /** A pass of at most this many units reads their checkpoints one by one, not the whole table. */
@@ -135,10 +146,10 @@ const FEW_UNITS = 64;
 
 /** Runs importers in this thread. */
 export function inProcessRunner(fs: SourceFs): UnitRunner {
-  return (unit, epoch, resume) => {
+  return (unit, epoch, resume, maxPassBytes) => {
     const importer = importerFor(unit.source);
     if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
-    return importer.import(unit, { fs, epoch, resume }).then((r) => prepareUnit(r));
+    return importer.import(unit, { fs, epoch, resume, maxPassBytes }).then((r) => prepareUnit(r));
   };
 }
 
@@ -304,6 +315,12 @@ export async function importUnits(
     const checkpoint = options.full || reread.has(unit.path) ? null : prev?.checkpoint ?? null;
     return { unit, prev, epoch: prev ? prev.epoch + 1 : 0, checkpoint };
   });
+  // Slices only where they read as appends: a log the store holds nothing of, or one read on
+  // from its checkpoint (readPass); never a file read again from its start over stored rows.
+  const sliceOf = (p: (typeof plan)[number]) =>
+    importerFor(p.unit.source)?.slices && (!p.prev || p.checkpoint)
+      ? options.maxPassBytes ?? PASS_SLICE_BYTES
+      : undefined;
   const resumeOf = (p: (typeof plan)[number]) =>
     p.checkpoint ? { checkpoint: p.checkpoint, state: store.sourceState(p.unit.path) } : undefined;
   // A unit whose files did not move is skipped here, without a round trip to the worker.
@@ -368,7 +385,7 @@ export async function importUnits(
           ok: true as const,
           r: prepareUnit(unchangedResult({ checkpoint: plan[i].checkpoint!, state: null })),
         })
-        : runner(plan[i].unit, plan[i].epoch, resumeOf(plan[i])).then(
+        : runner(plan[i].unit, plan[i].epoch, resumeOf(plan[i]), sliceOf(plan[i])).then(
           (r) => ({ ok: true as const, r }),
           (e: unknown) => ({ ok: false as const, e }),
         );
@@ -396,24 +413,40 @@ export async function importUnits(
         options.onProgress?.(i + 1, plan.length, unit);
         continue;
       }
-      const result = current.r;
+      const first = current.r;
+      let result = first;
       // a unit skipped as unchanged that failed last time is failing still: say so again
       const failing = result.mode === "unchanged" && unchanged[i] ? prev?.failing ?? [] : [];
-      const unitErrors = [...failing, ...result.issues.filter((x) => x.severity === "error")];
-      errors.push(...unitErrors);
-      summary.bytes_read += result.bytesRead;
-      s.bytes += result.bytesRead;
+      const unitErrors = [...failing];
+      const ops = new Set<string>();
+      const sessions = new Set<string>();
       let stored = true;
-      if (result.mode !== "unchanged" || result.issues.length) {
+      // A big log comes in slices (its checkpoint says `more`): each stored, then the next read.
+      for (let slice = 0;; slice++) {
+        const errs = result.issues.filter((x) => x.severity === "error");
+        unitErrors.push(...errs);
+        errors.push(...(slice ? errs : [...failing, ...errs]));
+        summary.bytes_read += result.bytesRead;
+        s.bytes += result.bytesRead;
+        if (result.mode === "unchanged" && !result.issues.length) break;
+        // the next slice is read while this one is stored (its state is in this result)
+        const cp = result.checkpoint;
+        const next = cp?.kind === "jsonl" && cp.more
+          ? runner(unit, epoch, { checkpoint: cp, state: result.state }, sliceOf(plan[i])).then(
+            (r) => ({ ok: true as const, r }),
+            (e: unknown) => ({ ok: false as const, e }),
+          )
+          : null;
         try {
+          const slice = result;
           const apply = () =>
             store.applyUnit(
               unit,
-              result,
-              result.mode === "unchanged" && prev ? prev.epoch : epoch,
+              slice,
+              slice.mode === "unchanged" && prev ? prev.epoch : epoch,
               { excludedProject },
             );
-          const changed = group ? group.run(result.bytesRead, apply) : apply();
+          const changed = group ? group.run(slice.bytesRead, apply) : apply();
           for (const id of changed) touched.add(id);
         } catch (e) {
           stored = false;
@@ -432,15 +465,34 @@ export async function importUnits(
               remaining_paths: plan.slice(i).filter((_, k) => k === 0 || !unchanged[i + k])
                 .map((p) => p.unit.path),
             };
+            await next; // a slice read past a store that stops is dropped
             options.onProgress?.(i + 1, plan.length, unit);
             return;
           }
+          await next;
+          break;
         }
-        if (stored) {
-          for (const d of result.deltas) s.operations += d.operations.length;
-          s.sessions += new Set(result.deltas.map((d) => d.session_id)).size;
+        for (const d of result.deltas) {
+          sessions.add(d.session_id);
+          for (const o of d.operations) ops.add(`${d.session_id}\0${o.id}`);
         }
+        if (!next) break;
+        const read = await next;
+        if (!read.ok) {
+          stored = false;
+          errors.push({
+            code: "import_failed",
+            message: `Cannot import "${unit.path}": ${(read.e as Error)?.message ?? read.e}`,
+            severity: "error",
+            file: unit.path,
+          });
+          break;
+        }
+        result = read.r;
       }
+      s.operations += ops.size;
+      s.sessions += sessions.size;
+      result = first; // the unit counts as its first slice read it
       if (!stored || unitErrors.length) s.failed++;
       else if (result.mode === "unchanged") s.unchanged++;
       else if (result.mode === "append") s.appended++;

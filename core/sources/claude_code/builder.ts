@@ -47,6 +47,12 @@ export interface SessionState {
   extensions: Json;
   /** The session of the same file this one continues (a resume written into the file). */
   continues?: string;
+  /**
+   * The first and last times (ms) of records read in passes that had nothing else to say of
+   * the session (a queued prompt): its next delta starts and ends with them, as one pass over
+   * the whole file would have it.
+   */
+  unsent?: { min: number; max: number };
 }
 
 /** A block of an API message already read: its key, the operation made of it and its place. */
@@ -414,6 +420,14 @@ export class ClaudeFileBuilder {
     s.seen = [...this.seen];
     s.placeholders = [...this.placeholders].slice(-4096);
     const issues = this.issues.list();
+    for (const [k, p] of this.parts) {
+      const sess = s.sessions[k];
+      if (p.touched || p.minTs === null || p.maxTs === null || !sess) continue;
+      sess.unsent = {
+        min: Math.min(sess.unsent?.min ?? p.minTs, p.minTs),
+        max: Math.max(sess.unsent?.max ?? p.maxTs, p.maxTs),
+      };
+    }
     const keys = Object.keys(s.sessions).filter((k) => this.parts.get(k)?.touched);
     if (!keys.length) {
       const current = s.sessions[s.current!];
@@ -441,8 +455,11 @@ export class ClaudeFileBuilder {
       };
       if (part.title) info.title = part.title;
       if (part.last_prompt) info.last_prompt = part.last_prompt;
-      if (part.minTs !== null) info.started_at = new Date(part.minTs).toISOString();
-      if (part.maxTs !== null) info.ended_at = new Date(part.maxTs).toISOString();
+      const min = Math.min(part.minTs ?? Infinity, sess.unsent?.min ?? Infinity);
+      const max = Math.max(part.maxTs ?? -Infinity, sess.unsent?.max ?? -Infinity);
+      delete sess.unsent;
+      if (Number.isFinite(min)) info.started_at = new Date(min).toISOString();
+      if (Number.isFinite(max)) info.ended_at = new Date(max).toISOString();
       if (sess.continues) info.continues = `${SOURCE}:${sess.continues}`;
       const continuedIn = Object.entries(s.sessions).filter(([, x]) => x.continues === key)
         .map(([k]) => `${SOURCE}:${k}`);

@@ -204,6 +204,7 @@ async function readAgentType(fs: SourceFs, path: string): Promise<string | undef
 export const claudeCode: Importer<typeof SOURCE> = {
   id: SOURCE,
   displayName: agentName(SOURCE),
+  slices: true,
   discover,
   detect,
   import: importFile,

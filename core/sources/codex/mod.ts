@@ -79,6 +79,11 @@ async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<Unit
   const pass = new CodexPass(unit, ctx.epoch, state, codexIdFromPath(unit.path));
   pass.sawFirstLine = plan.offset > 0;
   const outcome = await readPass(fs, unit.path, plan, ctx, (l, v) => readLine(pass, l, v));
+  if (plan.mode === "full") state.endpointsDue = true;
+  const endpoints = state.endpointsDue && !outcome.checkpoint.more
+    ? endpointIssues(state, unit)
+    : [];
+  if (!outcome.checkpoint.more) delete state.endpointsDue;
   const sid = pass.sid();
   // A spawned thread is a sub-agent of its parent's session.
   const parent = state.meta.parent;
@@ -126,7 +131,7 @@ async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<Unit
       operations: pass.records.values(),
       usage: pass.usage,
       loss_windows: outcome.loss,
-      issues: [...pass.issues.list(), ...(plan.mode === "full" ? endpointIssues(state, unit) : [])],
+      issues: [...pass.issues.list(), ...endpoints],
       ...(Object.keys(ext).length ? { extensions: { codex: ext } } : {}),
     }],
     checkpoint: outcome.checkpoint,
@@ -172,7 +177,10 @@ async function indexedTitle(
   return cached.names.get(id);
 }
 
-/** Endpoint evidence the file lacks: recorded once per full read, never filled with guesses. */
+/**
+ * Endpoint evidence the file lacks: recorded once per read from its start (at its last slice),
+ * never filled with guesses.
+ */
 function endpointIssues(state: CodexState, unit: SourceUnit): SessionIssue[] {
   const out: SessionIssue[] = [];
   if (!state.meta.version) {
@@ -210,6 +218,7 @@ function codexHome(env: DiscoverEnv): string {
 export const codex: Importer<"codex"> = {
   id: "codex",
   displayName: agentName("codex"),
+  slices: true,
   async discover(env: DiscoverEnv, fs: SourceFs): Promise<SourceUnit[]> {
     const home = codexHome(env);
     const live: string[] = [];

@@ -33,6 +33,11 @@ export interface Mirror {
 export interface CodexState {
   v: number;
   sid: string | null;
+  /**
+   * The file is being read from its start in slices: what it lacks (endpointIssues) is said
+   * once the last slice is read, as one pass over the whole file says it.
+   */
+  endpointsDue?: true;
   meta: {
     cwd?: string;
     version?: string;

@@ -1,0 +1,97 @@
+/**
+ * A big log is imported a slice at a time (`ImportContext.maxPassBytes`, PASS_SLICE_BYTES):
+ * whatever the slice, the store ends as one pass over the whole log leaves it. Checked on every
+ * real agent CLI's recordings, in slices of a few hundred bytes (a slice ends at each line).
+ */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { FIXTURES } from "../../_helpers/fixtures.ts";
+import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+
+const REAL = `${FIXTURES}/realclients`;
+
+async function homes(): Promise<string[]> {
+  const out: string[] = [];
+  for await (const agent of Deno.readDir(REAL)) {
+    if (!agent.isDirectory) continue;
+    for await (const s of Deno.readDir(`${REAL}/${agent.name}`)) {
+      const native = `${REAL}/${agent.name}/${s.name}/native`;
+      if (s.isDirectory && (await Deno.stat(native).catch(() => null))?.isDirectory) {
+        out.push(native);
+      }
+    }
+  }
+  return out.sort();
+}
+
+/**
+ * Every session as the store holds it, as leaves (`path = value`, keys sorted: the order a merge
+ * writes keys in is not what it holds), without its recording's id and import times (the
+ * import's own).
+ */
+function sessions(store: ChronicleStore): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, path: string): void => {
+    if (v && typeof v === "object") {
+      const entries = Array.isArray(v)
+        ? v.map((x, i) => [String(i), x] as const)
+        : Object.entries(v);
+      for (const [k, x] of entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+        walk(x, `${path}.${k}`);
+      }
+    } else out.push(`${path} = ${JSON.stringify(v)}`);
+  };
+  for (const s of store.listSessions({ limit: 1000 }).items) {
+    const session = store.loadSession(s.id) as unknown as { recording: { id?: string } };
+    delete session.recording.id;
+    for (
+      const e of (session as unknown as { provenance: { epochs: { imported_at?: string }[] } })
+        .provenance.epochs
+    ) delete e.imported_at; // when it ran
+    walk(session, s.id);
+  }
+  return out;
+}
+
+/** The leaves of `b` that are not leaves of `a`, and the other way round. */
+const difference = (a: string[], b: string[]) => {
+  const sa = new Set(a), sb = new Set(b);
+  return { only_whole: a.filter((x) => !sb.has(x)), only_sliced: b.filter((x) => !sa.has(x)) };
+};
+
+Deno.test("a log imported in slices is stored as one pass over it stores it, for every agent", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    let sliced = 0;
+    for (const home of await homes()) {
+      const fs = createDenoFs({ tempRoot: tmp });
+      const env = { home, env: { HOME: home }, platform: "linux" as const };
+      const whole = ChronicleStore.open(":memory:");
+      const slices = ChronicleStore.open(":memory:");
+      const a = await importAll(whole, { env, fs, maxPassBytes: 1 << 30 });
+      let passes = 0;
+      const run = inProcessRunner(fs);
+      const b = await importAll(slices, {
+        env,
+        fs,
+        maxPassBytes: 300,
+        runner: (...args) => (passes++, run(...args)),
+      });
+      assertEquals(difference(sessions(whole), sessions(slices)), {
+        only_whole: [],
+        only_sliced: [],
+      }, home);
+      assertEquals(b.sources, a.sources, `${home}: the same files, sessions and operations`);
+      assertEquals(b.errors, a.errors, home);
+      const units = Object.values(b.sources).reduce((n, x) => n + x.units, 0);
+      if (passes > units) sliced++;
+      assertEquals(b.bytes_read, a.bytes_read, `${home}: every byte read once`);
+      whole.close();
+      slices.close();
+    }
+    // Claude Code's and Codex's recordings (the importers whose passes take slices)
+    assert(sliced >= 10, `${sliced} recordings read in slices`);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
