@@ -108,6 +108,7 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
 export const copilot: Importer<"copilot"> = {
   id: SOURCE,
   displayName: agentName(SOURCE),
+  slices: true,
   discover,
   detect: (path: string) => sessionOfPath(path) !== undefined,
   import: importFile,

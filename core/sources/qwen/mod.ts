@@ -183,6 +183,7 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
 export const qwen: Importer<"qwen"> = {
   id: SOURCE,
   displayName: agentName(SOURCE),
+  slices: true,
   discover,
   detect: (path: string) => qwenRole(path) !== undefined && /\/\.qwen\/|QWEN/.test(path),
   import: importFile,
