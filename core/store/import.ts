@@ -431,7 +431,8 @@ export async function importUnits(
         if (result.mode === "unchanged" && !result.issues.length) break;
         // the next slice is read while this one is stored (its state is in this result)
         const cp = result.checkpoint;
-        const next = cp?.kind === "jsonl" && cp.more
+        // (a pass that read nothing, a log gone mid-way through, keeps its checkpoint: no next)
+        const next = result.mode !== "unchanged" && cp?.kind === "jsonl" && cp.more
           ? runner(unit, epoch, { checkpoint: cp, state: result.state }, sliceOf(plan[i])).then(
             (r) => ({ ok: true as const, r }),
             (e: unknown) => ({ ok: false as const, e }),

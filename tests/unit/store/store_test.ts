@@ -406,3 +406,40 @@ Deno.test("the checkpoints of a few units are read alone, and read the same as f
   assertEquals(some.get(third), all.get(third));
   store.close();
 });
+
+Deno.test("a log read in slices that goes away mid-way is read no further, and what it gave stays", async () => {
+  const { scratch } = await import("./_sessions.ts");
+  const { discoverUnits, importUnits, inProcessRunner } = await import(
+    "../../../core/store/mod.ts"
+  );
+  await using s = await scratch();
+  await s.write("big", Array.from({ length: 40 }, (_, i) => `output ${i} `.repeat(40)));
+  const store = s.open();
+  await s.run(store, { maxPassBytes: 2000 });
+  const [path] = store.sourceCheckpoints().keys();
+  const all = store.totals().operations;
+  assert(all > 40, `${all} operations stored`);
+  // a pass that stopped after a slice (its checkpoint says more), then the log is gone
+  dbOf(store).prepare(
+    `UPDATE sources SET checkpoint = json_set(checkpoint, '$.more', json('true'),
+       '$.offset', 1000) WHERE path = ?`,
+  ).run(path);
+  const fs = createDenoFs({ tempRoot: `${s.data}/tmp` });
+  const env = { home: s.home, env: {}, platform: "linux" as const };
+  const { units } = await discoverUnits({ env, fs });
+  await Deno.remove(path);
+  let passes = 0;
+  const run = inProcessRunner(fs);
+  // as a live view imports the unit it watches
+  await importUnits(store, units.filter((u) => u.path === path), {
+    fs,
+    maxPassBytes: 2000,
+    runner: (...args) => {
+      if (++passes > 5) throw new Error("read again and again");
+      return run(...args);
+    },
+  });
+  assertEquals(passes, 1, "one look, no next slice");
+  assertEquals(store.totals().operations, all, "nothing lost");
+  store.close();
+});
