@@ -404,12 +404,7 @@ export async function importUnits(
       s.units++;
       if (!current.ok) {
         s.failed++;
-        errors.push({
-          code: "import_failed",
-          message: `Cannot import "${unit.path}": ${(current.e as Error)?.message ?? current.e}`,
-          severity: "error",
-          file: unit.path,
-        });
+        errors.push(importFailed(unit, current.e));
         options.onProgress?.(i + 1, plan.length, unit);
         continue;
       }
@@ -439,15 +434,15 @@ export async function importUnits(
           )
           : null;
         try {
-          const slice = result;
+          const part = result; // the apply closure keeps this slice
           const apply = () =>
             store.applyUnit(
               unit,
-              slice,
-              slice.mode === "unchanged" && prev ? prev.epoch : epoch,
+              part,
+              part.mode === "unchanged" && prev ? prev.epoch : epoch,
               { excludedProject },
             );
-          const changed = group ? group.run(slice.bytesRead, apply) : apply();
+          const changed = group ? group.run(part.bytesRead, apply) : apply();
           for (const id of changed) touched.add(id);
         } catch (e) {
           stored = false;
@@ -481,28 +476,32 @@ export async function importUnits(
         const read = await next;
         if (!read.ok) {
           stored = false;
-          errors.push({
-            code: "import_failed",
-            message: `Cannot import "${unit.path}": ${(read.e as Error)?.message ?? read.e}`,
-            severity: "error",
-            file: unit.path,
-          });
+          errors.push(importFailed(unit, read.e));
           break;
         }
         result = read.r;
       }
       s.operations += ops.size;
       s.sessions += sessions.size;
-      result = first; // the unit counts as its first slice read it
       if (!stored || unitErrors.length) s.failed++;
-      else if (result.mode === "unchanged") s.unchanged++;
-      else if (result.mode === "append") s.appended++;
+      else if (first.mode === "unchanged") s.unchanged++;
+      else if (first.mode === "append") s.appended++;
       else if (prev) s.rewritten++;
       else s.new++;
       s.full = s.new + s.rewritten;
       options.onProgress?.(i + 1, plan.length, unit);
     }
   }
+}
+
+/** A unit its importer could not read (it threw, or its worker did). */
+function importFailed(unit: SourceUnit, e: unknown): SessionIssue {
+  return {
+    code: "import_failed",
+    message: `Cannot import "${unit.path}": ${(e as Error)?.message ?? e}`,
+    severity: "error",
+    file: unit.path,
+  };
 }
 
 /** Builds the search texts of a backlog slice (in a worker: runtime/text_worker.ts). */

@@ -10,6 +10,7 @@ import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
 import { runImport } from "../../cli/import.ts";
 import type { CliIo } from "../../cli/io.ts";
 import { dbOf } from "../_helpers/store_db.ts";
+import { appendClaudePrompt } from "../e2e/_synthetic.ts";
 import { cpuUsage } from "node:process";
 
 /** The process's CPU seconds, user and system, every thread. */
@@ -140,18 +141,7 @@ if (mode === "bare") {
   };
   const appends: number[] = [];
   for (let i = 0; i < 5; i++) {
-    await Deno.writeTextFile(
-      file,
-      JSON.stringify({
-        type: "user",
-        uuid: crypto.randomUUID(),
-        parentUuid: null,
-        sessionId: sid,
-        timestamp: new Date().toISOString(),
-        message: { role: "user", content: `one more line (${i})` },
-      }) + "\n",
-      { append: true },
-    );
+    await appendClaudePrompt(file, sid, `one more line (${i})`);
     appends.push(await appendOne());
   }
   const append = median(appends);

@@ -123,6 +123,23 @@ export async function writeClaudeSession(
   return path;
 }
 
+/** Appends one user prompt to a Claude Code session file, as the agent writes the next line. */
+export async function appendClaudePrompt(
+  path: string,
+  sessionId: string,
+  content: string,
+): Promise<void> {
+  const record = {
+    type: "user",
+    uuid: crypto.randomUUID(),
+    parentUuid: null,
+    sessionId,
+    timestamp: new Date().toISOString(),
+    message: { role: "user", content },
+  };
+  await Deno.writeTextFile(path, JSON.stringify(record) + "\n", { append: true });
+}
+
 export const XSS_SESSION = "11111111-2222-4333-8444-555555555555";
 export const LONG_SESSION = "99999999-8888-4777-8666-555555555555";
 

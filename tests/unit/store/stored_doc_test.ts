@@ -4,6 +4,7 @@ import type { Operation } from "../../../core/model/mod.ts";
 import { readStoredDoc, storedDoc } from "../../../core/store/mod.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { scratch } from "./_sessions.ts";
+import { appendClaudePrompt } from "../../e2e/_synthetic.ts";
 
 const none = () => null;
 
@@ -146,18 +147,7 @@ Deno.test("migration 17 moves the importer states out of sources; a later append
   assertEquals(JSON.stringify(after.getSource(path)?.checkpoint), checkpoint);
   const ops = after.totals().operations;
   const sid = "aaaaaaaa-1";
-  await Deno.writeTextFile(
-    path,
-    JSON.stringify({
-      type: "user",
-      uuid: crypto.randomUUID(),
-      parentUuid: null,
-      sessionId: sid,
-      timestamp: new Date().toISOString(),
-      message: { role: "user", content: "one more line" },
-    }) + "\n",
-    { append: true },
-  );
+  await appendClaudePrompt(path, sid, "one more line");
   const again = await s.run(after);
   assertEquals(again.sources["claude-code"].appended, 1, "resumed from its checkpoint and state");
   assertEquals(after.totals().operations, ops + 1, "nothing read twice");
