@@ -47,7 +47,7 @@ async function deltaOf(
   pass: GeminiPass,
   ctx: ImportContext,
   loss: LossWindow[],
-  full: boolean,
+  { full, more }: { full: boolean; more: boolean },
 ): Promise<DeltaDraft> {
   const s = pass.state;
   const sid = pass.sid();
@@ -64,7 +64,10 @@ async function deltaOf(
     if (pass.lastPrompt) info.last_prompt = pass.lastPrompt.slice(0, 2000);
   }
   const issues = pass.issues.list();
-  if (full && pass.connection.kind === "main") {
+  if (full) s.notesDue = { records: false };
+  const due = s.notesDue && !more;
+  if (s.notesDue) s.notesDue.records ||= pass.records.size > 0;
+  if (due && pass.connection.kind === "main") {
     issues.push({
       code: "missing_client_version",
       message: "Gemini CLI logs do not record the CLI version; client version left absent",
@@ -72,7 +75,7 @@ async function deltaOf(
       file: pass.unit.path,
     });
   }
-  if (full && !s.models.length && pass.records.size) {
+  if (due && !s.models.length && s.notesDue?.records) {
     issues.push({
       code: "missing_model",
       message: "no message names the model; server model left absent",
@@ -80,6 +83,7 @@ async function deltaOf(
       file: pass.unit.path,
     });
   }
+  if (!more) delete s.notesDue;
   return {
     session_id: `gemini:${sid}`,
     file: pass.unit.path,
@@ -127,7 +131,12 @@ async function importJsonl(unit: SourceUnit, ctx: ImportContext): Promise<UnitRe
   await readPersistedOutputs(fs, pass);
   return passResult({
     mode: plan.mode,
-    deltas: [await deltaOf(pass, ctx, outcome.loss, plan.mode === "full")],
+    deltas: [
+      await deltaOf(pass, ctx, outcome.loss, {
+        full: plan.mode === "full",
+        more: !!outcome.checkpoint.more,
+      }),
+    ],
     checkpoint: outcome.checkpoint,
     state: pass.state,
     sink: pass.sink,
@@ -237,7 +246,7 @@ async function importJson(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
   const checkpoint = await makeJsonlCheckpoint(fs, unit.path, plan.stat, size, 1);
   return passResult({
     mode: "full",
-    deltas: [await deltaOf(pass, ctx, loss, true)],
+    deltas: [await deltaOf(pass, ctx, loss, { full: true, more: false })],
     checkpoint,
     state: null,
     sink: pass.sink,
@@ -248,6 +257,7 @@ async function importJson(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
 export const gemini: Importer<"gemini"> = {
   id: "gemini",
   displayName: agentName("gemini"),
+  slices: true,
   async discover(env: DiscoverEnv, fs: SourceFs): Promise<SourceUnit[]> {
     const tmp = joinPath(geminiHome(env), "tmp");
     const units: SourceUnit[] = [];

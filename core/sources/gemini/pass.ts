@@ -344,7 +344,7 @@ export class GeminiPass {
   ): void {
     const rec = m.rec;
     const model = nonEmpty(rec.model);
-    if (model) this.noteModel(model, m.range);
+    if (model) this.noteModel(model, m.range, m.id);
     let block = 0;
     const thoughts = Array.isArray(rec.thoughts) ? rec.thoughts : [];
     for (const [i, t] of thoughts.entries()) {
@@ -453,11 +453,21 @@ export class GeminiPass {
     return op;
   }
 
-  noteModel(model: string, range: SourceRange): void {
+  noteModel(model: string, range: SourceRange, message: string): void {
     const s = this.state;
-    if (s.models.includes(model)) return;
+    const line = range.lines[0];
+    const known = s.models.indexOf(model);
+    if (known >= 0) {
+      // The same message again, later in the file: where one pass over the file finds it last.
+      const evidence = s.modelEvidence[known];
+      if (s.modelMessages?.[known] === message && evidence && evidence.line! < line) {
+        s.modelEvidence[known] = { ...evidence, line };
+      }
+      return;
+    }
     s.models.push(model);
-    s.modelEvidence.push({ file: this.file, line: range.lines[0], field: "message.model" });
+    s.modelEvidence.push({ file: this.file, line, field: "message.model" });
+    (s.modelMessages ??= [])[s.models.length - 1] = message;
     if (s.models.length === 2) {
       this.issues.add(
         "conflicting_model",

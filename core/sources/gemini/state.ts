@@ -17,6 +17,12 @@ export interface Msg {
 export interface GeminiState {
   v: number;
   sid: string | null;
+  /**
+   * The file is being read from its start in slices: the notes on what the whole file lacks are
+   * said with its last slice, as one pass over it says them; `records` is whether any slice so
+   * far held a record.
+   */
+  notesDue?: { records: boolean };
   meta: {
     started?: string;
     updated?: string;
@@ -30,6 +36,12 @@ export interface GeminiState {
   order: string[];
   models: string[];
   modelEvidence: Evidence[];
+  /**
+   * The message each evidence of `modelEvidence` came from: a message written again later (as
+   * Gemini CLI re-appends a message it updates) moves its evidence to the later line. Absent in
+   * older state.
+   */
+  modelMessages?: string[];
   lastTs: number | null;
   /** Recent tool-call ids, to tell a result whose call was read from one whose call was not. */
   callIds: string[];
