@@ -27,10 +27,16 @@ export function realClients(): string {
 export async function fixtureStore(scenarios: string[]): Promise<ChronicleStore> {
   const store = ChronicleStore.open(":memory:");
   const root = realClients();
-  const fs = createDenoFs({ tempRoot: await Deno.makeTempDir({ prefix: "chronicle-test-" }) });
-  for (const s of scenarios) {
-    const home = `${root}/${s}/native`;
-    await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
+  // The importers' scratch folder (copies of foreign SQLite databases) is needed while they run.
+  const tempRoot = await Deno.makeTempDir({ prefix: "chronicle-test-" });
+  const fs = createDenoFs({ tempRoot });
+  try {
+    for (const s of scenarios) {
+      const home = `${root}/${s}/native`;
+      await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
+    }
+  } finally {
+    await Deno.remove(tempRoot, { recursive: true });
   }
   return store;
 }

@@ -13,6 +13,8 @@ const DB = "postgres://app:Xq8vLm2pZr@db.internal:5432/orders";
 const SESSION = "22222222-3333-4444-8555-666666666666";
 
 const home = await Deno.makeTempDir({ prefix: "chronicle-sec-" });
+// Every test here reads the one home: it goes when the module is done.
+globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
 await writeClaudeSession(home, {
   sessionId: SESSION,
   cwd: "/tmp/leaky",
@@ -23,7 +25,7 @@ await writeClaudeSession(home, {
   ],
 });
 const store = ChronicleStore.open(":memory:");
-const fs = createDenoFs({ tempRoot: await Deno.makeTempDir() });
+const fs = createDenoFs({ tempRoot: `${home}/tmp` });
 await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
 const secretFile = `${home}/.env`;
 await Deno.writeTextFile(secretFile, `OPENAI_API_KEY=${KEY}\n`);
