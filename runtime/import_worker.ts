@@ -6,6 +6,8 @@
  */
 import { importerFor } from "../core/sources/registry.ts";
 import type { ImportContext, SourceUnit } from "../core/sources/types.ts";
+import { slicedOn } from "../core/store/apply.ts";
+import { collectGarbage } from "../core/store/gc.ts";
 import { type PreparedUnit, prepareUnit } from "../core/store/prepare.ts";
 import { createDenoFs } from "./deno_fs.ts";
 import type { WorkerAnswer } from "./worker_calls.ts";
@@ -37,6 +39,8 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     // The payload buffers are the worker's own (see packPayloads): they move, not copy.
     const buffers = new Set(result.payloads.buffers.map((b) => b.buffer as ArrayBuffer));
     self.postMessage({ id, ok: true, result } satisfies WorkerResponse, [...buffers]);
+    // a slice of a big log: its garbage goes before the next slice comes (gc.ts)
+    if (slicedOn(result.checkpoint)) collectGarbage();
   } catch (err) {
     self.postMessage({ id, ok: false, error: (err as Error)?.message ?? String(err) });
   }

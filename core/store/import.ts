@@ -15,6 +15,8 @@ import { sameSqliteCheckpoint, sqliteCheckpoint } from "../sources/sqlite_checkp
 import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
+import { slicedOn } from "./apply.ts";
+import { collectGarbage } from "./gc.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
 /** Runs one unit's importer. The default runs it in process. */
@@ -361,6 +363,16 @@ export async function importUnits(
   summary.changed_sessions = [...touched];
   return summary;
 
+  /** Settles the sessions of a log whose sliced read stopped before its last slice. */
+  function settle(unit: SourceUnit): void {
+    try {
+      store.settleSlices(unit.path);
+    } catch (e) {
+      // its next import reads on from the stored slice and settles them then
+      errors.push(storeFailed(unit, e));
+    }
+  }
+
   function sourceSummary(source: string): SourceSummary {
     return summary.sources[source] ??= {
       units: 0,
@@ -416,6 +428,9 @@ export async function importUnits(
       const ops = new Set<string>();
       const sessions = new Set<string>();
       let stored = true;
+      // The last slice stored left its sessions to a slice after it (apply.ts): settled below
+      // when no slice after it is stored.
+      let unsettled = false;
       // A big log comes in slices (its checkpoint says `more`): each stored, then the next read.
       for (let slice = 0;; slice++) {
         const errs = result.issues.filter((x) => x.severity === "error");
@@ -444,14 +459,11 @@ export async function importUnits(
             );
           const changed = group ? group.run(part.bytesRead, apply) : apply();
           for (const id of changed) touched.add(id);
+          unsettled = part.mode !== "unchanged" && slicedOn(part.checkpoint);
+          if (unsettled) collectGarbage(); // the slice's garbage goes before the next (gc.ts)
         } catch (e) {
           stored = false;
-          const error: SessionIssue = {
-            code: "store_failed",
-            message: `Cannot store "${unit.path}": ${(e as Error).message}`,
-            severity: "error",
-            file: unit.path,
-          };
+          const error = storeFailed(unit, e);
           errors.push(error);
           if (options.stopOnStoreError?.(e)) {
             s.failed++;
@@ -462,6 +474,7 @@ export async function importUnits(
                 .map((p) => p.unit.path),
             };
             await next; // a slice read past a store that stops is dropped
+            if (unsettled) settle(unit);
             options.onProgress?.(i + 1, plan.length, unit);
             return;
           }
@@ -481,6 +494,7 @@ export async function importUnits(
         }
         result = read.r;
       }
+      if (unsettled) settle(unit);
       s.operations += ops.size;
       s.sessions += sessions.size;
       if (!stored || unitErrors.length) s.failed++;
@@ -492,6 +506,16 @@ export async function importUnits(
       options.onProgress?.(i + 1, plan.length, unit);
     }
   }
+}
+
+/** A unit the store could not write. */
+function storeFailed(unit: SourceUnit, e: unknown): SessionIssue {
+  return {
+    code: "store_failed",
+    message: `Cannot store "${unit.path}": ${(e as Error).message}`,
+    severity: "error",
+    file: unit.path,
+  };
 }
 
 /** A unit its importer could not read (it threw, or its worker did). */

@@ -13,6 +13,7 @@ import {
   applyUnit,
   getSource,
   markUnitGone,
+  settleSlices,
   sourceCheckpoints,
   sourceState,
   type UnitCheckpoint,
@@ -398,6 +399,16 @@ export class ChronicleStore {
   markUnitGone(path: string): string[] {
     return this.transaction(() =>
       markUnitGone({ sql: this.sql, payloads: this.payloads, changes: this.changes }, path)
+    );
+  }
+
+  /**
+   * Settles the sessions of a log whose sliced read stopped before its last slice (apply.ts's
+   * settleSlices): the slices stored leave that to the last.
+   */
+  settleSlices(path: string): void {
+    this.transaction(() =>
+      settleSlices({ sql: this.sql, payloads: this.payloads, changes: this.changes }, path)
     );
   }
 

@@ -24,23 +24,32 @@ async function homes(): Promise<string[]> {
   return out.sort();
 }
 
+/** The leaves of a value (`path = value`, keys sorted: the order a merge writes keys in is not what it holds). */
+function leaves(v: unknown, path: string, out: string[] = []): string[] {
+  if (v && typeof v === "object") {
+    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+    for (const [k, x] of entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      leaves(x, `${path}.${k}`, out);
+    }
+  } else out.push(`${path} = ${JSON.stringify(v)}`);
+  return out;
+}
+
 /**
- * Every session as the store holds it, as leaves (`path = value`, keys sorted: the order a merge
- * writes keys in is not what it holds), without its recording's id and import times (the
- * import's own).
+ * What a slice leaves to the log's last: each session's row in the session list (counts, first
+ * prompt) and the analytics' statistics.
+ */
+function settled(store: ChronicleStore): string[] {
+  const out = store.listSessions({ limit: 1000 }).items.flatMap((s) => leaves(s, `${s.id}.list`));
+  return leaves(store.stats(), "stats", out);
+}
+
+/**
+ * Every session as the store holds it, as leaves, without its recording's id and import times
+ * (the import's own), and what {@link settled} reads.
  */
 function sessions(store: ChronicleStore): string[] {
   const out: string[] = [];
-  const walk = (v: unknown, path: string): void => {
-    if (v && typeof v === "object") {
-      const entries = Array.isArray(v)
-        ? v.map((x, i) => [String(i), x] as const)
-        : Object.entries(v);
-      for (const [k, x] of entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
-        walk(x, `${path}.${k}`);
-      }
-    } else out.push(`${path} = ${JSON.stringify(v)}`);
-  };
   for (const s of store.listSessions({ limit: 1000 }).items) {
     const session = store.loadSession(s.id) as unknown as { recording: { id?: string } };
     delete session.recording.id;
@@ -48,9 +57,9 @@ function sessions(store: ChronicleStore): string[] {
       const e of (session as unknown as { provenance: { epochs: { imported_at?: string }[] } })
         .provenance.epochs
     ) delete e.imported_at; // when it ran
-    walk(session, s.id);
+    leaves(session, s.id, out);
   }
-  return out;
+  return [...out, ...settled(store)];
 }
 
 /** The leaves of `b` that are not leaves of `a`, and the other way round. */
@@ -92,6 +101,41 @@ Deno.test("a log imported in slices is stored as one pass over it stores it, for
     // the recordings of Claude Code, Codex, Gemini CLI, Qwen Code and Copilot CLI (whose passes
     // take slices)
     assert(sliced >= 24, `${sliced} recordings read in slices`);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("a sliced read that stops half-way leaves its sessions settled, and the next import reads on", async () => {
+  const home = `${REAL}/claude/s4-long/native`;
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    const fs = createDenoFs({ tempRoot: tmp });
+    const env = { home, env: { HOME: home }, platform: "linux" as const };
+    const whole = ChronicleStore.open(":memory:");
+    await importAll(whole, { env, fs });
+    const store = ChronicleStore.open(":memory:");
+    const run = inProcessRunner(fs);
+    let passes = 0;
+    // the third slice cannot be read: two are stored, each saying more is to come
+    const r = await importAll(store, {
+      env,
+      fs,
+      maxPassBytes: 2000,
+      runner: (...args) => ++passes === 3 ? Promise.reject(new Error("unreadable")) : run(...args),
+    });
+    assertEquals(r.errors.map((e) => e.code), ["import_failed"]);
+    const [listed] = store.listSessions({ limit: 10 }).items;
+    const ops = store.timeline(listed.id, { limit: 100_000 }).items.length;
+    assert(ops > 0 && ops < whole.listSessions({ limit: 10 }).items[0].op_count, `${ops} stored`);
+    assertEquals(listed.op_count, ops, "the list counts what the slices stored");
+    assertEquals(store.stats().operations, ops, "so do the statistics");
+    assert(listed.first_prompt, "and the first prompt is there");
+    // the next import reads on from the second slice, in slices, to the end
+    await importAll(store, { env, fs, maxPassBytes: 2000 });
+    assertEquals(difference(settled(whole), settled(store)), { only_whole: [], only_sliced: [] });
+    whole.close();
+    store.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
