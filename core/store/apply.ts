@@ -20,6 +20,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
+import { slicedOn } from "../sources/jsonl.ts";
 import { queueForSearch, unqueue } from "./backlog.ts";
 import type { ChangeStamps } from "./change_stamps.ts";
 import type { PayloadStore } from "./payloads.ts";
@@ -143,16 +144,6 @@ export function getSource(sql: Sql, path: string): SourceRow | null {
 }
 
 /**
- * A source unit whose file is gone: its operations stay, marked kept (no longer on disk), and
- * its checkpoint is dropped, so the file coming back is read as new. Returns the sessions it
- * contributed to.
- */
-/** A checkpoint of a pass that stopped before its log's end, the next slice to come. */
-export function slicedOn(cp: Checkpoint | null): boolean {
-  return cp?.kind === "jsonl" && cp.more === true;
-}
-
-/**
  * Settles the sessions of a log whose read stopped after a slice (its next slice could not be
  * read or stored): their counts, first prompt and statistics are recomputed now, from the rows
  * the slices stored. The caller holds the transaction.
@@ -161,6 +152,11 @@ export function settleSlices(w: Writer, path: string): void {
   for (const sid of getSource(w.sql, path)?.sessions ?? []) refreshAggregates(w.sql, sid);
 }
 
+/**
+ * A source unit whose file is gone: its operations stay, marked kept (no longer on disk), and
+ * its checkpoint is dropped, so the file coming back is read as new. Returns the sessions it
+ * contributed to.
+ */
 export function markUnitGone(w: Writer, path: string): string[] {
   const prev = getSource(w.sql, path);
   if (!prev) return [];
@@ -221,7 +217,7 @@ export function applyUnit(
     // The last slice settles every session the log holds, so a read that stopped half-way (an
     // import killed) is settled when the next import reads on.
     if (!slicedOn(result.checkpoint)) {
-      const settle = slicedOn(prev?.checkpoint ?? null)
+      const settle = slicedOn(prev?.checkpoint)
         ? new Set([...touched, ...(prev?.sessions ?? [])])
         : touched;
       for (const sid of settle) refreshAggregates(w.sql, sid);

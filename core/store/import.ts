@@ -9,13 +9,12 @@
 import type { ExcludeRules } from "../archive/mod.ts";
 import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import { importerFor, IMPORTERS } from "../sources/registry.ts";
-import { statMatches } from "../sources/jsonl.ts";
+import { slicedOn, statMatches } from "../sources/jsonl.ts";
 import { unchangedResult } from "../sources/results.ts";
 import { sameSqliteCheckpoint, sqliteCheckpoint } from "../sources/sqlite_checkpoint.ts";
 import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
-import { slicedOn } from "./apply.ts";
 import { collectGarbage } from "./gc.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
