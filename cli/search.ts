@@ -62,18 +62,20 @@ export const searchCommand: Command = async (args, io) => {
   }
   const limit = count(p.values.limit, "limit", 20, SEARCH_PAGE_MAX) || 1;
   const offset = count(p.values.offset, "offset", 0, 100_000_000);
+  // every argument is checked before the store is opened (or made)
+  const query = {
+    source,
+    project: str(p.values.project),
+    from: dateArg(p.values.since, "since"),
+    to: dateArg(p.values.until, "until"),
+    starred: p.values.starred === true,
+    limit,
+    offset,
+  };
   const { store } = await openUserStore(io);
   let result: SearchResult;
   try {
-    result = store.search(q, {
-      source,
-      project: str(p.values.project),
-      from: dateArg(p.values.since, "since"),
-      to: dateArg(p.values.until, "until"),
-      starred: p.values.starred === true,
-      limit,
-      offset,
-    });
+    result = store.search(q, query);
   } finally {
     store.close();
   }

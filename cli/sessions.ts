@@ -42,18 +42,20 @@ export const sessionsCommand: Command = async (args, io) => {
   if (!Number.isInteger(limit) || limit < 1) {
     throw new UsageError("--limit takes a positive integer");
   }
+  // every argument is checked before the store is opened (or made)
+  const query = {
+    source: sourceArg(p.values.source),
+    project: p.values.project === undefined
+      ? undefined
+      : userPath(io.cwd, String(p.values.project)),
+    from: dateArg(p.values.since, "since"),
+    to: dateArg(p.values.until, "until"),
+    starred: p.values.starred === true,
+    limit,
+  };
   const { store } = await openUserStore(io);
   try {
-    const { total, items } = store.listSessions({
-      source: sourceArg(p.values.source),
-      project: p.values.project === undefined
-        ? undefined
-        : userPath(io.cwd, String(p.values.project)),
-      from: dateArg(p.values.since, "since"),
-      to: dateArg(p.values.until, "until"),
-      starred: p.values.starred === true,
-      limit,
-    });
+    const { total, items } = store.listSessions(query);
     if (p.values.json) {
       io.stdout(JSON.stringify({ total, sessions: items }, null, 2) + "\n");
       return 0;

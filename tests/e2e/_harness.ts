@@ -52,13 +52,19 @@ export async function serveFixtures(
 ): Promise<Fixture> {
   await ensureUi();
   const store = ChronicleStore.open(":memory:");
-  const fs = createDenoFs({ tempRoot: await Deno.makeTempDir({ prefix: "chronicle-e2e-" }) });
+  // the importers' scratch folder (copies of foreign SQLite databases), needed while they run
+  const tempRoot = await Deno.makeTempDir({ prefix: "chronicle-e2e-" });
+  const fs = createDenoFs({ tempRoot });
   const homes = [
     ...options.scenarios.map((s) => `${realClients()}/${s}/native`),
     ...(options.homes ?? []),
   ];
-  for (const home of homes) {
-    await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
+  try {
+    for (const home of homes) {
+      await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
+    }
+  } finally {
+    await Deno.remove(tempRoot, { recursive: true });
   }
   const token = "e2e".padEnd(64, "0");
   const events = createEventHub();

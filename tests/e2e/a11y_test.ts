@@ -126,6 +126,7 @@ Deno.test({
   ...opts,
   fn: async (t) => {
     const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-e2e-a11y-" }));
+    globalThis.addEventListener("unload", () => Deno.removeSync(data, { recursive: true }));
     const fx = await serveFixtures({
       scenarios: [
         "claude/s1-basic",

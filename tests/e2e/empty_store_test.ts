@@ -14,6 +14,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-empty-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
     await Deno.mkdir(`${home}/.codex/sessions`, { recursive: true });
     const env = { HOME: home, CHRONICLE_HOME: `${home}/.chronicle` };
     const io = {

@@ -23,6 +23,7 @@ import {
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-export-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
 await writeClaudeSession(home, { sessionId: XSS_SESSION, cwd: "/tmp/xss", turns: hostileTurns() });
 await writeClaudeSession(home, {
   sessionId: LONG_SESSION,
@@ -218,6 +219,7 @@ Deno.test({
   ...opts,
   fn: async (t) => {
     const leaky = await Deno.makeTempDir({ prefix: "chronicle-e2e-leaky-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(leaky, { recursive: true }));
     // A fake key in OpenAI's legacy shape and a project name for a custom rule to take.
     const key = "sk-" + "O4FWiXsd9tNNHVrtjy4R" + "T3BlbkFJ" + "1bMQCPua2KlzFiEImFDA";
     await writeClaudeSession(leaky, {

@@ -17,6 +17,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async (t) => {
     const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-long-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
     await writeClaudeSession(home, {
       sessionId: LONG_SESSION,
       cwd: "/tmp/long",

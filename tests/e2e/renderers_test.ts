@@ -116,6 +116,7 @@ function renderTurns(): SyntheticTurn[] {
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-render-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
 await writeClaudeSession(home, {
   sessionId: RENDER_SESSION,
   cwd: "/tmp/render",
@@ -347,6 +348,7 @@ Deno.test({
   ...opts,
   fn: async (t) => {
     const leakHome = await Deno.makeTempDir({ prefix: "chronicle-e2e-leak-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(leakHome, { recursive: true }));
     await writeClaudeSession(leakHome, {
       sessionId: "55555555-6666-4777-8888-999999999999",
       cwd: "/tmp/leaky-project-with-a-long-name",

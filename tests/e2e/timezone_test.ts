@@ -9,6 +9,7 @@ import { writeClaudeSession } from "./_synthetic.ts";
 
 const SESSION = "00210000-2222-4333-8444-555555555555";
 const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-tz-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
 await writeClaudeSession(home, {
   sessionId: SESSION,
   cwd: "/tmp/tz",

@@ -107,6 +107,7 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
     { args: ["verify"], code: 2, stderr: /exactly one folder/ },
     { args: ["search"], code: 2, stderr: /takes the text to look for/ },
     { args: ["search", "x", "--since", "last week"], code: 2, stderr: /--since takes a date/ },
+    { args: ["sessions", "--until", "soon"], code: 2, stderr: /--until takes a date/ },
   ];
   for (const c of cases) {
     await t.step(c.args.join(" "), async () => {
@@ -114,6 +115,8 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
       assertEquals(r.code, c.code);
       assertMatch(r.stderr, c.stderr);
       assert(!r.stderr.includes("    at "), "no stack trace");
+      const made = await Deno.stat(env.CHRONICLE_HOME).then(() => true, () => false);
+      assert(!made, "a usage error makes no data folder");
     });
   }
 });
