@@ -7,12 +7,11 @@ import { type Browser, loadPlaywright, type Page } from "../_helpers/test_deps.t
 import { type RunningServer, signInUrl, startServer } from "../../cli/serve.ts";
 import type { ReplayService } from "../../server/replay_service.ts";
 import type { GitEngine } from "../../core/git/mod.ts";
-import { ChronicleStore, importAll } from "../../core/store/mod.ts";
-import { createDenoFs } from "../../runtime/deno_fs.ts";
+import type { ChronicleStore } from "../../core/store/mod.ts";
 import type { AppDeps, ArchiveService, SecurityService } from "../../server/deps.ts";
 import { createEventHub, type EventHub } from "../../server/sse.ts";
 import { buildUi } from "../../ui/build.ts";
-import { realClients } from "../unit/server/_helpers.ts";
+import { fixtureStore } from "../unit/server/_helpers.ts";
 
 export const SCREENSHOTS = new URL("./screenshots/", import.meta.url).pathname;
 export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
@@ -51,21 +50,7 @@ export async function serveFixtures(
   },
 ): Promise<Fixture> {
   await ensureUi();
-  const store = ChronicleStore.open(":memory:");
-  // the importers' scratch folder (copies of foreign SQLite databases), needed while they run
-  const tempRoot = await Deno.makeTempDir({ prefix: "chronicle-e2e-" });
-  const fs = createDenoFs({ tempRoot });
-  const homes = [
-    ...options.scenarios.map((s) => `${realClients()}/${s}/native`),
-    ...(options.homes ?? []),
-  ];
-  try {
-    for (const home of homes) {
-      await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
-    }
-  } finally {
-    await Deno.remove(tempRoot, { recursive: true });
-  }
+  const store = await fixtureStore(options.scenarios, options.homes);
   const token = "e2e".padEnd(64, "0");
   const events = createEventHub();
   const server = await startServer({

@@ -10,6 +10,7 @@ import { loadAxeSource, type Page } from "../_helpers/test_deps.ts";
 import { createReplayService } from "../../server/replay_service.ts";
 import { createSecurityService } from "../../server/security_service.ts";
 import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
+import { moduleTempDir } from "../_helpers/temp_dir.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const axeSource = await loadAxeSource();
@@ -125,8 +126,7 @@ Deno.test({
   name: "every page has no serious axe-core violation in either theme, and is photographed",
   ...opts,
   fn: async (t) => {
-    const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-e2e-a11y-" }));
-    globalThis.addEventListener("unload", () => Deno.removeSync(data, { recursive: true }));
+    const data = await Deno.realPath(await moduleTempDir("chronicle-e2e-a11y-"));
     const fx = await serveFixtures({
       scenarios: [
         "claude/s1-basic",

@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { createSecurityService } from "../../server/security_service.ts";
 import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
 import { hostileTurns, writeClaudeSession, XSS_SESSION } from "./_synthetic.ts";
+import { moduleTempDir } from "../_helpers/temp_dir.ts";
 
-const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-home-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
+const home = await moduleTempDir("chronicle-e2e-home-");
 await writeClaudeSession(home, { sessionId: XSS_SESSION, cwd: "/tmp/xss", turns: hostileTurns() });
 // A fake key (random, in OpenAI's legacy shape) for the security check to find.
 const FAKE_KEY = "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";

@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import { buildDoctorReport } from "../../core/doctor/mod.ts";
 import { doctorProbes } from "../../cli/doctor.ts";
 import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
+import { moduleTempDir } from "../_helpers/temp_dir.ts";
 
 Deno.test({
   name: "an empty store says where it looked for each agent and how to look elsewhere",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-empty-" });
-    globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
+    const home = await moduleTempDir("chronicle-e2e-empty-");
     await Deno.mkdir(`${home}/.codex/sessions`, { recursive: true });
     const env = { HOME: home, CHRONICLE_HOME: `${home}/.chronicle` };
     const io = {

@@ -19,11 +19,11 @@ import {
   writeClaudeSession,
   XSS_SESSION,
 } from "./_synthetic.ts";
+import { moduleTempDir } from "../_helpers/temp_dir.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
-const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-export-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
+const home = await moduleTempDir("chronicle-e2e-export-");
 await writeClaudeSession(home, { sessionId: XSS_SESSION, cwd: "/tmp/xss", turns: hostileTurns() });
 await writeClaudeSession(home, {
   sessionId: LONG_SESSION,
@@ -218,8 +218,7 @@ Deno.test({
   name: "from the session view a user sees what redaction finds, adds a rule, shares and revokes",
   ...opts,
   fn: async (t) => {
-    const leaky = await Deno.makeTempDir({ prefix: "chronicle-e2e-leaky-" });
-    globalThis.addEventListener("unload", () => Deno.removeSync(leaky, { recursive: true }));
+    const leaky = await moduleTempDir("chronicle-e2e-leaky-");
     // A fake key in OpenAI's legacy shape and a project name for a custom rule to take.
     const key = "sk-" + "O4FWiXsd9tNNHVrtjy4R" + "T3BlbkFJ" + "1bMQCPua2KlzFiEImFDA";
     await writeClaudeSession(leaky, {

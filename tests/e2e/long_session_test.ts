@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { FIRST_ROW_PROBE, openBrowser, screenshot, serveFixtures } from "./_harness.ts";
 import { LONG_SESSION, longTurns, writeClaudeSession } from "./_synthetic.ts";
+import { moduleTempDir } from "../_helpers/temp_dir.ts";
 
 const LONG_STEPS = 50_000;
 const MAX_DOM_ROWS = 500;
@@ -16,8 +17,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async (t) => {
-    const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-long-" });
-    globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
+    const home = await moduleTempDir("chronicle-e2e-long-");
     await writeClaudeSession(home, {
       sessionId: LONG_SESSION,
       cwd: "/tmp/long",

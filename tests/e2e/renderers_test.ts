@@ -8,6 +8,7 @@ import type { Page } from "../_helpers/test_deps.ts";
 import { createSecurityService } from "../../server/security_service.ts";
 import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
 import { type SyntheticTurn, writeClaudeSession } from "./_synthetic.ts";
+import { moduleTempDir } from "../_helpers/temp_dir.ts";
 
 export const RENDER_SESSION = "44444444-5555-4666-8777-888888888888";
 
@@ -115,8 +116,7 @@ function renderTurns(): SyntheticTurn[] {
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
-const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-render-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
+const home = await moduleTempDir("chronicle-e2e-render-");
 await writeClaudeSession(home, {
   sessionId: RENDER_SESSION,
   cwd: "/tmp/render",
@@ -347,8 +347,7 @@ Deno.test({
   name: "security tables never break a word in the middle, and keep each time on one line",
   ...opts,
   fn: async (t) => {
-    const leakHome = await Deno.makeTempDir({ prefix: "chronicle-e2e-leak-" });
-    globalThis.addEventListener("unload", () => Deno.removeSync(leakHome, { recursive: true }));
+    const leakHome = await moduleTempDir("chronicle-e2e-leak-");
     await writeClaudeSession(leakHome, {
       sessionId: "55555555-6666-4777-8888-999999999999",
       cwd: "/tmp/leaky-project-with-a-long-name",

@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { openBrowser, serveFixtures } from "./_harness.ts";
 import { writeClaudeSession } from "./_synthetic.ts";
+import { moduleTempDir } from "../_helpers/temp_dir.ts";
 
 const SESSION = "00210000-2222-4333-8444-555555555555";
-const home = await Deno.makeTempDir({ prefix: "chronicle-e2e-tz-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
+const home = await moduleTempDir("chronicle-e2e-tz-");
 await writeClaudeSession(home, {
   sessionId: SESSION,
   cwd: "/tmp/tz",

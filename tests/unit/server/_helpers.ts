@@ -8,6 +8,7 @@ import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { createApp, type Handler } from "../../../server/app.ts";
 import type { AppDeps } from "../../../server/deps.ts";
+import { withTempDir } from "../../_helpers/temp_dir.ts";
 
 export const PORT = 4173;
 export const TOKEN = "a".repeat(64);
@@ -23,21 +24,23 @@ export function realClients(): string {
   throw new Error("Cannot find fixtures/realclients (looked in the repo and ../shared)");
 }
 
-/** A store holding the given fixture scenarios (`claude/s1-basic`, ...), imported in process. */
-export async function fixtureStore(scenarios: string[]): Promise<ChronicleStore> {
+/**
+ * A store holding the given fixture scenarios (`claude/s1-basic`, ...) and any other agent
+ * homes, imported in process.
+ */
+export async function fixtureStore(
+  scenarios: string[],
+  homes: string[] = [],
+): Promise<ChronicleStore> {
   const store = ChronicleStore.open(":memory:");
   const root = realClients();
-  // The importers' scratch folder (copies of foreign SQLite databases) is needed while they run.
-  const tempRoot = await Deno.makeTempDir({ prefix: "chronicle-test-" });
-  const fs = createDenoFs({ tempRoot });
-  try {
-    for (const s of scenarios) {
-      const home = `${root}/${s}/native`;
+  // the importers' scratch folder (copies of foreign SQLite databases), needed while they run
+  await withTempDir("chronicle-test-", async (tempRoot) => {
+    const fs = createDenoFs({ tempRoot });
+    for (const home of [...scenarios.map((s) => `${root}/${s}/native`), ...homes]) {
       await importAll(store, { env: { home, env: { HOME: home }, platform: "linux" }, fs });
     }
-  } finally {
-    await Deno.remove(tempRoot, { recursive: true });
-  }
+  });
   return store;
 }
 

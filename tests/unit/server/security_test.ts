@@ -6,15 +6,14 @@ import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { createSecurityService } from "../../../server/security_service.ts";
 import { writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { assertApiError, call, callJson, testApp } from "./_helpers.ts";
+import { moduleTempDir } from "../../_helpers/temp_dir.ts";
 
 // Fake secrets in the shapes the scanners know (random values, never real credentials).
 const KEY = "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";
 const DB = "postgres://app:Xq8vLm2pZr@db.internal:5432/orders";
 const SESSION = "22222222-3333-4444-8555-666666666666";
 
-const home = await Deno.makeTempDir({ prefix: "chronicle-sec-" });
-// Every test here reads the one home: it goes when the module is done.
-globalThis.addEventListener("unload", () => Deno.removeSync(home, { recursive: true }));
+const home = await moduleTempDir("chronicle-sec-");
 await writeClaudeSession(home, {
   sessionId: SESSION,
   cwd: "/tmp/leaky",

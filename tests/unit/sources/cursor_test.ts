@@ -6,19 +6,12 @@ import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { assemble, importThroughStore, ops, payloadText, resume, SHARED } from "./_run_importer.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
+import { moduleTempDir } from "../../_helpers/temp_dir.ts";
 
-const TMP = await Deno.makeTempDir({ prefix: "chronicle-cursor-test-" });
+const TMP = await moduleTempDir("chronicle-cursor-test-");
 const fs = createDenoFs({ tempRoot: `${TMP}/scratch` });
 const PEERS = `${SHARED}/peers/cursor`;
 const roots = { [SHARED]: "<FIXTURES>", [TMP]: "<TMP>" };
-
-globalThis.addEventListener("unload", () => {
-  try {
-    Deno.removeSync(TMP, { recursive: true });
-  } catch {
-    // already gone
-  }
-});
 
 let dirCount = 0;
 async function freshDir(): Promise<string> {

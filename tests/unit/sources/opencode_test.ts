@@ -20,18 +20,11 @@ import {
   SHARED,
 } from "./_run_importer.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
+import { moduleTempDir } from "../../_helpers/temp_dir.ts";
 
-const TMP = await Deno.makeTempDir({ prefix: "chronicle-opencode-test-" });
+const TMP = await moduleTempDir("chronicle-opencode-test-");
 const fs = createDenoFs({ tempRoot: `${TMP}/scratch` });
 const PEERS = `${SHARED}/peers/opencode`;
-
-globalThis.addEventListener("unload", () => {
-  try {
-    Deno.removeSync(TMP, { recursive: true });
-  } catch {
-    // already gone
-  }
-});
 
 function dbUnit(path: string): SourceUnit {
   return { source: "opencode", path, kind: "sqlite", rank: 0 };
