@@ -458,7 +458,7 @@ export async function importUnits(
             );
           const changed = group ? group.run(part.bytesRead, apply) : apply();
           for (const id of changed) touched.add(id);
-          unsettled = part.mode !== "unchanged" && slicedOn(part.checkpoint);
+          unsettled = slicedOn(part.checkpoint);
           if (unsettled) collectGarbage(); // the slice's garbage goes before the next (gc.ts)
         } catch (e) {
           stored = false;

@@ -1,4 +1,6 @@
 /** Runs the chronicle CLI as a subprocess through `deno run`, with `deno task chronicle`'s flags. */
+import { copyTree } from "./fixtures.ts";
+
 const ROOT = new URL("../../", import.meta.url).pathname;
 const FLAGS = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle.command
   .replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
@@ -68,12 +70,4 @@ export async function userMachine(scenarios: string[] = []) {
       await Deno.remove(root, { recursive: true }).catch(() => {});
     },
   };
-}
-
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const e of Deno.readDir(from)) {
-    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
-    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
-  }
 }

@@ -4,7 +4,7 @@
  * real agent CLI's recordings, in slices of a few hundred bytes (a slice ends at each line).
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
-import { FIXTURES } from "../../_helpers/fixtures.ts";
+import { copyTree, FIXTURES } from "../../_helpers/fixtures.ts";
 import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 
@@ -135,6 +135,37 @@ Deno.test("a sliced read that stops half-way leaves its sessions settled, and th
     await importAll(store, { env, fs, maxPassBytes: 2000 });
     assertEquals(difference(settled(whole), settled(store)), { only_whole: [], only_sliced: [] });
     whole.close();
+    store.close();
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("a log that goes away after its first slice leaves its sessions settled", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    const home = `${tmp}/home`;
+    await copyTree(`${REAL}/claude/s4-long/native`, home);
+    const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
+    const env = { home, env: { HOME: home }, platform: "linux" as const };
+    const store = ChronicleStore.open(":memory:");
+    const run = inProcessRunner(fs);
+    // the log is removed once its first slice is read: the next slice finds it gone
+    await importAll(store, {
+      env,
+      fs,
+      maxPassBytes: 2000,
+      runner: async (unit, ...rest) => {
+        const r = await run(unit, ...rest);
+        await Deno.remove(unit.path).catch(() => {});
+        return r;
+      },
+    });
+    const [listed] = store.listSessions({ limit: 10 }).items;
+    const ops = store.timeline(listed.id, { limit: 100_000 }).items.length;
+    assert(ops > 0, "the first slice is stored");
+    assertEquals(listed.op_count, ops, "the list counts what the slice stored");
+    assertEquals(store.stats().operations, ops, "so do the statistics");
     store.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
