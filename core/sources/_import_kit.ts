@@ -245,13 +245,19 @@ export type JsonlStart<S> = { done: UnitResult } | { plan: ResumePlan; state: S 
 /**
  * Starts a pass over a JSONL unit: an unchanged file costs one stat; a vanished one is a
  * `file_missing` issue; an appended one resumes from its checkpoint with a copy of the saved
- * state, unless that state is missing or of another version, in which case the state is
- * dropped and the file read from zero (a state of another shape is never resumed).
+ * state, unless that state is missing or of another version that `upgrade` does not carry over,
+ * in which case the state is dropped and the file read from zero (a state of another shape is
+ * never resumed).
  */
 export async function beginJsonlPass<S extends VersionedState>(
   unit: SourceUnit,
   ctx: ImportContext,
-  options: { version: number; fresh: () => S },
+  options: {
+    version: number;
+    fresh: () => S;
+    /** A copy of a saved state of another version as this version's, or undefined. */
+    upgrade?: (prior: VersionedState) => S | undefined;
+  },
 ): Promise<JsonlStart<S>> {
   const cp = ctx.resume?.checkpoint;
   const plan = await planJsonlResume(
@@ -262,8 +268,10 @@ export async function beginJsonlPass<S extends VersionedState>(
   if (!plan) return { done: vanishedResult(unit, ctx.resume) };
   if (plan.mode === "unchanged") return { done: unchangedResult(ctx.resume) };
   const prior = ctx.resume?.state;
-  if (plan.mode === "append" && isObj(prior) && prior.v === options.version) {
-    return { plan, state: structuredClone(prior) as unknown as S };
+  if (plan.mode === "append" && isObj(prior) && typeof prior.v === "number") {
+    const copy = () => structuredClone(prior) as unknown as VersionedState;
+    const state = prior.v === options.version ? copy() as S : options.upgrade?.(copy());
+    if (state) return { plan, state };
   }
   return { plan: { ...plan, mode: "full", offset: 0, line: 1 }, state: options.fresh() };
 }

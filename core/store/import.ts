@@ -424,7 +424,10 @@ export async function importUnits(
       // a unit skipped as unchanged that failed last time is failing still: say so again
       const failing = result.mode === "unchanged" && unchanged[i] ? prev?.failing ?? [] : [];
       const unitErrors = [...failing];
+      // the operations written: a log read in one pass counts its own; a big log's slices
+      // are counted by the store once stored (store.slicedOperations), from its clock now
       const ops = new Set<string>();
+      const clock = slicedOn(first.checkpoint) ? store.clock() : undefined;
       const sessions = new Set<string>();
       let stored = true;
       // The last slice stored left its sessions to a slice after it (apply.ts): settled below
@@ -482,7 +485,9 @@ export async function importUnits(
         }
         for (const d of result.deltas) {
           sessions.add(d.session_id);
-          for (const o of d.operations) ops.add(`${d.session_id}\0${o.id}`);
+          if (clock === undefined) {
+            for (const o of d.operations) ops.add(`${d.session_id}\0${o.id}`);
+          }
         }
         if (!next) break;
         const read = await next;
@@ -494,7 +499,7 @@ export async function importUnits(
         result = read.r;
       }
       if (unsettled) settle(unit);
-      s.operations += ops.size;
+      s.operations += clock === undefined ? ops.size : store.slicedOperations(unit.path, clock);
       s.sessions += sessions.size;
       if (!stored || unitErrors.length) s.failed++;
       else if (first.mode === "unchanged") s.unchanged++;

@@ -14,6 +14,7 @@ import {
   getSource,
   markUnitGone,
   settleSlices,
+  slicedOperations,
   sourceCheckpoints,
   sourceState,
   type UnitCheckpoint,
@@ -410,6 +411,16 @@ export class ChronicleStore {
     this.transaction(() =>
       settleSlices({ sql: this.sql, payloads: this.payloads, changes: this.changes }, path)
     );
+  }
+
+  /** The store's clock: the stamp of the last unit applied (before a big log's first slice). */
+  clock(): number {
+    return changeClock(this.sql);
+  }
+
+  /** The operations the slices of `path` stored since `clock` wrote (apply.ts). */
+  slicedOperations(path: string, clock: number): number {
+    return slicedOperations(this.sql, path, clock);
   }
 
   /**

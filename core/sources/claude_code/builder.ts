@@ -25,14 +25,19 @@ import {
   type Json,
   type OperationDraft,
   str,
+  type VersionedState,
 } from "../_import_kit.ts";
 import type { FileRole } from "./layout.ts";
 import { readRecord } from "./records.ts";
+import { keysOfUuids, SeenRecords } from "./seen.ts";
 
 export const SOURCE = "claude-code" as const;
 
-/** Version of `ClaudeState`: a saved state of another version is dropped, the file read again. */
-export const STATE_VERSION = 2;
+/**
+ * Version of `ClaudeState`: a saved state of another version is dropped, the file read again,
+ * except version 2's, which {@link upgradeState} carries over.
+ */
+export const STATE_VERSION = 3;
 
 export interface ConnState {
   conn: Connection;
@@ -70,8 +75,8 @@ export interface ClaudeState {
   /** The session records belong to now; absent until a record names one. */
   current?: string;
   sessions: Record<string, SessionState>;
-  /** Record uuids (hex, no dashes) already imported: dedupe of resumed records. */
-  seen: string[];
+  /** Records already imported, as `seen.ts`'s keys: dedupe of resumed records. */
+  seen: string;
   /** Uuids that are not uuids (placeholders) already used, so a repeat gets its own op id. */
   placeholders: string[];
   /** Tool calls waiting for their result, by tool_use id, with their session. */
@@ -95,7 +100,7 @@ export function freshState(): ClaudeState {
   return {
     v: STATE_VERSION,
     sessions: {},
-    seen: [],
+    seen: "",
     placeholders: [],
     pending: {},
     sidechain: {},
@@ -105,6 +110,16 @@ export function freshState(): ClaudeState {
     messages: {},
     messageOrder: [],
   };
+}
+
+/**
+ * A saved state of an earlier version carried over, or undefined (the file is read again).
+ * Version 2 differs only in listing its seen uuids themselves (`seen.ts`).
+ */
+export function upgradeState(prior: VersionedState): ClaudeState | undefined {
+  const old = prior as VersionedState & { seen?: unknown };
+  if (old.v !== 2 || !Array.isArray(old.seen)) return undefined;
+  return { ...(old as unknown as ClaudeState), v: STATE_VERSION, seen: keysOfUuids(old.seen) };
 }
 
 /** The session key used until a record names the file's session. */
@@ -141,7 +156,7 @@ export interface PersistedOutput {
 export class ClaudeFileBuilder {
   readonly sink = new PayloadSink();
   agentType?: string;
-  readonly seen: Set<string>;
+  private readonly seen: SeenRecords;
   private readonly placeholders: Set<string>;
   /** The record key of the record being read (its uuid, or its line for a repeated placeholder). */
   private recordKey = "";
@@ -162,7 +177,7 @@ export class ClaudeFileBuilder {
     readonly state: ClaudeState,
     readonly role: FileRole,
   ) {
-    this.seen = new Set(state.seen);
+    this.seen = new SeenRecords(state.seen);
     this.placeholders = new Set(state.placeholders);
     this.rank = fileRank(unit);
     this.issues = new IssueTally(unit.path);
@@ -176,12 +191,10 @@ export class ClaudeFileBuilder {
     const uuid = str(v.uuid);
     // Only real uuids deduplicate; synthetic placeholders would collapse distinct records.
     if (uuid && UUID_RE.test(uuid)) {
-      const key = uuid.replace(/-/g, "").toLowerCase();
-      if (this.seen.has(key)) {
+      if (!this.seen.add(uuid)) {
         this.issue("duplicate_record", "records repeated (resumed session); imported once");
         return;
       }
-      this.seen.add(key);
     }
     this.recordKey = uuid ?? `L${l.line}`;
     if (uuid && !UUID_RE.test(uuid)) {
@@ -417,7 +430,7 @@ export class ClaudeFileBuilder {
           basename(this.unit.path).replace(/\.jsonl$/, ""),
       );
     }
-    s.seen = [...this.seen];
+    s.seen = this.seen.saved();
     s.placeholders = [...this.placeholders].slice(-4096);
     const issues = this.issues.list();
     for (const [k, p] of this.parts) {

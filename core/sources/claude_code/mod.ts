@@ -26,7 +26,7 @@ import {
   readWhole,
   str,
 } from "../_import_kit.ts";
-import { ClaudeFileBuilder, freshState, SOURCE, STATE_VERSION } from "./builder.ts";
+import { ClaudeFileBuilder, freshState, SOURCE, STATE_VERSION, upgradeState } from "./builder.ts";
 import { importJournal } from "./journal.ts";
 import { claudeRoots, isAgentFileName, isSubagentFile, roleOf } from "./layout.ts";
 
@@ -61,7 +61,11 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
   const { fs } = ctx;
   const role = roleOf(unit.path);
   if (role.journal) return importJournal(unit, ctx, role);
-  const start = await beginJsonlPass(unit, ctx, { version: STATE_VERSION, fresh: freshState });
+  const start = await beginJsonlPass(unit, ctx, {
+    version: STATE_VERSION,
+    fresh: freshState,
+    upgrade: upgradeState,
+  });
   if ("done" in start) return start.done;
   const { plan, state } = start;
   const builder = new ClaudeFileBuilder(unit, ctx.epoch, state, role);

@@ -6,6 +6,7 @@ import {
   validationProblems,
 } from "../../../core/model/mod.ts";
 import { claudeCode } from "../../../core/sources/claude_code/mod.ts";
+import { KEY_CHARS, recordKey, SeenRecords } from "../../../core/sources/claude_code/seen.ts";
 import type { SourceFs, SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
@@ -496,6 +497,75 @@ Deno.test("claude-code importer completes a call in a later pass and keeps both 
     resume: { checkpoint: second.checkpoint!, state: second.state },
   });
   assertEquals([third.mode, third.deltas.length], ["unchanged", 0]);
+});
+
+Deno.test("claude-code importer: a saved state lists its seen records as one string of keys", async (t) => {
+  const path = "/p/s.jsonl";
+  const prompt = (text: string) => rec("user", { message: { role: "user", content: text } });
+  const first = prompt("first");
+  const second = prompt("second");
+
+  await t.step("a resumed record is imported once across passes", async () => {
+    const fs = new MemFs();
+    fs.write(path, line(first));
+    const a = await claudeCode.import(unit(path), { fs, epoch: 0 });
+    const state = a.state as { v: number; seen: unknown };
+    assertEquals(state.v, 3);
+    assertEquals(state.seen, recordKey(first.uuid));
+    fs.append(path, line(first) + line(second));
+    const b = await claudeCode.import(unit(path), {
+      fs,
+      epoch: 1,
+      resume: { checkpoint: a.checkpoint!, state: a.state },
+    });
+    assertEquals(b.mode, "append");
+    assertEquals(b.deltas[0].operations.length, 1);
+    assertEquals(b.deltas[0].issues?.find((i) => i.code === "duplicate_record")?.count, 1);
+    assertEquals(
+      (b.state as { seen: string }).seen,
+      recordKey(first.uuid) + recordKey(second.uuid),
+    );
+  });
+
+  await t.step("a version-2 state (the uuids listed) is carried over, not read again", async () => {
+    const fs = new MemFs();
+    fs.write(path, line(first));
+    const a = await claudeCode.import(unit(path), { fs, epoch: 0 });
+    const v2 = { ...(a.state as object), v: 2, seen: [first.uuid.replace(/-/g, "")] };
+    fs.append(path, line(first) + line(second));
+    const b = await claudeCode.import(unit(path), {
+      fs,
+      epoch: 1,
+      resume: { checkpoint: a.checkpoint!, state: v2 },
+    });
+    assertEquals(b.mode, "append");
+    assertEquals(b.deltas[0].operations.length, 1);
+    assertEquals((b.state as { v: number }).v, 3);
+    // an older shape is still dropped, and the file read from its start
+    const c = await claudeCode.import(unit(path), {
+      fs,
+      epoch: 1,
+      resume: { checkpoint: a.checkpoint!, state: { ...v2, v: 1 } },
+    });
+    assertEquals([c.mode, c.deltas[0].operations.length], ["full", 2]);
+  });
+
+  await t.step("every uuid keeps a key of its own, and the keys read back", () => {
+    const base = "01890a5d-ac96-774b-bcce-b302099a0000";
+    const seen = new SeenRecords("");
+    assert(seen.add(base));
+    // a uuid that differs from it in any one digit, wherever: time-ordered uuids share their
+    // first digits, counters and made-up ones their last
+    for (let i = 0; i < base.length; i++) {
+      if (base[i] === "-") continue;
+      const other = base.slice(0, i) + (base[i] === "f" ? "e" : "f") + base.slice(i + 1);
+      assert(seen.add(other), `digit ${i} changed, taken for a repeat`);
+    }
+    assert(!seen.add(base.toUpperCase().replace(/-/g, "")), "the same uuid written otherwise");
+    assertEquals(seen.saved().length, 33 * KEY_CHARS);
+    const again = new SeenRecords(seen.saved());
+    assert(!again.add(base) && again.add("01890a5d-ac96-774b-bcce-b302099a0001"));
+  });
 });
 
 // ------------------------------------------------------------------ real files
