@@ -4,6 +4,7 @@
  *
  * Corpora go to `CHRONICLE_BENCH_CORPUS` (default `tests/bench/.corpus`, ignored by git).
  */
+import { writeBigClaudeSession, writeBigCursorDb } from "./_big_logs.ts";
 import { generateCodexCorpus } from "./_codex_corpus.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
@@ -66,26 +67,45 @@ export async function child(...args: string[]) {
 
 /** A generated Claude Code corpus of about `mb` MiB (a home: `<dir>/.claude/projects`). */
 export async function claudeCorpus(mb: number): Promise<string> {
-  const dir = `${CORPORA}/${mb}`;
-  try {
-    await Deno.stat(`${dir}/.done`);
-  } catch {
+  return await kept(String(mb), async (dir) => {
     console.log(`generating a ${mb} MB corpus in ${dir} ...`);
-    await Deno.mkdir(dir, { recursive: true });
     await run("node", [GEN, dir, String(mb)]);
-    await Deno.writeTextFile(`${dir}/.done`, "");
-  }
-  return dir;
+  });
 }
 
 /** A generated Codex CLI corpus of about `mb` MiB (a home: `<dir>/.codex/sessions`). */
 export async function codexCorpus(mb: number): Promise<string> {
-  const dir = `${CORPORA}/codex-${mb}`;
+  return await kept(`codex-${mb}`, async (dir) => {
+    console.log(`generating a ${mb} MB Codex corpus in ${dir} ...`);
+    await generateCodexCorpus(dir, mb);
+  });
+}
+
+/** A home holding one Claude Code session of about `mib` MiB, made from the 300 MB corpus. */
+export async function bigSession(mib: number): Promise<string> {
+  return await kept(`big-session-${mib}`, async (dir) => {
+    console.log(`writing one ${mib} MiB Claude Code session in ${dir} ...`);
+    await writeBigClaudeSession(await claudeCorpus(300), dir, mib);
+  });
+}
+
+/** A home holding one Cursor database of about `mib` MiB of chats. */
+export async function bigCursorDb(mib: number): Promise<string> {
+  return await kept(`cursor-${mib}`, (dir) => {
+    console.log(`writing a ${mib} MiB Cursor database in ${dir} ...`);
+    writeBigCursorDb(dir, mib);
+  });
+}
+
+/** A corpus folder made once (`.done` marks it whole). */
+async function kept(name: string, make: (dir: string) => unknown): Promise<string> {
+  const dir = `${CORPORA}/${name}`;
   try {
     await Deno.stat(`${dir}/.done`);
   } catch {
-    console.log(`generating a ${mb} MB Codex corpus in ${dir} ...`);
-    await generateCodexCorpus(dir, mb);
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await Deno.mkdir(dir, { recursive: true });
+    await make(dir);
     await Deno.writeTextFile(`${dir}/.done`, "");
   }
   return dir;

@@ -6,7 +6,7 @@
  */
 
 /** Small deterministic PRNG (mulberry32) so every run builds the same corpus. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);

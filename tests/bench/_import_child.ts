@@ -12,6 +12,7 @@ import type { CliIo } from "../../cli/io.ts";
 import { dbOf } from "../_helpers/store_db.ts";
 import { appendClaudePrompt } from "../e2e/_synthetic.ts";
 import { cpuUsage } from "node:process";
+import { bytesUnder } from "./_bytes_under.ts";
 
 /** The process's CPU seconds, user and system, every thread. */
 function cpuSeconds(): number {
@@ -23,16 +24,6 @@ function peakRssMb(): number {
   const status = Deno.readTextFileSync("/proc/self/status");
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
-}
-
-/** Bytes of every file under `dir` (the store: database, WAL, packs). */
-function bytesUnder(dir: string): number {
-  let n = 0;
-  for (const e of Deno.readDirSync(dir)) {
-    const p = `${dir}/${e.name}`;
-    n += e.isDirectory ? bytesUnder(p) : Deno.statSync(p).size;
-  }
-  return n;
 }
 
 async function files(dir: string): Promise<string[]> {

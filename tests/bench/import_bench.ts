@@ -9,6 +9,8 @@
  */
 import {
   type BareRun,
+  bigCursorDb,
+  bigSession,
   child,
   claudeCorpus,
   codexCorpus,
@@ -18,6 +20,7 @@ import {
   original,
   type OriginalRun,
 } from "./_bench_kit.ts";
+import { bytesUnder } from "./_bytes_under.ts";
 
 const SIZES = (Deno.env.get("CHRONICLE_BENCH_MB") ?? "300").split(",").map(Number);
 const ROUNDS = Number(Deno.env.get("CHRONICLE_BENCH_ROUNDS") ?? 3);
@@ -27,6 +30,35 @@ function max<T>(xs: T[], key: (x: T) => number): number {
 }
 
 for (const MB of SIZES) await bench(MB);
+await bigLogs();
+
+/**
+ * Peak memory with one big log (the goal: under 300 MB whatever a log's size): one Claude Code
+ * session read in slices, and one Cursor database, which is read whole (not yet in slices).
+ */
+async function bigLogs() {
+  const mib = Number(Deno.env.get("CHRONICLE_BENCH_BIG_MB") ?? 200);
+  console.log(`--- one big log (${mib} MiB)`);
+  const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
+  try {
+    const logs: [string, string, string][] = [
+      ["one claude-code session", await bigSession(mib), "claude-code"],
+      ["one cursor database", await bigCursorDb(Math.round(mib / 2)), "cursor"],
+    ];
+    for (const [label, home, source] of logs) {
+      const r: ImportRun = await child("import", home, `${data}/${source}`, source);
+      console.log(
+        `${label.padEnd(26)} ${
+          (bytesUnder(home) / 2 ** 20).toFixed(0)
+        } MiB, ${r.summary.operations} operations: ${
+          r.seconds.toFixed(2)
+        } s, peak RSS ${r.peak_rss_mb} MB (goal < 300 MB)`,
+      );
+    }
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+}
 
 async function bench(MB: number) {
   console.log(`--- ${MB} MB`);
