@@ -14,12 +14,15 @@ export interface WorkerRunner {
 }
 
 export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner {
+  // The worker's scratch copies go to a folder of its own, removed when it closes: a copy a
+  // read in parts keeps between parts (core/sources/_sqlite_copy.ts) goes with it.
+  const tempRoot = `${options.tempRoot}/worker-${crypto.randomUUID()}`;
   const worker = new Worker(new URL("./import_worker.ts", import.meta.url), {
     type: "module",
     deno: {
       permissions: {
         read: true,
-        write: [options.tempRoot],
+        write: [tempRoot],
         net: false,
         env: false,
         run: false,
@@ -37,9 +40,16 @@ export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner 
         unit,
         epoch,
         resume,
-        tempRoot: options.tempRoot,
+        tempRoot,
         maxPassBytes,
       } satisfies WorkerRequest)),
-    close: () => worker.terminate(),
+    close: () => {
+      worker.terminate();
+      try {
+        Deno.removeSync(tempRoot, { recursive: true });
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+    },
   };
 }

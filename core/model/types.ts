@@ -208,6 +208,13 @@ export interface SqliteCheckpoint {
   wal_mtime_ms: number | null;
   wal_size: number;
   row_counts?: Record<string, number>;
+  /**
+   * The read stopped before the database's end on purpose (a big database is read in parts of
+   * whole sessions, `ImportContext.maxPassBytes`): the next part reads on after the key
+   * `after`, while the database is as these stats say; `held` are the sessions this read's
+   * parts have held so far.
+   */
+  more?: { after: string; held: string[] };
 }
 
 export type Checkpoint = JsonlCheckpoint | SqliteCheckpoint;

@@ -12,7 +12,7 @@ import { PayloadSink } from "../model/payload.ts";
 import type { SessionIssue, SqliteCheckpoint } from "../model/types.ts";
 import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
 import { type DeltaDraft, passResult } from "./_import_kit.ts";
-import { sameSqliteCheckpoint, sqliteCheckpoint } from "./sqlite_checkpoint.ts";
+import { sameDatabase, sameSqliteCheckpoint, sqliteCheckpoint } from "./sqlite_checkpoint.ts";
 import { FILE_MISSING, unchangedResult, vanishedResult } from "./results.ts";
 
 export { sameSqliteCheckpoint, sqliteCheckpoint };
@@ -46,6 +46,32 @@ export async function readSqliteCopy<T>(
   path: string,
   read: SqliteReader<T>,
 ): Promise<SqliteCopyResult<T>> {
+  const { copy, ...opened } = await openSqliteCopy(fs, path);
+  if (!copy) return opened;
+  try {
+    return { ...opened, value: await read(copy.db, copy.tables) };
+  } catch (e) {
+    return { ...opened, issues: [...opened.issues, dbIssue(path, e)] };
+  } finally {
+    await closeCopy(fs, copy);
+  }
+}
+
+/** A private copy of a database, open read-only, and the scratch folder it is in. */
+interface OpenCopy {
+  path: string;
+  dir: string;
+  db: DatabaseSync;
+  tables: Set<string>;
+  /** The database's checkpoint taken before it was copied. */
+  checkpoint: SqliteCheckpoint;
+}
+
+/** A copy made and opened, or why not (`copy` absent): issues, checkpoint, bytes copied. */
+async function openSqliteCopy(
+  fs: SourceFs,
+  path: string,
+): Promise<Omit<SqliteCopyResult<never>, "value"> & { copy?: OpenCopy }> {
   const issues: SessionIssue[] = [];
   const issue = (code: string, severity: SessionIssue["severity"], message: string) =>
     issues.push({ code, severity, message, file: path });
@@ -72,10 +98,11 @@ export async function readSqliteCopy<T>(
           "imported the last committed state",
       );
     }
+    const result = { issues, checkpoint: copied.checkpoint, bytesCopied: copied.bytes };
     const db = openCopy(copied.copyPath);
     if (db instanceof Error) {
       issues.push(dbIssue(path, db));
-      return { issues, checkpoint: copied.checkpoint, bytesCopied: copied.bytes };
+      return result;
     }
     try {
       const tables = new Set(
@@ -83,23 +110,32 @@ export async function readSqliteCopy<T>(
           name: string;
         }[]).map((r) => r.name),
       );
-      const value = await read(db, tables);
-      return { value, issues, checkpoint: copied.checkpoint, bytesCopied: copied.bytes };
+      const copy = { path, dir, db, tables, checkpoint: copied.checkpoint };
+      dir = undefined; // the copy's now: closeCopy removes it
+      return { ...result, copy };
     } catch (e) {
+      closeDb(db);
       issues.push(dbIssue(path, e));
-      return { issues, checkpoint: copied.checkpoint, bytesCopied: copied.bytes };
-    } finally {
-      try {
-        db.close();
-      } catch {
-        // closing a copy that failed to read: nothing left to do
-      }
+      return result;
     }
   } catch (e) {
     issue("db_unreadable", "error", `Cannot read "${path}": ${messageOf(e)}`);
     return { issues, checkpoint: null, bytesCopied: 0 };
   } finally {
     if (dir) await fs.remove(dir).catch(() => {});
+  }
+}
+
+async function closeCopy(fs: SourceFs, copy: OpenCopy): Promise<void> {
+  closeDb(copy.db);
+  await fs.remove(copy.dir).catch(() => {});
+}
+
+function closeDb(db: DatabaseSync): void {
+  try {
+    db.close();
+  } catch {
+    // closing a copy that failed to read: nothing left to do
   }
 }
 
@@ -217,13 +253,44 @@ export interface SqliteRead {
   deltas: DeltaDraft[];
   issues: SessionIssue[];
   counts: Record<string, number>;
+  /**
+   * The read stopped at its part's budget: the key of the last row read, which the next part
+   * reads on after. Absent when the database was read to its end.
+   */
+  next?: string;
+}
+
+/**
+ * Which part of a database a read reads: on after the key `after` (absent: from the start),
+ * stopping at the first whole session past `budget` bytes of rows read (Infinity: to the end).
+ */
+export interface SqlitePart {
+  after?: string;
+  budget: number;
+}
+
+/**
+ * The copy a read in parts keeps open between its parts (at most one, in the thread that
+ * reads): the next part reads on in it, so a big database is copied once. It is closed with
+ * the read's last part, or when anything else is read first.
+ */
+let keptCopy: OpenCopy | null = null;
+
+async function releaseKeptCopy(fs: SourceFs): Promise<void> {
+  const copy = keptCopy;
+  keptCopy = null;
+  if (copy) await closeCopy(fs, copy);
 }
 
 /**
  * One pass over a database unit: an unchanged database (same db and wal stats) costs two
- * stats; a vanished one is a `file_missing` issue; otherwise a private copy is read whole by
- * `read`. A database that cannot be read as it is now keeps what was imported before, and any
- * change to it makes the next pass try again.
+ * stats; a vanished one is a `file_missing` issue; otherwise a private copy is read by `read`,
+ * whole, or (with `ImportContext.maxPassBytes`, for a reader that honours its part) a part of
+ * whole sessions at a time, its checkpoint saying `more` until the last, the copy kept open
+ * between parts. A read in parts goes on only while the database is as its first part found
+ * it; a database that changed starts a read again from its start. A database that cannot be
+ * read as it is now keeps what was imported before, and any change to it makes the next pass
+ * try again.
  */
 export async function importSqliteUnit(
   unit: SourceUnit,
@@ -232,28 +299,68 @@ export async function importSqliteUnit(
     db: DatabaseSync,
     tables: Set<string>,
     sink: PayloadSink,
+    part: SqlitePart,
   ) => SqliteRead | Promise<SqliteRead>,
 ): Promise<UnitResult> {
   const current = await sqliteCheckpoint(ctx.fs, unit.path);
+  const prior = ctx.resume?.checkpoint?.kind === "sqlite" ? ctx.resume.checkpoint : undefined;
+  // the read in parts to go on with, while the database is as it was
+  const more = prior?.more && current && sameDatabase(prior, current) ? prior.more : undefined;
+  let copy = keptCopy?.path === unit.path && more && sameDatabase(keptCopy.checkpoint, prior!)
+    ? keptCopy
+    : null;
+  if (copy) keptCopy = null;
+  else await releaseKeptCopy(ctx.fs);
   if (!current) return vanishedResult(unit, ctx.resume);
   if (sameSqliteCheckpoint(ctx.resume?.checkpoint, current)) return unchangedResult(ctx.resume);
-  const sink = new PayloadSink();
-  const copy = await readSqliteCopy(ctx.fs, unit.path, (db, tables) => read(db, tables, sink));
-  const issues = [...copy.issues, ...(copy.value?.issues ?? [])];
-  if (!copy.value) {
-    return {
-      ...unchangedResult(ctx.resume, issues),
-      checkpoint: copy.checkpoint ?? current,
-      bytesRead: copy.bytesCopied,
-    };
+  const issues: SessionIssue[] = [];
+  let bytesRead = 0;
+  if (!copy) {
+    const opened = await openSqliteCopy(ctx.fs, unit.path);
+    issues.push(...opened.issues);
+    bytesRead = opened.bytesCopied;
+    if (!opened.copy) {
+      return {
+        ...unchangedResult(ctx.resume, issues),
+        checkpoint: opened.checkpoint ?? current,
+        bytesRead,
+      };
+    }
+    copy = opened.copy;
   }
-  return passResult({
+  // a new copy of a database that changed since the read's last part starts the read again
+  const goOn = more && sameDatabase(copy.checkpoint, prior!) ? more : undefined;
+  const sink = new PayloadSink();
+  let value: SqliteRead;
+  try {
+    value = await read(copy.db, copy.tables, sink, {
+      after: goOn?.after,
+      budget: ctx.maxPassBytes ?? Infinity,
+    });
+  } catch (e) {
+    await closeCopy(ctx.fs, copy);
+    issues.push(dbIssue(unit.path, e));
+    return { ...unchangedResult(ctx.resume, issues), checkpoint: copy.checkpoint, bytesRead };
+  }
+  // the rows counted so far: the read's last part counts what one read would
+  const counts = { ...value.counts };
+  for (const [k, n] of Object.entries(goOn ? prior?.row_counts ?? {} : {})) {
+    counts[k] = (counts[k] ?? 0) + n;
+  }
+  const checkpoint: SqliteCheckpoint = { ...copy.checkpoint, row_counts: counts };
+  if (value.next !== undefined) {
+    const held = new Set([...(goOn?.held ?? []), ...value.deltas.map((d) => d.session_id)]);
+    checkpoint.more = { after: value.next, held: [...held] };
+    keptCopy = copy;
+  } else await closeCopy(ctx.fs, copy);
+  const result = passResult({
     mode: "full",
-    deltas: copy.value.deltas,
-    checkpoint: { ...(copy.checkpoint ?? current), row_counts: copy.value.counts },
+    deltas: value.deltas,
+    checkpoint,
     state: null,
     sink,
-    bytesRead: copy.bytesCopied,
-    issues,
+    bytesRead,
+    issues: [...issues, ...value.issues],
   });
+  return goOn ? { ...result, partsBefore: goOn.held } : result;
 }

@@ -178,11 +178,11 @@ export function statMatches(stat: FileStat, checkpoint: JsonlCheckpoint): boolea
 }
 
 /**
- * A checkpoint of a pass that stopped before its log's end on purpose (a slice of a big log,
- * `ImportContext.maxPassBytes`): the next slice is to come.
+ * A checkpoint of a pass that stopped before its log's end on purpose (a slice of a big log, a
+ * part of a big database, `ImportContext.maxPassBytes`): the next slice is to come.
  */
 export function slicedOn(cp: Checkpoint | null | undefined): boolean {
-  return cp?.kind === "jsonl" && cp.more === true;
+  return cp?.kind === "jsonl" ? cp.more === true : cp?.kind === "sqlite" && cp.more !== undefined;
 }
 
 /** SHA-256 of the up to 4 KiB before `offset`. */

@@ -31,12 +31,19 @@ function checkpointOf(path: string, db: FileStat, wal: FileStat | null): SqliteC
   };
 }
 
-/** True when a database has not changed since `previous` (same db and wal mtimes and sizes). */
+/**
+ * True when a database has not changed since `previous` (same db and wal mtimes and sizes) and
+ * its read is done (a read in parts that stopped half-way, `more`, has more to read).
+ */
 export function sameSqliteCheckpoint(
   previous: Checkpoint | undefined,
   current: SqliteCheckpoint,
 ): boolean {
-  return previous?.kind === "sqlite" && previous.file === current.file &&
-    previous.db_mtime_ms === current.db_mtime_ms && previous.db_size === current.db_size &&
-    previous.wal_mtime_ms === current.wal_mtime_ms && previous.wal_size === current.wal_size;
+  return previous?.kind === "sqlite" && !previous.more && sameDatabase(previous, current);
+}
+
+/** True when two checkpoints describe the same database as it was (db and wal stats). */
+export function sameDatabase(a: SqliteCheckpoint, b: SqliteCheckpoint): boolean {
+  return a.file === b.file && a.db_mtime_ms === b.db_mtime_ms && a.db_size === b.db_size &&
+    a.wal_mtime_ms === b.wal_mtime_ms && a.wal_size === b.wal_size;
 }

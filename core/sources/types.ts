@@ -66,7 +66,8 @@ export interface ImportContext {
    * A JSONL pass may stop at the end of the line that takes it past this many bytes, when it
    * reads on from a checkpoint or reads a log the store holds nothing of; its checkpoint then
    * says `more`, and the caller runs the next pass at once. So a 130 MiB session is imported a
-   * slice at a time, within the memory a slice takes. Default: no limit.
+   * slice at a time, within the memory a slice takes. A database read in parts stops at the
+   * first whole session past it (`_sqlite_copy.ts`'s `SqlitePart`). Default: no limit.
    */
   maxPassBytes?: number;
 }
@@ -82,6 +83,12 @@ export interface UnitResult {
   /** Payload bytes by SHA-256 referenced from the deltas. */
   payloads: Map<string, Uint8Array>;
   bytesRead: number;
+  /**
+   * A full read in parts (a big database, each part holding whole sessions, its checkpoint
+   * saying `more` until the last): the sessions the read's earlier parts held. Absent for a
+   * read's first part and for a read in one part.
+   */
+  partsBefore?: string[];
 }
 
 /** One agent's importer: a plain object. `S` is its source id. */
@@ -94,8 +101,9 @@ export interface Importer<S extends SourceId = SourceId> {
   detect(path: string): boolean;
   import(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult>;
   /**
-   * Its passes honour `ImportContext.maxPassBytes`: a log read in slices is stored as one pass
-   * over it stores it (tests/unit/store/slices_test.ts, on every recording of the real CLIs).
+   * Its passes honour `ImportContext.maxPassBytes`: a log read in slices, a database in parts,
+   * is stored as one pass over it stores it (tests/unit/store/slices_test.ts, on every recording
+   * of the real CLIs, and on a Cursor database read, stopped and read again in parts).
    */
   slices?: true;
 }

@@ -214,8 +214,17 @@ export function applyUnit(
     const fresh = !prev;
     const stamp = w.changes.next();
     const reread = new Map<string, UsageRow[]>();
-    for (const sid of prev && result.mode === "full" ? prev.sessions : []) {
-      if (held.has(sid)) continue;
+    // A full read replaces what the file held of the sessions it holds, and its last part (a
+    // read in one part is its own last) what it held of the sessions no part held: their rows
+    // stay, kept. A big database comes in parts of whole sessions (partsBefore), each part
+    // replacing its own.
+    const full = result.mode === "full";
+    const last = !slicedOn(result.checkpoint);
+    const holds = new Set(result.deltas.map((d) => d.session_id));
+    const heldBefore = new Set(result.partsBefore ?? []);
+    const gone = (sid: string) => last && !holds.has(sid) && !heldBefore.has(sid);
+    for (const sid of prev && full ? prev.sessions : []) {
+      if (held.has(sid) || !(holds.has(sid) || gone(sid))) continue;
       w.changes.keep(sid, unit.path);
       reread.set(sid, replaceFileRows(w.sql, sid, unit.path));
       touched.add(sid);
@@ -227,6 +236,16 @@ export function applyUnit(
       touched.add(d.session_id);
     }
     for (const [sid, usage] of reread) settleReread(w.sql, sid, unit.path, stamp, usage);
+    if (last && heldBefore.size && result.checkpoint) {
+      // the chats of a read's earlier parts take its last part's checkpoint, as in one read
+      const checkpoint = w.sql.stmt(
+        "UPDATE epochs SET checkpoint = ? WHERE session_id = ? AND file = ? AND ordinal = ?",
+      );
+      const json = JSON.stringify(result.checkpoint);
+      for (const sid of heldBefore) {
+        if (!holds.has(sid)) checkpoint.run(json, sid, unit.path, epoch);
+      }
+    }
     w.changes.settle(stamp, touched);
     // A slice of a big log (more follows) leaves its sessions' counts, first prompt and
     // statistics to the log's last slice: recomputed from every row each slice, they cost the
@@ -239,17 +258,10 @@ export function applyUnit(
         : touched;
       for (const sid of settle) refreshAggregates(w.sql, sid);
     }
-    const sessions = new Set([
-      ...(prev?.sessions ?? []),
-      ...result.deltas.map((d) => d.session_id),
-    ]);
-    if (result.mode === "full" && prev) {
+    const sessions = new Set([...(prev?.sessions ?? []), ...holds]);
+    if (full && prev) {
       // sessions the file no longer mentions lose nothing else; keep the list current
-      for (const sid of prev.sessions) {
-        if (!held.has(sid) && !result.deltas.some((d) => d.session_id === sid)) {
-          sessions.delete(sid);
-        }
-      }
+      for (const sid of prev.sessions) if (!held.has(sid) && gone(sid)) sessions.delete(sid);
     }
     w.sql.stmt(
       `INSERT INTO sources (path, source, epoch, checkpoint, sessions, issues, imported_at)

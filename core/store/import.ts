@@ -424,10 +424,14 @@ export async function importUnits(
       // a unit skipped as unchanged that failed last time is failing still: say so again
       const failing = result.mode === "unchanged" && unchanged[i] ? prev?.failing ?? [] : [];
       const unitErrors = [...failing];
-      // the operations written: a log read in one pass counts its own; a big log's slices
-      // are counted by the store once stored (store.slicedOperations), from its clock now
-      const ops = new Set<string>();
-      const clock = slicedOn(first.checkpoint) ? store.clock() : undefined;
+      // The operations written, each result's own as it comes; but a big log's slices may
+      // give an operation again (a call completed in a later slice), so those are counted by
+      // the store once stored (store.slicedOperations, from its clock now). A database's parts
+      // hold whole sessions: counted as they come.
+      let written = 0;
+      const clock = first.checkpoint?.kind === "jsonl" && slicedOn(first.checkpoint)
+        ? store.clock()
+        : undefined;
       const sessions = new Set<string>();
       let stored = true;
       // The last slice stored left its sessions to a slice after it (apply.ts): settled below
@@ -444,7 +448,7 @@ export async function importUnits(
         // the next slice is read while this one is stored (its state is in this result)
         const cp = result.checkpoint;
         // (a pass that read nothing, a log gone mid-way through, keeps its checkpoint: no next)
-        const next = result.mode !== "unchanged" && cp?.kind === "jsonl" && cp.more
+        const next = result.mode !== "unchanged" && cp && slicedOn(cp)
           ? runner(unit, epoch, { checkpoint: cp, state: result.state }, sliceOf(plan[i])).then(
             (r) => ({ ok: true as const, r }),
             (e: unknown) => ({ ok: false as const, e }),
@@ -483,12 +487,14 @@ export async function importUnits(
           await next;
           break;
         }
+        const ops = new Set<string>();
         for (const d of result.deltas) {
           sessions.add(d.session_id);
           if (clock === undefined) {
             for (const o of d.operations) ops.add(`${d.session_id}\0${o.id}`);
           }
         }
+        written += ops.size;
         if (!next) break;
         const read = await next;
         if (!read.ok) {
@@ -499,7 +505,7 @@ export async function importUnits(
         result = read.r;
       }
       if (unsettled) settle(unit);
-      s.operations += clock === undefined ? ops.size : store.slicedOperations(unit.path, clock);
+      s.operations += clock === undefined ? written : store.slicedOperations(unit.path, clock);
       s.sessions += sessions.size;
       if (!stored || unitErrors.length) s.failed++;
       else if (first.mode === "unchanged") s.unchanged++;

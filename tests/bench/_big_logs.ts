@@ -6,8 +6,7 @@
  * - one Cursor `state.vscdb` holding about `mib` MiB of chats (composers of 500 bubbles,
  *   shaped like the fixture `peers/cursor/constructed/globalStorage_state.vscdb`'s).
  */
-import { DatabaseSync } from "node:sqlite";
-import { rng } from "./_codex_corpus.ts";
+import { addCursorChats } from "../_helpers/cursor_db.ts";
 
 const SESSION = "0b16b16b-0000-4000-8000-000000000001";
 /** Record uuids, message and tool-use ids: hex runs a round's tail makes distinct. */
@@ -59,87 +58,9 @@ function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-const WORDS = ("alpha render parser session store value export const import async await " +
-  "function return config index result").split(" ");
-
 /** Writes `<home>/.config/Cursor/User/globalStorage/state.vscdb` of about `mib` MiB of chats. */
 export function writeBigCursorDb(home: string, mib: number) {
   const dir = `${home}/.config/Cursor/User/globalStorage`;
   Deno.mkdirSync(dir, { recursive: true });
-  const path = `${dir}/state.vscdb`;
-  try {
-    Deno.removeSync(path);
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  }
-  const db = new DatabaseSync(path);
-  const rand = rng(7);
-  const words = (n: number) =>
-    Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)] + (rand() * 1000 | 0))
-      .join(" ");
-  try {
-    db.exec(`CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);
-      CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);`);
-    const insert = db.prepare("INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)");
-    const target = mib * 1024 * 1024;
-    let bytes = 0;
-    let at = Date.parse("2026-01-01T08:00:00.000Z");
-    for (let c = 0; bytes < target; c++) {
-      const cid = `comp-big-${String(c).padStart(6, "0")}`;
-      const headers: { bubbleId: string; type: number }[] = [];
-      db.exec("BEGIN");
-      for (let turn = 0; turn < 125; turn++) {
-        const bubbles = [
-          { type: 1, text: words(60) },
-          { type: 2, text: words(80), thinking: { text: words(20) } },
-          {
-            type: 2,
-            text: "",
-            capabilityType: 15,
-            toolFormerData: {
-              tool: 40,
-              toolCallId: `toolu_${c}_${turn}`,
-              status: "completed",
-              name: "read_file",
-              rawArgs: JSON.stringify({ target_file: `src/file_${turn}.ts` }),
-              params: JSON.stringify({ targetFile: `src/file_${turn}.ts` }),
-              result: JSON.stringify({ contents: words(500), totalLinesInFile: 40 }),
-            },
-          },
-          { type: 2, text: words(40), tokenCount: { inputTokens: 1200, outputTokens: 40 } },
-        ];
-        for (const [k, b] of bubbles.entries()) {
-          const bubbleId = `b-${turn}-${k}`;
-          at += 1000;
-          const value = JSON.stringify({
-            _v: 3,
-            bubbleId,
-            createdAt: new Date(at).toISOString(),
-            requestId: `req-${turn}`,
-            ...b,
-          });
-          insert.run(`bubbleId:${cid}:${bubbleId}`, value);
-          headers.push({ bubbleId, type: b.type });
-          bytes += value.length;
-        }
-      }
-      insert.run(
-        `composerData:${cid}`,
-        JSON.stringify({
-          _v: 10,
-          composerId: cid,
-          name: `Big chat ${c}`,
-          createdAt: at - 500_000,
-          lastUpdatedAt: at,
-          status: "completed",
-          unifiedMode: "agent",
-          modelConfig: { modelName: "claude-4.5-sonnet" },
-          fullConversationHeadersOnly: headers,
-        }),
-      );
-      db.exec("COMMIT");
-    }
-  } finally {
-    db.close();
-  }
+  addCursorChats(`${dir}/state.vscdb`, { bytes: mib * 1024 * 1024, turns: 125 });
 }

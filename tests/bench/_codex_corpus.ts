@@ -4,16 +4,7 @@
  * turn_context, mirrored response items and event messages, exec calls with their outputs,
  * apply_patch calls, cumulative token counts). Deterministic for a given size.
  */
-
-/** Small deterministic PRNG (mulberry32) so every run builds the same corpus. */
-export function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../_helpers/cursor_db.ts";
 
 const WORDS = (
   "the quick brown fox jumps over lazy dog import export function const return value error " +

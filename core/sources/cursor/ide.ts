@@ -39,7 +39,7 @@ import {
   parseJsonText,
   str,
 } from "../_import_kit.ts";
-import { cellText, importSqliteUnit, type SqliteRead } from "../_sqlite_copy.ts";
+import { cellText, importSqliteUnit, type SqlitePart, type SqliteRead } from "../_sqlite_copy.ts";
 import { BAD_JSON, ComposerBuilder, NULL_VALUE, SOURCE } from "./composer.ts";
 import { uriToPath } from "./uri.ts";
 
@@ -88,7 +88,7 @@ function detect(path: string): boolean {
 }
 
 function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
-  return importSqliteUnit(unit, ctx, async (db, tables, sink) => {
+  return importSqliteUnit(unit, ctx, async (db, tables, sink, part) => {
     const issues = new IssueTally(unit.path);
     const out: SqliteRead = { deltas: [], issues: [], counts: {} };
     if (!tables.has("cursorDiskKV") && !tables.has("ItemTable")) {
@@ -100,8 +100,15 @@ function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
     } else {
       const folder = await workspaceFolder(ctx.fs, unit.path);
       const reader = new DbReader(db, unit, ctx.epoch, sink, issues, folder);
-      if (tables.has("cursorDiskKV")) out.deltas.push(...reader.composers(out.counts));
-      if (tables.has("ItemTable")) out.deltas.push(...reader.workspaceIndex(out.counts));
+      if (tables.has("cursorDiskKV")) {
+        const read = reader.composers(out.counts, part);
+        out.deltas.push(...read.deltas);
+        out.next = read.next;
+      }
+      // (a workspace's chat index, small, comes with the database's last part)
+      if (tables.has("ItemTable") && out.next === undefined) {
+        out.deltas.push(...reader.workspaceIndex(out.counts));
+      }
     }
     out.issues = issues.list();
     return out;
@@ -120,6 +127,14 @@ async function workspaceFolder(fs: SourceFs, dbPath: string): Promise<string | u
   }
 }
 
+/**
+ * How many bytes of a part's budget a byte of a chat's rows counts for: what a part costs in
+ * memory. A bubble's tool call holds its arguments and result as JSON inside JSON, parsed
+ * twice; counted once, 12 MiB parts of 114 MiB of chats peaked at 355 MB, counted three times
+ * (4 MiB of rows a part) at 227 MB, in the same time.
+ */
+const ROW_WEIGHT = 3;
+
 class DbReader {
   constructor(
     private readonly db: DatabaseSync,
@@ -134,18 +149,34 @@ class DbReader {
     this.issues.add(code, message, { severity });
   }
 
-  /** Every `composerData:` row with its bubbles: one delta per chat that holds anything. */
-  composers(counts: Record<string, number>): DeltaDraft[] {
+  /**
+   * The `composerData:` rows of a part (in key order, after `part.after`) with their bubbles:
+   * one delta per chat that holds anything. The part ends before the first chat once its
+   * rows add up to `part.budget` bytes (`next`: the key of its last chat); a chat is never cut.
+   */
+  composers(
+    counts: Record<string, number>,
+    part: SqlitePart,
+  ): { deltas: DeltaDraft[]; next?: string } {
     const out: DeltaDraft[] = [];
     const rows = this.db.prepare(
-      "SELECT key, value FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;' ORDER BY key",
+      `SELECT key, value FROM cursorDiskKV WHERE key ${part.after === undefined ? ">=" : ">"} ?
+         AND key < 'composerData;' ORDER BY key`,
     );
     counts.composers = 0;
     counts.bubbles = 0;
     let empty = 0;
-    for (const row of rows.iterate() as Iterable<Json>) {
-      counts.composers++;
+    let bytes = 0;
+    let last: string | undefined;
+    let next: string | undefined;
+    for (const row of rows.iterate(part.after ?? "composerData:") as Iterable<Json>) {
       const key = String(row.key);
+      if (bytes >= part.budget && last !== undefined) {
+        next = last;
+        break;
+      }
+      last = key;
+      counts.composers++;
       const cid = key.slice("composerData:".length);
       const text = cellText(row.value);
       if (text === null) {
@@ -160,9 +191,11 @@ class DbReader {
         );
         continue;
       }
+      bytes += ROW_WEIGHT * text.length;
       try {
         const bubbles = this.bubbles(cid);
         counts.bubbles += bubbles.size;
+        bytes += ROW_WEIGHT * bubbles.bytes;
         const b = new ComposerBuilder(
           this.unit,
           this.epoch,
@@ -196,12 +229,15 @@ class DbReader {
         count: empty,
       });
     }
-    return out;
+    return { deltas: out, next };
   }
 
-  /** The bubble rows of one chat, by bubble id; NULL and malformed values stay as markers. */
-  private bubbles(cid: string): Map<string, unknown> {
-    const map = new Map<string, unknown>();
+  /**
+   * The bubble rows of one chat, by bubble id; NULL and malformed values stay as markers.
+   * `bytes`: how much text the rows held.
+   */
+  private bubbles(cid: string): Map<string, unknown> & { bytes: number } {
+    const map = Object.assign(new Map<string, unknown>(), { bytes: 0 });
     const prefix = `bubbleId:${cid}:`;
     const stmt = this.db.prepare("SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?");
     for (const row of stmt.iterate(prefix, `bubbleId:${cid};`) as Iterable<Json>) {
@@ -211,6 +247,7 @@ class DbReader {
         map.set(id, NULL_VALUE);
         continue;
       }
+      map.bytes += text.length;
       const parsed = parseJsonText(text);
       map.set(id, parsed.ok ? parsed.value : BAD_JSON);
     }

@@ -25,7 +25,11 @@ export const cursor: Importer<typeof SOURCE> = {
   detect: (path) => PARTS.some((p) => p.detect(path)),
   import(unit, ctx) {
     // Transcripts and `store.db` chat stores are cursor-agent's; other databases the IDE's.
+    // Only the IDE's databases (which grow big) are read in parts; cursor-agent's files whole.
     const agent = unit.kind === "jsonl" || basename(unit.path) === "store.db";
-    return (agent ? cursorAgent : cursorIde).import(unit, ctx);
+    return agent
+      ? cursorAgent.import(unit, { ...ctx, maxPassBytes: undefined })
+      : cursorIde.import(unit, ctx);
   },
+  slices: true,
 };

@@ -7,6 +7,8 @@ import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { copyTree, FIXTURES } from "../../_helpers/fixtures.ts";
 import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
+import { addCursorChats } from "../../_helpers/cursor_db.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const REAL = `${FIXTURES}/realclients`;
 
@@ -68,6 +70,23 @@ const difference = (a: string[], b: string[]) => {
   return { only_whole: a.filter((x) => !sb.has(x)), only_sliced: b.filter((x) => !sa.has(x)) };
 };
 
+/** An import in passes of 2000 bytes whose third pass cannot be read. */
+async function stopAtThirdPass(
+  store: ChronicleStore,
+  env: Parameters<typeof importAll>[1]["env"],
+  fs: ReturnType<typeof createDenoFs>,
+): Promise<void> {
+  const run = inProcessRunner(fs);
+  let passes = 0;
+  const r = await importAll(store, {
+    env,
+    fs,
+    maxPassBytes: 2000,
+    runner: (...args) => ++passes === 3 ? Promise.reject(new Error("unreadable")) : run(...args),
+  });
+  assertEquals(r.errors.map((e) => e.code), ["import_failed"]);
+}
+
 Deno.test("a log imported in slices is stored as one pass over it stores it, for every agent", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
   try {
@@ -115,16 +134,8 @@ Deno.test("a sliced read that stops half-way leaves its sessions settled, and th
     const whole = ChronicleStore.open(":memory:");
     await importAll(whole, { env, fs });
     const store = ChronicleStore.open(":memory:");
-    const run = inProcessRunner(fs);
-    let passes = 0;
     // the third slice cannot be read: two are stored, each saying more is to come
-    const r = await importAll(store, {
-      env,
-      fs,
-      maxPassBytes: 2000,
-      runner: (...args) => ++passes === 3 ? Promise.reject(new Error("unreadable")) : run(...args),
-    });
-    assertEquals(r.errors.map((e) => e.code), ["import_failed"]);
+    await stopAtThirdPass(store, env, fs);
     const [listed] = store.listSessions({ limit: 10 }).items;
     const ops = store.timeline(listed.id, { limit: 100_000 }).items.length;
     assert(ops > 0 && ops < whole.listSessions({ limit: 10 }).items[0].op_count, `${ops} stored`);
@@ -169,5 +180,110 @@ Deno.test("a log that goes away after its first slice leaves its sessions settle
     store.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+// ------------------------------------------------------------ a database read in parts
+
+/** A Cursor home: the constructed fixture's global database with `chats` chats added. */
+async function cursorHome(tmp: string, chats: number): Promise<{ home: string; db: string }> {
+  const home = `${tmp}/home`;
+  const dir = `${home}/.config/Cursor/User/globalStorage`;
+  await Deno.mkdir(dir, { recursive: true });
+  const db = `${dir}/state.vscdb`;
+  await Deno.copyFile(`${FIXTURES}/peers/cursor/constructed/globalStorage_state.vscdb`, db);
+  addCursorChats(db, { count: chats, turns: 3, resultWords: 40 });
+  return { home, db };
+}
+
+/**
+ * Changes a database as Cursor might between two imports: a chat gone, two grown (the first
+ * of them in the first parts a read in parts stores), one new.
+ */
+function changeChats(db: string): void {
+  const kv = new DatabaseSync(db);
+  kv.exec(`DELETE FROM cursorDiskKV WHERE key LIKE '%comp-big-000001%'`);
+  kv.close();
+  addCursorChats(db, { from: 0, count: 1, turns: 5, resultWords: 40, seed: 9 }); // grown
+  addCursorChats(db, { from: 3, count: 1, turns: 5, resultWords: 40, seed: 9 }); // grown
+  addCursorChats(db, { from: 6, count: 1, turns: 2, resultWords: 40 }); // new
+}
+
+Deno.test("a database read in parts is stored as one read of it stores it, and read again so", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    const { home, db } = await cursorHome(tmp, 6);
+    const scratch = `${tmp}/scratch`;
+    const fs = createDenoFs({ tempRoot: scratch });
+    const env = { home, env: { HOME: home }, platform: "linux" as const };
+    const whole = ChronicleStore.open(":memory:");
+    const parts = ChronicleStore.open(":memory:");
+    const run = inProcessRunner(fs);
+    let passes = 0;
+    const inParts = {
+      env,
+      fs,
+      maxPassBytes: 2000,
+      runner: (...a: Parameters<typeof run>) => (passes++, run(...a)),
+    };
+    const compare = async (what: string) => {
+      passes = 0;
+      const a = await importAll(whole, { env, fs, maxPassBytes: 1 << 30 });
+      const b = await importAll(parts, inParts);
+      assert(passes >= 6, `${what}: ${passes} parts`);
+      assertEquals(difference(sessions(whole), sessions(parts)), {
+        only_whole: [],
+        only_sliced: [],
+      }, what);
+      assertEquals(b.sources, a.sources, `${what}: the same files, sessions and operations`);
+      assertEquals(b.errors, a.errors, what);
+      assertEquals(b.bytes_read, a.bytes_read, `${what}: the database copied once`);
+      assertEquals([...Deno.readDirSync(scratch)], [], `${what}: no copy is left`);
+    };
+    await compare("a first read");
+    changeChats(db);
+    // a read again in parts replaces each part's chats; its last part keeps the rows of the
+    // chat that is gone (no longer on disk), as one read does
+    await compare("a read again");
+    const gone = parts.listSessions({ limit: 100 }).items.find((s) =>
+      s.id === "cursor:comp-big-000001"
+    );
+    assert(gone, "the chat gone from the database stays in the archive");
+    whole.close();
+    parts.close();
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("a database read in parts that stops half-way reads on, or again once it changed", async () => {
+  for (const changed of [false, true]) {
+    const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+    try {
+      const { home, db } = await cursorHome(tmp, 6);
+      const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
+      const env = { home, env: { HOME: home }, platform: "linux" as const };
+      const store = ChronicleStore.open(":memory:");
+      // the third part cannot be read: two are stored, the second saying more is to come
+      await stopAtThirdPass(store, env, fs);
+      const stored = store.listSessions({ limit: 100 }).items.length;
+      assert(stored >= 2 && stored < 8, `${stored} chats stored by two parts`);
+      // unchanged, the next import reads on after the second part (in the copy it kept);
+      // changed, it reads the database again from its start
+      if (changed) changeChats(db);
+      await importAll(store, { env, fs, maxPassBytes: 2000 });
+      const whole = ChronicleStore.open(":memory:");
+      await importAll(whole, { env, fs });
+      assertEquals(
+        difference(settled(whole), settled(store)),
+        { only_whole: [], only_sliced: [] },
+        changed ? "changed" : "unchanged",
+      );
+      assertEquals([...Deno.readDirSync(`${tmp}/scratch`)], [], "no copy is left");
+      whole.close();
+      store.close();
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
   }
 });
