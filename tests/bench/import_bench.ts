@@ -34,7 +34,7 @@ await bigLogs();
 
 /**
  * Peak memory with one big log (the goal: under 300 MB whatever a log's size): one Claude Code
- * session read in slices, and one Cursor database, which is read whole (not yet in slices).
+ * session, read in slices, and one Cursor database, read in parts of whole chats.
  */
 async function bigLogs() {
   const mib = Number(Deno.env.get("CHRONICLE_BENCH_BIG_MB") ?? 200);
