@@ -23,7 +23,13 @@ import { INVALID_JSON, type MessageLoader, type MessageRow, type SessionRow } fr
 
 export const SOURCE = "opencode" as const;
 
-/** Groups sub-agent sessions under their root and builds one delta per root session. */
+/**
+ * One delta per root session, its sub-agent sessions joined to it (children after their
+ * parent, so a task call is known before the sub-agent it ran); sessions in a cycle of parent
+ * ids each on their own. With a `part` (a database read in parts), only the roots after
+ * `part.after`, stopping before the first root once `part.spent()` reaches `part.budget`
+ * (`next`: the id of the last root read); a root is never cut from its sub-agents.
+ */
 export async function buildAll(
   sessions: SessionRow[],
   load: MessageLoader,
@@ -31,7 +37,8 @@ export async function buildAll(
   epoch: number,
   sink: PayloadSink,
   unitIssues: SessionIssue[],
-): Promise<DeltaDraft[]> {
+  part?: { after?: string; budget: number; spent: () => number },
+): Promise<{ deltas: DeltaDraft[]; next?: string }> {
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const children = new Map<string, SessionRow[]>();
   const roots: SessionRow[] = [];
@@ -45,12 +52,10 @@ export async function buildAll(
       roots.push(s);
     }
   }
-  const deltas: DeltaDraft[] = [];
+  const groups: { root: SessionRow; members: { s: SessionRow; conn: string }[] }[] = [];
   const placed = new Set<string>();
   for (const root of roots) {
-    const builder = new SessionBuilder(unit, epoch, root, sink);
     const members: { s: SessionRow; conn: string }[] = [];
-    // Children after their parent, so a task call is known before the sub-agent it ran.
     const walk = (s: SessionRow, conn: string) => {
       if (placed.has(s.id)) return;
       placed.add(s.id);
@@ -58,10 +63,27 @@ export async function buildAll(
       for (const c of children.get(s.id) ?? []) walk(c, c.id);
     };
     walk(root, "main");
+    groups.push({ root, members });
+  }
+  // A cycle of parent ids leaves sessions unplaced: import them on their own.
+  for (const s of sessions) {
+    if (placed.has(s.id)) continue;
+    placed.add(s.id);
+    s.extensions.parent_id = s.parentId;
+    groups.push({ root: s, members: [{ s, conn: "main" }] });
+  }
+  const deltas: DeltaDraft[] = [];
+  const start = part?.after === undefined
+    ? 0
+    : groups.findIndex((g) => g.root.id === part.after) + 1;
+  for (let i = start; i < groups.length; i++) {
+    if (part && i > start && part.spent() >= part.budget) {
+      return { deltas, next: groups[i - 1].root.id };
+    }
+    const { root, members } = groups[i];
+    const builder = new SessionBuilder(unit, epoch, root, sink);
     try {
-      for (const m of members) {
-        builder.member(m.s, m.conn, await load(m.s.id));
-      }
+      for (const m of members) builder.member(m.s, m.conn, await load(m.s.id));
       deltas.push(builder.finish());
     } catch (e) {
       // One session's rows failing (a damaged page) leaves the others importable.
@@ -73,25 +95,7 @@ export async function buildAll(
       });
     }
   }
-  // A cycle of parent ids leaves sessions unplaced: import them on their own.
-  for (const s of sessions) {
-    if (placed.has(s.id)) continue;
-    placed.add(s.id);
-    s.extensions.parent_id = s.parentId;
-    const builder = new SessionBuilder(unit, epoch, s, sink);
-    try {
-      builder.member(s, "main", await load(s.id));
-      deltas.push(builder.finish());
-    } catch (e) {
-      unitIssues.push({
-        code: "session_unreadable",
-        severity: "error",
-        message: `Cannot read session "${s.id}" in "${unit.path}": ${(e as Error).message}`,
-        file: unit.path,
-      });
-    }
-  }
-  return deltas;
+  return { deltas };
 }
 
 export interface ConnState {

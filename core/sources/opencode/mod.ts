@@ -33,4 +33,6 @@ export const opencode: Importer<typeof SOURCE> = {
   discover,
   detect,
   import: importUnit,
+  // a big opencode.db is read in parts of whole root sessions (db.ts); the JSON tree whole
+  slices: true,
 };

@@ -161,7 +161,7 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
   };
   const sink = new PayloadSink();
   sessions.sort((a, b) => (a.created ?? 0) - (b.created ?? 0) || (a.id < b.id ? -1 : 1));
-  const deltas = await buildAll(sessions, loader, unit, ctx.epoch, sink, unitIssues);
+  const { deltas } = await buildAll(sessions, loader, unit, ctx.epoch, sink, unitIssues);
   return passResult({
     mode: "full",
     deltas,

@@ -209,37 +209,36 @@ function changeChats(db: string): void {
   addCursorChats(db, { from: 6, count: 1, turns: 2, resultWords: 40 }); // new
 }
 
-Deno.test("a database read in parts is stored as one read of it stores it, and read again so", async () => {
-  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
-  try {
-    const { home, db } = await cursorHome(tmp, 6);
-    const scratch = `${tmp}/scratch`;
-    const fs = createDenoFs({ tempRoot: scratch });
-    const env = { home, env: { HOME: home }, platform: "linux" as const };
-    const whole = ChronicleStore.open(":memory:");
-    const parts = ChronicleStore.open(":memory:");
-    const run = inProcessRunner(fs);
-    let passes = 0;
-    const inParts = {
-      env,
-      fs,
-      maxPassBytes: 2000,
-      runner: (...a: Parameters<typeof run>) => {
-        // a part's chats are whole: the list counts each as soon as its part is stored
-        if (passes++) {
-          for (const s of parts.listSessions({ limit: 100 }).items) {
-            const ops = parts.timeline(s.id, { limit: 100_000 }).items.length;
-            assertEquals(s.op_count, ops, `${s.id} counted before the read's end`);
-          }
-        }
-        return run(...a);
-      },
-    };
-    const compare = async (what: string) => {
+/**
+ * Two stores of one home: `whole` reads each database in one part, `parts` in parts of
+ * `maxPassBytes`. `compare` imports into both and holds them to the same sessions, summary and
+ * bytes read (a database copied once), no copy left, and, before each next part, every listed
+ * session counted as stored (a part's sessions are whole); it returns how many parts it took.
+ */
+function readsOfOneHome(tmp: string, home: string, maxPassBytes: number) {
+  const scratch = `${tmp}/scratch`;
+  const fs = createDenoFs({ tempRoot: scratch });
+  const env = { home, env: { HOME: home }, platform: "linux" as const };
+  const whole = ChronicleStore.open(":memory:");
+  const parts = ChronicleStore.open(":memory:");
+  const run = inProcessRunner(fs);
+  let passes = 0;
+  const runner = (...a: Parameters<typeof run>) => {
+    if (passes++) {
+      for (const s of parts.listSessions({ limit: 100 }).items) {
+        const ops = parts.timeline(s.id, { limit: 100_000 }).items.length;
+        assertEquals(s.op_count, ops, `${s.id} counted before the read's end`);
+      }
+    }
+    return run(...a);
+  };
+  return {
+    whole,
+    parts,
+    async compare(what: string): Promise<number> {
       passes = 0;
       const a = await importAll(whole, { env, fs, maxPassBytes: 1 << 30 });
-      const b = await importAll(parts, inParts);
-      assert(passes >= 6, `${what}: ${passes} parts`);
+      const b = await importAll(parts, { env, fs, maxPassBytes, runner });
       assertEquals(difference(sessions(whole), sessions(parts)), {
         only_whole: [],
         only_sliced: [],
@@ -248,18 +247,30 @@ Deno.test("a database read in parts is stored as one read of it stores it, and r
       assertEquals(b.errors, a.errors, what);
       assertEquals(b.bytes_read, a.bytes_read, `${what}: the database copied once`);
       assertEquals([...Deno.readDirSync(scratch)], [], `${what}: no copy is left`);
-    };
-    await compare("a first read");
+      return passes;
+    },
+    close() {
+      whole.close();
+      parts.close();
+    },
+  };
+}
+
+Deno.test("a database read in parts is stored as one read of it stores it, and read again so", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    const { home, db } = await cursorHome(tmp, 6);
+    const reads = readsOfOneHome(tmp, home, 2000);
+    assert(await reads.compare("a first read") >= 6, "a chat a part");
     changeChats(db);
     // a read again in parts replaces each part's chats; its last part keeps the rows of the
     // chat that is gone (no longer on disk), as one read does
-    await compare("a read again");
-    const gone = parts.listSessions({ limit: 100 }).items.find((s) =>
+    await reads.compare("a read again");
+    const gone = reads.parts.listSessions({ limit: 100 }).items.find((s) =>
       s.id === "cursor:comp-big-000001"
     );
     assert(gone, "the chat gone from the database stays in the archive");
-    whole.close();
-    parts.close();
+    reads.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
@@ -294,5 +305,55 @@ Deno.test("a database read in parts that stops half-way reads on, or again once 
     } finally {
       await Deno.remove(tmp, { recursive: true });
     }
+  }
+});
+
+/**
+ * An OpenCode home whose database holds s4-long's session `copies` times over (ids given a
+ * copy's suffix), the second copy a sub-agent of the first: roots of one or two sessions.
+ */
+async function opencodeHome(tmp: string, copies: number): Promise<string> {
+  const home = `${tmp}/home`;
+  const dir = `${home}/.local/share/opencode`;
+  await copyTree(`${REAL}/opencode/s4-long/native/.local/share/opencode`, dir);
+  const db = new DatabaseSync(`${dir}/opencode.db`);
+  try {
+    const cols = (t: string) =>
+      (db.prepare(`PRAGMA table_info("${t}")`).all() as { name: string }[]).map((c) => c.name);
+    const suffixed = ["id", "session_id", "message_id"];
+    for (let k = 1; k < copies; k++) {
+      for (const t of ["session", "message", "part"]) {
+        const names = cols(t);
+        const values = names.map((c) =>
+          suffixed.includes(c)
+            ? `${c} || '~${k}'`
+            : c === "parent_id"
+            ? (k === 2 ? `(SELECT id || '~1' FROM session LIMIT 1)` : "NULL")
+            : c === "time_created"
+            ? `${c} + ${k}`
+            : c
+        );
+        db.exec(
+          `INSERT INTO "${t}" (${names.join(", ")}) SELECT ${values.join(", ")} FROM "${t}"
+           WHERE ${t === "session" ? "id" : "session_id"} NOT LIKE '%~%'`,
+        );
+      }
+    }
+  } finally {
+    db.close();
+  }
+  return home;
+}
+
+Deno.test("an OpenCode database read in parts of whole root sessions is stored as one read stores it", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    const reads = readsOfOneHome(tmp, await opencodeHome(tmp, 5), 300);
+    // five sessions, the second a sub-agent of the first: four roots, four parts
+    assertEquals(await reads.compare("opencode"), 4);
+    assertEquals(reads.whole.listSessions({ limit: 10 }).items.length, 4);
+    reads.close();
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
   }
 });
