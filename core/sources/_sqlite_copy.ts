@@ -258,6 +258,13 @@ export interface SqliteRead {
    * reads on after. Absent when the database was read to its end.
    */
   next?: string;
+  /**
+   * Sessions the database still holds as the store has them (the reader found them unchanged
+   * since its saved state) and did not read again: the store keeps them as they are.
+   */
+  unchanged?: string[];
+  /** The reader's state, saved with the checkpoint and given back to its next read. */
+  state?: unknown;
 }
 
 /**
@@ -300,6 +307,8 @@ export async function importSqliteUnit(
     tables: Set<string>,
     sink: PayloadSink,
     part: SqlitePart,
+    /** The state the reader's last read saved (undefined for a read from nothing). */
+    saved: unknown,
   ) => SqliteRead | Promise<SqliteRead>,
 ): Promise<UnitResult> {
   const current = await sqliteCheckpoint(ctx.fs, unit.path);
@@ -336,7 +345,7 @@ export async function importSqliteUnit(
     value = await read(copy.db, copy.tables, sink, {
       after: goOn?.after,
       budget: ctx.maxPassBytes ?? Infinity,
-    });
+    }, ctx.resume?.state);
   } catch (e) {
     await closeCopy(ctx.fs, copy);
     issues.push(dbIssue(unit.path, e));
@@ -348,19 +357,23 @@ export async function importSqliteUnit(
     counts[k] = (counts[k] ?? 0) + n;
   }
   const checkpoint: SqliteCheckpoint = { ...copy.checkpoint, row_counts: counts };
+  const unchanged = value.unchanged ?? [];
   if (value.next !== undefined) {
-    const held = new Set([...(goOn?.held ?? []), ...value.deltas.map((d) => d.session_id)]);
+    const read = value.deltas.map((d) => d.session_id);
+    const held = new Set([...(goOn?.held ?? []), ...read, ...unchanged]);
     checkpoint.more = { after: value.next, held: [...held] };
     keptCopy = copy;
   } else await closeCopy(ctx.fs, copy);
-  const result = passResult({
+  const result: UnitResult = passResult({
     mode: "full",
     deltas: value.deltas,
     checkpoint,
-    state: null,
+    state: value.state ?? null,
     sink,
     bytesRead,
     issues: [...issues, ...value.issues],
   });
-  return goOn ? { ...result, partsBefore: goOn.held } : result;
+  if (goOn) result.partsBefore = goOn.held;
+  if (unchanged.length) result.unchangedSessions = unchanged;
+  return result;
 }

@@ -89,6 +89,12 @@ export interface UnitResult {
    * read's first part and for a read in one part.
    */
   partsBefore?: string[];
+  /**
+   * A full read that left sessions unread because they had not changed since its last read
+   * (a big database's chats, by their fingerprints): the store keeps them as they are, and the
+   * read counts them as held.
+   */
+  unchangedSessions?: string[];
 }
 
 /** One agent's importer: a plain object. `S` is its source id. */

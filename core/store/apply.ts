@@ -217,11 +217,13 @@ export function applyUnit(
     // A full read replaces what the file held of the sessions it holds, and its last part (a
     // read in one part is its own last) what it held of the sessions no part held: their rows
     // stay, kept. A big database comes in parts of whole sessions (partsBefore), each part
-    // replacing its own.
+    // replacing its own; the sessions a read found unchanged (unchangedSessions) stay as
+    // they are.
     const full = result.mode === "full";
     const last = !slicedOn(result.checkpoint);
     const holds = new Set(result.deltas.map((d) => d.session_id));
-    const heldBefore = new Set(result.partsBefore ?? []);
+    const partsBefore = result.partsBefore ?? [];
+    const heldBefore = new Set([...partsBefore, ...result.unchangedSessions ?? []]);
     const gone = (sid: string) => last && !holds.has(sid) && !heldBefore.has(sid);
     for (const sid of prev && full ? prev.sessions : []) {
       if (held.has(sid) || !(holds.has(sid) || gone(sid))) continue;
@@ -236,13 +238,13 @@ export function applyUnit(
       touched.add(d.session_id);
     }
     for (const [sid, usage] of reread) settleReread(w.sql, sid, unit.path, stamp, usage);
-    if (last && heldBefore.size && result.checkpoint) {
+    if (last && partsBefore.length && result.checkpoint) {
       // the chats of a read's earlier parts take its last part's checkpoint, as in one read
       const checkpoint = w.sql.stmt(
         "UPDATE epochs SET checkpoint = ? WHERE session_id = ? AND file = ? AND ordinal = ?",
       );
       const json = JSON.stringify(result.checkpoint);
-      for (const sid of heldBefore) {
+      for (const sid of partsBefore) {
         if (!holds.has(sid)) checkpoint.run(json, sid, unit.path, epoch);
       }
     }

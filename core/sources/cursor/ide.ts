@@ -16,6 +16,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { agentName } from "../../model/agents.ts";
+import { sha256Hex } from "../../model/payload.ts";
 import type { PayloadSink } from "../../model/payload.ts";
 import type { SessionDelta } from "../../model/delta.ts";
 import type { SessionIssue } from "../../model/types.ts";
@@ -87,8 +88,23 @@ function detect(path: string): boolean {
   return p.endsWith("/state.vscdb") && /\/Cursor\/User\//.test(p);
 }
 
+/**
+ * What a read of a Cursor database saves: each chat's mark as the last whole read found it
+ * (`marks`), and those a read in parts has taken so far (`read`). A chat whose mark has not
+ * moved is not read again (see {@link DbReader.mark}).
+ */
+interface DbState {
+  v: 1;
+  marks: Record<string, string>;
+  read?: Record<string, string>;
+}
+
+function savedState(v: unknown): DbState | undefined {
+  return isObj(v) && v.v === 1 && isObj(v.marks) ? v as unknown as DbState : undefined;
+}
+
 function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
-  return importSqliteUnit(unit, ctx, async (db, tables, sink, part) => {
+  return importSqliteUnit(unit, ctx, async (db, tables, sink, part, saved) => {
     const issues = new IssueTally(unit.path);
     const out: SqliteRead = { deltas: [], issues: [], counts: {} };
     if (!tables.has("cursorDiskKV") && !tables.has("ItemTable")) {
@@ -100,11 +116,20 @@ function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
     } else {
       const folder = await workspaceFolder(ctx.fs, unit.path);
       const reader = new DbReader(db, unit, ctx.epoch, sink, issues, folder);
+      const state = savedState(saved);
+      const marks = {
+        known: state?.marks ?? {},
+        seen: part.after !== undefined ? { ...state?.read } : {},
+      };
       if (tables.has("cursorDiskKV")) {
-        const read = reader.composers(out.counts, part);
+        const read = reader.composers(out.counts, part, marks);
         out.deltas.push(...read.deltas);
         out.next = read.next;
+        out.unchanged = read.unchanged;
       }
+      out.state = out.next === undefined
+        ? { v: 1, marks: marks.seen } satisfies DbState
+        : { v: 1, marks: marks.known, read: marks.seen } satisfies DbState;
       // (a workspace's chat index, small, comes with the database's last part)
       if (tables.has("ItemTable") && out.next === undefined) {
         out.deltas.push(...reader.workspaceIndex(out.counts));
@@ -157,8 +182,10 @@ class DbReader {
   composers(
     counts: Record<string, number>,
     part: SqlitePart,
-  ): { deltas: DeltaDraft[]; next?: string } {
+    marks: { known: Record<string, string>; seen: Record<string, string> },
+  ): { deltas: DeltaDraft[]; next?: string; unchanged: string[] } {
     const out: DeltaDraft[] = [];
+    const unchanged: string[] = [];
     const rows = this.db.prepare(
       `SELECT key, value FROM cursorDiskKV WHERE key ${part.after === undefined ? ">=" : ">"} ?
          AND key < 'composerData;' ORDER BY key`,
@@ -192,6 +219,15 @@ class DbReader {
         continue;
       }
       bytes += ROW_WEIGHT * text.length;
+      // a chat as the last read found it is not read again (an empty one, cheap, always is:
+      // its issues are said again)
+      const { mark, bubbles: rows } = this.mark(cid, text);
+      if (marks.known[key] === mark) {
+        marks.seen[key] = mark;
+        counts.bubbles += rows;
+        unchanged.push(`${SOURCE}:${cid}`);
+        continue;
+      }
       try {
         const bubbles = this.bubbles(cid);
         counts.bubbles += bubbles.size;
@@ -205,8 +241,10 @@ class DbReader {
           this.folder,
         );
         const delta = b.build(bubbles);
-        if (delta) out.push(delta);
-        else {
+        if (delta) {
+          marks.seen[key] = mark;
+          out.push(delta);
+        } else {
           empty++;
           for (const i of b.issueList()) {
             this.issues.add(i.code, `composer ${cid}: ${i.message}`, {
@@ -229,7 +267,21 @@ class DbReader {
         count: empty,
       });
     }
-    return { deltas: out, next };
+    return { deltas: out, next, unchanged };
+  }
+
+  /**
+   * A chat's mark: a hash of its `composerData` row, and how many bubble rows it has and how
+   * long they are. Cursor rewrites the row (its `lastUpdatedAt`, its bubble list) whenever the
+   * chat changes, and a bubble that changes changes its length (a reply streamed, a tool's
+   * status and result), so a chat whose mark has not moved is taken as unchanged.
+   */
+  private mark(cid: string, text: string): { mark: string; bubbles: number } {
+    const row = this.db.prepare(
+      "SELECT count(*) AS n, sum(length(value)) AS bytes FROM cursorDiskKV WHERE key >= ? AND key < ?",
+    ).get(`bubbleId:${cid}:`, `bubbleId:${cid};`) as { n: number; bytes: number | null };
+    const n = Number(row.n);
+    return { mark: `${sha256Hex(text).slice(0, 32)} ${n} ${Number(row.bytes ?? 0)}`, bubbles: n };
   }
 
   /**

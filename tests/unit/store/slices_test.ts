@@ -185,15 +185,19 @@ Deno.test("a log that goes away after its first slice leaves its sessions settle
 
 // ------------------------------------------------------------ a database read in parts
 
-/** A Cursor home: the constructed fixture's global database with `chats` chats added. */
-async function cursorHome(tmp: string, chats: number): Promise<{ home: string; db: string }> {
+/**
+ * A Cursor home: the constructed fixture's global database with `chats` chats added; with the
+ * file access (scratch in `<tmp>/scratch`) and environment an import of it takes.
+ */
+async function cursorHome(tmp: string, chats: number) {
   const home = `${tmp}/home`;
   const dir = `${home}/.config/Cursor/User/globalStorage`;
   await Deno.mkdir(dir, { recursive: true });
   const db = `${dir}/state.vscdb`;
   await Deno.copyFile(`${FIXTURES}/peers/cursor/constructed/globalStorage_state.vscdb`, db);
   addCursorChats(db, { count: chats, turns: 3, resultWords: 40 });
-  return { home, db };
+  const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
+  return { home, db, fs, env: { home, env: { HOME: home }, platform: "linux" as const } };
 }
 
 /**
@@ -280,9 +284,7 @@ Deno.test("a database read in parts that stops half-way reads on, or again once 
   for (const changed of [false, true]) {
     const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
     try {
-      const { home, db } = await cursorHome(tmp, 6);
-      const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
-      const env = { home, env: { HOME: home }, platform: "linux" as const };
+      const { db, fs, env } = await cursorHome(tmp, 6);
       const store = ChronicleStore.open(":memory:");
       // the third part cannot be read: two are stored, the second saying more is to come
       await stopAtThirdPass(store, env, fs);
@@ -353,6 +355,41 @@ Deno.test("an OpenCode database read in parts of whole root sessions is stored a
     assertEquals(await reads.compare("opencode"), 4);
     assertEquals(reads.whole.listSessions({ limit: 10 }).items.length, 4);
     reads.close();
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("a database read again reads only the chats that changed, and keeps the rest as they are", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    const { db, fs, env } = await cursorHome(tmp, 6);
+    const store = ChronicleStore.open(":memory:");
+    await importAll(store, { env, fs });
+    changeChats(db); // chat 1 gone, 0 and 3 grown, 6 new
+    const again = await importAll(store, { env, fs });
+    const id = (n: number) => `cursor:comp-big-${String(n).padStart(6, "0")}`;
+    const ops = (s: ChronicleStore, sid: string) =>
+      s.timeline(sid, { limit: 100_000 }).items.map((o) => `${o.op_id}:${o.op.kind}`);
+    const read = [0, 3, 6].reduce((n, c) => n + ops(store, id(c)).length, 0);
+    assertEquals(again.sources.cursor.operations, read, "only the changed chats are written");
+    const epochs = (sid: string) => store.loadSession(sid)!.provenance.epochs.map((e) => e.ordinal);
+    assertEquals(epochs(id(2)), [0], "an unchanged chat is not read again");
+    assertEquals(epochs(id(3)), [1], "a grown one is");
+    const listed = new Map(store.listSessions({ limit: 100 }).items.map((s) => [s.id, s]));
+    assertEquals(listed.get(id(1))?.kept_count, listed.get(id(1))?.op_count, "the gone chat kept");
+    for (const c of [0, 2, 3, 4, 5, 6]) {
+      assertEquals(listed.get(id(c))?.kept_count, 0, `${id(c)} is on disk`);
+    }
+    // what it holds of the chats on disk is what a first read of the changed database stores
+    const fresh = ChronicleStore.open(":memory:");
+    await importAll(fresh, { env, fs });
+    for (const s of fresh.listSessions({ limit: 100 }).items) {
+      assertEquals(ops(store, s.id), ops(fresh, s.id), s.id);
+      assertEquals(listed.get(s.id)?.op_count, s.op_count, s.id);
+    }
+    fresh.close();
+    store.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
