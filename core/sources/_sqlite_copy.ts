@@ -11,7 +11,7 @@ import { DatabaseSync } from "node:sqlite";
 import { PayloadSink } from "../model/payload.ts";
 import type { SessionIssue, SqliteCheckpoint } from "../model/types.ts";
 import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
-import { type DeltaDraft, passResult } from "./_import_kit.ts";
+import { type DeltaDraft, isObj, passResult } from "./_import_kit.ts";
 import { sameDatabase, sameSqliteCheckpoint, sqliteCheckpoint } from "./sqlite_checkpoint.ts";
 import { FILE_MISSING, unchangedResult, vanishedResult } from "./results.ts";
 
@@ -274,6 +274,42 @@ export interface SqliteRead {
 export interface SqlitePart {
   after?: string;
   budget: number;
+}
+
+/**
+ * What a database reader that skips unchanged sessions saves with its checkpoint: each
+ * session's mark (its own fingerprint of the rows) as the last whole read found it (`marks`),
+ * and the marks a read in parts has taken so far (`read`).
+ */
+interface MarksState {
+  v: 1;
+  marks: Record<string, string>;
+  read?: Record<string, string>;
+}
+
+/** The marks a read compares with (`known`) and those it takes as it goes (`seen`). */
+export interface SessionMarks {
+  known: Record<string, string>;
+  seen: Record<string, string>;
+}
+
+/** The marks a read starts from, given the state its last read saved. */
+export function startMarks(saved: unknown, part: SqlitePart): SessionMarks {
+  const state = isObj(saved) && saved.v === 1 && isObj(saved.marks)
+    ? saved as unknown as MarksState
+    : undefined;
+  // a read in parts going on keeps the marks its earlier parts took
+  return {
+    known: state?.marks ?? {},
+    seen: part.after !== undefined ? { ...state?.read } : {},
+  };
+}
+
+/** The state a read saves: a whole read's marks, or, for a part with more to come, both. */
+export function savedMarks(marks: SessionMarks, next: string | undefined): MarksState {
+  return next === undefined
+    ? { v: 1, marks: marks.seen }
+    : { v: 1, marks: marks.known, read: marks.seen };
 }
 
 /**

@@ -40,7 +40,15 @@ import {
   parseJsonText,
   str,
 } from "../_import_kit.ts";
-import { cellText, importSqliteUnit, type SqlitePart, type SqliteRead } from "../_sqlite_copy.ts";
+import {
+  cellText,
+  importSqliteUnit,
+  savedMarks,
+  type SessionMarks,
+  type SqlitePart,
+  type SqliteRead,
+  startMarks,
+} from "../_sqlite_copy.ts";
 import { BAD_JSON, ComposerBuilder, NULL_VALUE, SOURCE } from "./composer.ts";
 import { uriToPath } from "./uri.ts";
 
@@ -88,21 +96,6 @@ function detect(path: string): boolean {
   return p.endsWith("/state.vscdb") && /\/Cursor\/User\//.test(p);
 }
 
-/**
- * What a read of a Cursor database saves: each chat's mark as the last whole read found it
- * (`marks`), and those a read in parts has taken so far (`read`). A chat whose mark has not
- * moved is not read again (see {@link DbReader.mark}).
- */
-interface DbState {
-  v: 1;
-  marks: Record<string, string>;
-  read?: Record<string, string>;
-}
-
-function savedState(v: unknown): DbState | undefined {
-  return isObj(v) && v.v === 1 && isObj(v.marks) ? v as unknown as DbState : undefined;
-}
-
 function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
   return importSqliteUnit(unit, ctx, async (db, tables, sink, part, saved) => {
     const issues = new IssueTally(unit.path);
@@ -116,20 +109,14 @@ function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
     } else {
       const folder = await workspaceFolder(ctx.fs, unit.path);
       const reader = new DbReader(db, unit, ctx.epoch, sink, issues, folder);
-      const state = savedState(saved);
-      const marks = {
-        known: state?.marks ?? {},
-        seen: part.after !== undefined ? { ...state?.read } : {},
-      };
+      const marks = startMarks(saved, part);
       if (tables.has("cursorDiskKV")) {
         const read = reader.composers(out.counts, part, marks);
         out.deltas.push(...read.deltas);
         out.next = read.next;
         out.unchanged = read.unchanged;
       }
-      out.state = out.next === undefined
-        ? { v: 1, marks: marks.seen } satisfies DbState
-        : { v: 1, marks: marks.known, read: marks.seen } satisfies DbState;
+      out.state = savedMarks(marks, out.next);
       // (a workspace's chat index, small, comes with the database's last part)
       if (tables.has("ItemTable") && out.next === undefined) {
         out.deltas.push(...reader.workspaceIndex(out.counts));
@@ -182,7 +169,7 @@ class DbReader {
   composers(
     counts: Record<string, number>,
     part: SqlitePart,
-    marks: { known: Record<string, string>; seen: Record<string, string> },
+    marks: SessionMarks,
   ): { deltas: DeltaDraft[]; next?: string; unchanged: string[] } {
     const out: DeltaDraft[] = [];
     const unchanged: string[] = [];

@@ -37,8 +37,16 @@ export async function buildAll(
   epoch: number,
   sink: PayloadSink,
   unitIssues: SessionIssue[],
-  part?: { after?: string; budget: number; spent: () => number },
-): Promise<{ deltas: DeltaDraft[]; next?: string }> {
+  part?: {
+    after?: string;
+    budget: number;
+    spent: () => number;
+    /** True when a group's sessions are as the last read found them: not read again. */
+    unchanged?: (members: SessionRow[]) => boolean;
+    /** A group read whole. */
+    read?: (members: SessionRow[]) => void;
+  },
+): Promise<{ deltas: DeltaDraft[]; next?: string; unchanged: string[] }> {
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const children = new Map<string, SessionRow[]>();
   const roots: SessionRow[] = [];
@@ -73,18 +81,25 @@ export async function buildAll(
     groups.push({ root: s, members: [{ s, conn: "main" }] });
   }
   const deltas: DeltaDraft[] = [];
+  const unchanged: string[] = [];
   const start = part?.after === undefined
     ? 0
     : groups.findIndex((g) => g.root.id === part.after) + 1;
   for (let i = start; i < groups.length; i++) {
     if (part && i > start && part.spent() >= part.budget) {
-      return { deltas, next: groups[i - 1].root.id };
+      return { deltas, next: groups[i - 1].root.id, unchanged };
     }
     const { root, members } = groups[i];
+    const rows = members.map((m) => m.s);
+    if (part?.unchanged?.(rows)) {
+      unchanged.push(`${SOURCE}:${root.id}`);
+      continue;
+    }
     const builder = new SessionBuilder(unit, epoch, root, sink);
     try {
       for (const m of members) builder.member(m.s, m.conn, await load(m.s.id));
       deltas.push(builder.finish());
+      part?.read?.(rows);
     } catch (e) {
       // One session's rows failing (a damaged page) leaves the others importable.
       unitIssues.push({
@@ -95,7 +110,7 @@ export async function buildAll(
       });
     }
   }
-  return { deltas };
+  return { deltas, unchanged };
 }
 
 export interface ConnState {

@@ -1,9 +1,10 @@
 /** OpenCode's SQLite database: sessions, messages and parts, from a private copy. */
 import type { DatabaseSync } from "node:sqlite";
+import { sha256Hex } from "../../model/payload.ts";
 import type { SessionIssue } from "../../model/types.ts";
 import type { ImportContext, SourceUnit, UnitResult } from "../types.ts";
 import { isObj, type Json, num, str } from "../_import_kit.ts";
-import { cellText, importSqliteUnit } from "../_sqlite_copy.ts";
+import { cellText, importSqliteUnit, savedMarks, startMarks } from "../_sqlite_copy.ts";
 import { buildAll } from "./build.ts";
 import { type MessageRow, parseJson, rowIssue, type SessionRow, withId } from "./rows.ts";
 
@@ -13,7 +14,7 @@ import { type MessageRow, parseJson, rowIssue, type SessionRow, withId } from ".
  * their rows reach the part's budget.
  */
 export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResult> {
-  return importSqliteUnit(unit, ctx, async (db, tables, sink, part) => {
+  return importSqliteUnit(unit, ctx, async (db, tables, sink, part, saved) => {
     const unitIssues: SessionIssue[] = [];
     const counts: Record<string, number> = {};
     if (!tables.has("session")) {
@@ -39,8 +40,11 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
     const reader = new DbReader(db, unit.path, tables);
     reader.unreadTables(unitIssues);
     const sessions = reader.sessions(unitIssues);
+    const marks = startMarks(saved, part);
+    const { known, seen } = marks;
+    const taken = new Map<string, string>();
     let loaded = 0;
-    const { deltas, next } = await buildAll(
+    const { deltas, next, unchanged } = await buildAll(
       sessions,
       (id) => (loaded++, reader.messages(id)),
       unit,
@@ -50,13 +54,40 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
       // a byte of rows counts once (cursor/ide.ts's chats count three times): 1000 sessions,
       // 138 MB of parts, peaked at 243 MB in 12 MiB parts (171 MB counted three times, but
       // 10% slower; 598 MB read whole)
-      { ...part, spent: () => reader.bytes },
+      {
+        ...part,
+        spent: () => reader.bytes,
+        // a root session and its sub-agents as the last read found them are not read again
+        unchanged: (members) => {
+          const mark = reader.mark(members);
+          if (known[members[0].id] !== mark.mark) {
+            taken.set(members[0].id, mark.mark);
+            return false;
+          }
+          seen[members[0].id] = mark.mark;
+          loaded += members.length;
+          reader.messageCount += mark.messages;
+          reader.partCount += mark.parts;
+          return true;
+        },
+        read: (members) => {
+          const mark = taken.get(members[0].id);
+          if (mark) seen[members[0].id] = mark;
+        },
+      },
     );
     // the sessions this part read (a part's counts add up to one read's)
     counts.session = next === undefined && part.after === undefined ? sessions.length : loaded;
     counts.message = reader.messageCount;
     counts.part = reader.partCount;
-    return { deltas, issues: unitIssues, counts, next };
+    return {
+      deltas,
+      issues: unitIssues,
+      counts,
+      next,
+      unchanged,
+      state: savedMarks(marks, next),
+    };
   });
 }
 
@@ -155,6 +186,41 @@ class DbReader {
       });
     }
     return out;
+  }
+
+  /**
+   * A root session's mark, with its sub-agents: a hash of their session rows as read (times
+   * updated included) and how many message and part rows they have and how long those are.
+   * OpenCode updates a session's `time_updated` as it writes to it, and a part that changes
+   * (a streamed text, a tool's state) changes its length.
+   */
+  mark(members: SessionRow[]): { mark: string; messages: number; parts: number } {
+    const stats = (sql: string, id: string) =>
+      this.db.prepare(sql).get(id) as { n: number; bytes: number | null };
+    let messages = 0, parts = 0;
+    const sizes: string[] = [];
+    for (const m of members) {
+      const msg = this.tables.has("message")
+        ? stats(
+          "SELECT count(*) AS n, sum(length(data)) AS bytes FROM message WHERE session_id = ?",
+          m.id,
+        )
+        : { n: 0, bytes: 0 };
+      const part = !this.tables.has("part") ? { n: 0, bytes: 0 } : this.partBySession
+        ? stats(
+          "SELECT count(*) AS n, sum(length(data)) AS bytes FROM part WHERE session_id = ?",
+          m.id,
+        )
+        : stats(
+          "SELECT count(*) AS n, sum(length(p.data)) AS bytes FROM part p JOIN message m ON m.id = p.message_id WHERE m.session_id = ?",
+          m.id,
+        );
+      messages += Number(msg.n);
+      parts += Number(part.n);
+      sizes.push(`${msg.n} ${msg.bytes ?? 0} ${part.n} ${part.bytes ?? 0}`);
+    }
+    const rows = sha256Hex(JSON.stringify(members)).slice(0, 32);
+    return { mark: `${rows} ${sizes.join(" ")}`, messages, parts };
   }
 
   /** A row's data cell as text, counted in {@link DbReader.bytes}. */

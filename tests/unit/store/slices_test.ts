@@ -394,3 +394,44 @@ Deno.test("a database read again reads only the chats that changed, and keeps th
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("an OpenCode database read again reads only the root sessions that changed", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
+  try {
+    const home = await opencodeHome(tmp, 5);
+    const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
+    const env = { home, env: { HOME: home }, platform: "linux" as const };
+    const store = ChronicleStore.open(":memory:");
+    await importAll(store, { env, fs });
+    const [root] = store.listSessions({ limit: 10 }).items.map((s) => s.id).filter((id) =>
+      !id.includes("~")
+    );
+    // the third copy grows by a part, and its session row says so
+    const db = new DatabaseSync(`${home}/.local/share/opencode/opencode.db`);
+    const native = root.slice("opencode:".length);
+    db.exec(`UPDATE session SET time_updated = time_updated + 1 WHERE id = '${native}~3';
+      INSERT INTO part SELECT id || 'x', message_id, session_id, time_created + 1, time_updated,
+        data FROM part WHERE session_id = '${native}~3' ORDER BY time_created DESC LIMIT 1;`);
+    db.close();
+    const again = await importAll(store, { env, fs });
+    const grown = `${root}~3`;
+    assertEquals(
+      again.sources.opencode.operations,
+      store.timeline(grown, { limit: 100_000 }).items.length,
+      "only the grown session is written",
+    );
+    const epochs = (sid: string) => store.loadSession(sid)!.provenance.epochs.map((e) => e.ordinal);
+    assertEquals([epochs(grown), epochs(`${root}~4`), epochs(root)], [[1], [0], [0]]);
+    const fresh = ChronicleStore.open(":memory:");
+    await importAll(fresh, { env, fs });
+    for (const s of fresh.listSessions({ limit: 10 }).items) {
+      const ops = (x: ChronicleStore) =>
+        x.timeline(s.id, { limit: 100_000 }).items.map((o) => `${o.op_id}:${o.op.kind}`);
+      assertEquals(ops(store), ops(fresh), `${s.id} holds what a first read stores`);
+    }
+    fresh.close();
+    store.close();
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
