@@ -33,6 +33,8 @@ export interface ImportRun {
     /** Every session stored and browsable; the search index is built after (`seconds`). */
     browsable_seconds: number;
     indexed: number;
+    /** Per source: the operations this import wrote. */
+    sources: Record<string, { operations: number }>;
   };
   store_bytes: number;
   index_bytes: number;

@@ -21,6 +21,8 @@ import {
   type OriginalRun,
 } from "./_bench_kit.ts";
 import { bytesUnder } from "./_bytes_under.ts";
+import { copyTree } from "../_helpers/fixtures.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const SIZES = (Deno.env.get("CHRONICLE_BENCH_MB") ?? "300").split(",").map(Number);
 const ROUNDS = Number(Deno.env.get("CHRONICLE_BENCH_ROUNDS") ?? 3);
@@ -55,8 +57,39 @@ async function bigLogs() {
         } s, peak RSS ${r.peak_rss_mb} MB (goal < 300 MB)`,
       );
     }
+    // The database read again once one chat changed, as Cursor changes it while it is used:
+    // in a copy, so the kept corpus stays as it was made.
+    const home = `${data}/cursor-home`;
+    await copyTree(logs[1][1], home);
+    await child("import", home, `${data}/again`, "cursor");
+    renameFirstChat(`${home}/.config/Cursor/User/globalStorage/state.vscdb`);
+    const again: ImportRun = await child("import", home, `${data}/again`, "cursor");
+    console.log(
+      `${"  read again, 1 chat moved".padEnd(26)} ${
+        again.seconds.toFixed(2)
+      } s, ${again.summary.sources.cursor.operations} operations written, peak RSS ${again.peak_rss_mb} MB`,
+    );
   } finally {
     await Deno.remove(data, { recursive: true });
+  }
+}
+
+/** Renames a database's first chat, as Cursor rewrites a chat's row when it changes. */
+function renameFirstChat(path: string): void {
+  const db = new DatabaseSync(path);
+  try {
+    const row = db.prepare(
+      "SELECT key, value FROM cursorDiskKV WHERE key >= 'composerData:' ORDER BY key LIMIT 1",
+    ).get() as { key: string; value: string };
+    const chat = JSON.parse(String(row.value));
+    chat.name = `${chat.name} (renamed)`;
+    chat.lastUpdatedAt += 1;
+    db.prepare("UPDATE cursorDiskKV SET value = ? WHERE key = ?").run(
+      JSON.stringify(chat),
+      row.key,
+    );
+  } finally {
+    db.close();
   }
 }
 
