@@ -6,7 +6,7 @@
  */
 import { importerFor } from "../core/sources/registry.ts";
 import type { ImportContext, SourceUnit } from "../core/sources/types.ts";
-import { slicedOn } from "../core/sources/jsonl.ts";
+import { slicedOn } from "../core/sources/results.ts";
 import { collectGarbage } from "../core/store/gc.ts";
 import { type PreparedUnit, prepareUnit } from "../core/store/prepare.ts";
 import { createDenoFs } from "./deno_fs.ts";

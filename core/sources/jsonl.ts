@@ -3,7 +3,7 @@
  * half-written last line left for the next pass. Never reads a whole file into memory.
  */
 import { sha256Hex } from "../model/payload.ts";
-import type { Checkpoint, JsonlCheckpoint } from "../model/types.ts";
+import type { JsonlCheckpoint } from "../model/types.ts";
 import type { FileStat, SourceFs } from "./types.ts";
 
 export interface JsonlLine {
@@ -175,14 +175,6 @@ export async function planJsonlResume(
 export function statMatches(stat: FileStat, checkpoint: JsonlCheckpoint): boolean {
   return stat.isFile && stat.size === checkpoint.size && stat.mtimeMs === checkpoint.mtime_ms &&
     stat.ino === checkpoint.inode && !checkpoint.more;
-}
-
-/**
- * A checkpoint of a pass that stopped before its log's end on purpose (a slice of a big log, a
- * part of a big database, `ImportContext.maxPassBytes`): the next slice is to come.
- */
-export function slicedOn(cp: Checkpoint | null | undefined): boolean {
-  return cp?.kind === "jsonl" ? cp.more === true : cp?.kind === "sqlite" && cp.more !== undefined;
 }
 
 /** SHA-256 of the up to 4 KiB before `offset`. */

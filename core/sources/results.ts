@@ -1,5 +1,5 @@
 /** Results every importer returns alike when it reads nothing. */
-import type { SessionIssue } from "../model/mod.ts";
+import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import type { ImportContext, SourceUnit, UnitResult } from "./types.ts";
 
 /** Nothing read: the previous checkpoint and state stay, with any unit-level issues. */
@@ -29,4 +29,12 @@ export function vanishedResult(unit: SourceUnit, resume: ImportContext["resume"]
     severity: "warning",
     file: unit.path,
   }]);
+}
+
+/**
+ * A checkpoint of a pass that stopped before its log's end on purpose (a slice of a big log, a
+ * part of a big database, `ImportContext.maxPassBytes`): the next slice is to come.
+ */
+export function slicedOn(cp: Checkpoint | null | undefined): boolean {
+  return cp?.kind === "jsonl" ? cp.more === true : cp?.kind === "sqlite" && cp.more !== undefined;
 }

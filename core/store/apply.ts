@@ -20,7 +20,7 @@ import {
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
-import { slicedOn } from "../sources/jsonl.ts";
+import { slicedOn } from "../sources/results.ts";
 import { queueForSearch, unqueue } from "./backlog.ts";
 import type { ChangeStamps } from "./change_stamps.ts";
 import type { PayloadStore } from "./payloads.ts";
@@ -256,7 +256,7 @@ export function applyUnit(
     // import killed) is settled when the next import reads on. A database's parts hold whole
     // sessions: each part settles its own, so the list counts them as the read goes.
     const wholeSessions = result.checkpoint?.kind === "sqlite";
-    if (!slicedOn(result.checkpoint) || wholeSessions) {
+    if (last || wholeSessions) {
       const settle = slicedOn(prev?.checkpoint) && !wholeSessions
         ? new Set([...touched, ...(prev?.sessions ?? [])])
         : touched;

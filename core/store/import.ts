@@ -9,8 +9,8 @@
 import type { ExcludeRules } from "../archive/mod.ts";
 import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import { importerFor, IMPORTERS } from "../sources/registry.ts";
-import { slicedOn, statMatches } from "../sources/jsonl.ts";
-import { unchangedResult } from "../sources/results.ts";
+import { statMatches } from "../sources/jsonl.ts";
+import { slicedOn, unchangedResult } from "../sources/results.ts";
 import { sameSqliteCheckpoint, sqliteCheckpoint } from "../sources/sqlite_checkpoint.ts";
 import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
@@ -487,14 +487,8 @@ export async function importUnits(
           await next;
           break;
         }
-        const ops = new Set<string>();
-        for (const d of result.deltas) {
-          sessions.add(d.session_id);
-          if (clock === undefined) {
-            for (const o of d.operations) ops.add(`${d.session_id}\0${o.id}`);
-          }
-        }
-        written += ops.size;
+        for (const d of result.deltas) sessions.add(d.session_id);
+        if (clock === undefined) written += distinctOperations(result);
         if (!next) break;
         const read = await next;
         if (!read.ok) {
@@ -516,6 +510,13 @@ export async function importUnits(
       options.onProgress?.(i + 1, plan.length, unit);
     }
   }
+}
+
+/** How many operations a result writes (an operation given twice counts once). */
+function distinctOperations(result: PreparedUnit): number {
+  const ops = new Set<string>();
+  for (const d of result.deltas) for (const o of d.operations) ops.add(`${d.session_id}\0${o.id}`);
+  return ops.size;
 }
 
 /** A unit the store could not write. */
