@@ -185,6 +185,39 @@ Deno.test("a log that goes away after its first slice leaves its sessions settle
 
 // ------------------------------------------------------------ a database read in parts
 
+/** The file access (scratch in `<tmp>/scratch`) and environment an import of `home` takes. */
+function importOf(tmp: string, home: string) {
+  const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
+  return { fs, env: { home, env: { HOME: home }, platform: "linux" as const } };
+}
+
+/** A session's operations as the store holds them: id and kind, in timeline order. */
+const opsOf = (store: ChronicleStore, sid: string) =>
+  store.timeline(sid, { limit: 100_000 }).items.map((o) => `${o.op_id}:${o.op.kind}`);
+
+/** The epochs a session's rows were read in. */
+const epochsOf = (store: ChronicleStore, sid: string) =>
+  store.loadSession(sid)!.provenance.epochs.map((e) => e.ordinal);
+
+/** Every session a first read of the home stores, `store` holds the same of. */
+async function assertAsFirstRead(store: ChronicleStore, home: ReturnType<typeof importOf>) {
+  const fresh = ChronicleStore.open(":memory:");
+  try {
+    await importAll(fresh, home);
+    const listed = new Map(store.listSessions({ limit: 100 }).items.map((s) => [s.id, s]));
+    for (const s of fresh.listSessions({ limit: 100 }).items) {
+      assertEquals(
+        opsOf(store, s.id),
+        opsOf(fresh, s.id),
+        `${s.id} holds what a first read stores`,
+      );
+      assertEquals(listed.get(s.id)?.op_count, s.op_count, s.id);
+    }
+  } finally {
+    fresh.close();
+  }
+}
+
 /**
  * A Cursor home: the constructed fixture's global database with `chats` chats added; with the
  * file access (scratch in `<tmp>/scratch`) and environment an import of it takes.
@@ -196,8 +229,7 @@ async function cursorHome(tmp: string, chats: number) {
   const db = `${dir}/state.vscdb`;
   await Deno.copyFile(`${FIXTURES}/peers/cursor/constructed/globalStorage_state.vscdb`, db);
   addCursorChats(db, { count: chats, turns: 3, resultWords: 40 });
-  const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
-  return { home, db, fs, env: { home, env: { HOME: home }, platform: "linux" as const } };
+  return { home, db, ...importOf(tmp, home) };
 }
 
 /**
@@ -221,8 +253,7 @@ function changeChats(db: string): void {
  */
 function readsOfOneHome(tmp: string, home: string, maxPassBytes: number) {
   const scratch = `${tmp}/scratch`;
-  const fs = createDenoFs({ tempRoot: scratch });
-  const env = { home, env: { HOME: home }, platform: "linux" as const };
+  const { fs, env } = importOf(tmp, home);
   const whole = ChronicleStore.open(":memory:");
   const parts = ChronicleStore.open(":memory:");
   const run = inProcessRunner(fs);
@@ -369,26 +400,17 @@ Deno.test("a database read again reads only the chats that changed, and keeps th
     changeChats(db); // chat 1 gone, 0 and 3 grown, 6 new
     const again = await importAll(store, { env, fs });
     const id = (n: number) => `cursor:comp-big-${String(n).padStart(6, "0")}`;
-    const ops = (s: ChronicleStore, sid: string) =>
-      s.timeline(sid, { limit: 100_000 }).items.map((o) => `${o.op_id}:${o.op.kind}`);
-    const read = [0, 3, 6].reduce((n, c) => n + ops(store, id(c)).length, 0);
+    const read = [0, 3, 6].reduce((n, c) => n + opsOf(store, id(c)).length, 0);
     assertEquals(again.sources.cursor.operations, read, "only the changed chats are written");
-    const epochs = (sid: string) => store.loadSession(sid)!.provenance.epochs.map((e) => e.ordinal);
-    assertEquals(epochs(id(2)), [0], "an unchanged chat is not read again");
-    assertEquals(epochs(id(3)), [1], "a grown one is");
+    assertEquals(epochsOf(store, id(2)), [0], "an unchanged chat is not read again");
+    assertEquals(epochsOf(store, id(3)), [1], "a grown one is");
     const listed = new Map(store.listSessions({ limit: 100 }).items.map((s) => [s.id, s]));
     assertEquals(listed.get(id(1))?.kept_count, listed.get(id(1))?.op_count, "the gone chat kept");
     for (const c of [0, 2, 3, 4, 5, 6]) {
       assertEquals(listed.get(id(c))?.kept_count, 0, `${id(c)} is on disk`);
     }
     // what it holds of the chats on disk is what a first read of the changed database stores
-    const fresh = ChronicleStore.open(":memory:");
-    await importAll(fresh, { env, fs });
-    for (const s of fresh.listSessions({ limit: 100 }).items) {
-      assertEquals(ops(store, s.id), ops(fresh, s.id), s.id);
-      assertEquals(listed.get(s.id)?.op_count, s.op_count, s.id);
-    }
-    fresh.close();
+    await assertAsFirstRead(store, { env, fs });
     store.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
@@ -399,8 +421,7 @@ Deno.test("an OpenCode database read again reads only the root sessions that cha
   const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
   try {
     const home = await opencodeHome(tmp, 5);
-    const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
-    const env = { home, env: { HOME: home }, platform: "linux" as const };
+    const { fs, env } = importOf(tmp, home);
     const store = ChronicleStore.open(":memory:");
     await importAll(store, { env, fs });
     const [root] = store.listSessions({ limit: 10 }).items.map((s) => s.id).filter((id) =>
@@ -417,19 +438,14 @@ Deno.test("an OpenCode database read again reads only the root sessions that cha
     const grown = `${root}~3`;
     assertEquals(
       again.sources.opencode.operations,
-      store.timeline(grown, { limit: 100_000 }).items.length,
+      opsOf(store, grown).length,
       "only the grown session is written",
     );
-    const epochs = (sid: string) => store.loadSession(sid)!.provenance.epochs.map((e) => e.ordinal);
-    assertEquals([epochs(grown), epochs(`${root}~4`), epochs(root)], [[1], [0], [0]]);
-    const fresh = ChronicleStore.open(":memory:");
-    await importAll(fresh, { env, fs });
-    for (const s of fresh.listSessions({ limit: 10 }).items) {
-      const ops = (x: ChronicleStore) =>
-        x.timeline(s.id, { limit: 100_000 }).items.map((o) => `${o.op_id}:${o.op.kind}`);
-      assertEquals(ops(store), ops(fresh), `${s.id} holds what a first read stores`);
-    }
-    fresh.close();
+    assertEquals(
+      [epochsOf(store, grown), epochsOf(store, `${root}~4`), epochsOf(store, root)],
+      [[1], [0], [0]],
+    );
+    await assertAsFirstRead(store, { env, fs });
     store.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
