@@ -23,38 +23,15 @@ const COMPANIONS = ["-wal", "-shm", "-journal"] as const;
 /** How many times a copy is retried when the database changes while it is being copied. */
 const COPY_ATTEMPTS = 3;
 
-/** What reading a copy produced. `value` is absent when the database could not be read. */
-export interface SqliteCopyResult<T> {
-  value?: T;
+/** A copy made and opened (`copy`), or why not (`copy` absent). */
+interface CopyOpened {
+  copy?: OpenCopy;
   /** Problems with the database as a whole (locked, corrupt, changed while copied...). */
   issues: SessionIssue[];
   /** The checkpoint taken before the copy (null when the database is gone). */
   checkpoint: SqliteCheckpoint | null;
   /** Bytes copied (db + companions). */
   bytesCopied: number;
-}
-
-/** A read over an open copy; `tables` holds the names of its tables. */
-export type SqliteReader<T> = (db: DatabaseSync, tables: Set<string>) => T | Promise<T>;
-
-/**
- * Copies the database at `path` with its companions to a scratch folder, opens the copy
- * read-only and runs `read` on it. Never throws for a bad database: failures are issues.
- */
-export async function readSqliteCopy<T>(
-  fs: SourceFs,
-  path: string,
-  read: SqliteReader<T>,
-): Promise<SqliteCopyResult<T>> {
-  const { copy, ...opened } = await openSqliteCopy(fs, path);
-  if (!copy) return opened;
-  try {
-    return { ...opened, value: await read(copy.db, copy.tables) };
-  } catch (e) {
-    return { ...opened, issues: [...opened.issues, dbIssue(path, e)] };
-  } finally {
-    await closeCopy(fs, copy);
-  }
 }
 
 /** A private copy of a database, open read-only, and the scratch folder it is in. */
@@ -67,11 +44,11 @@ interface OpenCopy {
   checkpoint: SqliteCheckpoint;
 }
 
-/** A copy made and opened, or why not (`copy` absent): issues, checkpoint, bytes copied. */
-async function openSqliteCopy(
-  fs: SourceFs,
-  path: string,
-): Promise<Omit<SqliteCopyResult<never>, "value"> & { copy?: OpenCopy }> {
+/**
+ * Copies the database at `path` with its companions to a scratch folder and opens the copy
+ * read-only. Never throws for a bad database: failures are issues.
+ */
+async function openSqliteCopy(fs: SourceFs, path: string): Promise<CopyOpened> {
   const issues: SessionIssue[] = [];
   const issue = (code: string, severity: SessionIssue["severity"], message: string) =>
     issues.push({ code, severity, message, file: path });

@@ -7,7 +7,6 @@ import {
   validationProblems,
 } from "../../../core/model/mod.ts";
 import { opencode, opencodeDataDirs } from "../../../core/sources/opencode/mod.ts";
-import { readSqliteCopy } from "../../../core/sources/_sqlite_copy.ts";
 import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import {
@@ -799,7 +798,7 @@ Deno.test("opencode importer reads a drifted schema and reports tables it cannot
   assertEquals(sessions[0].session.project.path, "/d");
 });
 
-Deno.test("readSqliteCopy() copies again while the database keeps changing, then says so", async () => {
+Deno.test("a database copied while it keeps changing is copied again, then read as the last copy holds it", async () => {
   const dir = await freshDir();
   const path = `${dir}/opencode.db`;
   buildDb(path, { sessions: [session("ses_a")] });
@@ -821,13 +820,13 @@ Deno.test("readSqliteCopy() copies again while the database keeps changing, then
       n: string,
     ) => (p === path && copies++, fs.copyToTemp(p, d, n)),
   };
-  const r = await readSqliteCopy(
-    countingFs,
-    path,
-    (db) => db.prepare("SELECT count(*) AS n FROM session").get(),
-  );
+  const r = await opencode.import(dbUnit(path), { fs: countingFs, epoch: 0 });
   assertEquals(copies, 3);
   assertEquals(r.issues.map((i) => i.code), ["db_changing"]);
-  assertEquals((r.value as { n: number }).n, 1, "the last copy is still read");
+  assertEquals(
+    r.deltas.map((d) => d.session_id),
+    ["opencode:ses_a"],
+    "the last copy is still read",
+  );
   await assertNoScratchLeft();
 });
