@@ -254,6 +254,8 @@ export function startImporting(options: ImportingOptions): Importing {
     }
   };
 
+  /** Where the compression of plain frames goes on from (the store's `compressFrames`). */
+  let compressAfter: ReturnType<ChronicleStore["compressFrames"]> = null;
   const lockedPass = async (first: boolean) => {
     if (!await loadRules()) return;
     const checkpoints = writer.sourceCheckpoints();
@@ -300,6 +302,14 @@ export function startImporting(options: ImportingOptions): Importing {
           report.call();
           draw();
           return Promise.resolve(writer.searchBacklog());
+        });
+      },
+      compressSlice: async () => {
+        await nextTurn();
+        return queue.run(() => {
+          if (stopping.signal.aborted) return Promise.resolve(false);
+          compressAfter = writer.compressFrames(compressAfter);
+          return Promise.resolve(compressAfter !== null);
         });
       },
       vacuumSlice: async () => {

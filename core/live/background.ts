@@ -148,6 +148,11 @@ export interface BackgroundPassOptions {
    * (`ChronicleStore.vacuumFreePages`); how many are still to give back.
    */
   vacuumSlice?: () => Promise<number>;
+  /**
+   * Compresses a slice of the payload frames bulk imports wrote uncompressed (the store's
+   * `compressFrames`) through the server's queue; whether any are left.
+   */
+  compressSlice?: () => Promise<boolean>;
   /** Called with every unit found, before any is imported. */
   discovered?: (units: SourceUnit[]) => void;
   progress: ProgressTracker;
@@ -225,6 +230,9 @@ export async function backgroundPass(
       progress.indexing(total, total - left);
       left = await options.indexSlice();
     }
+    // The frames the chunks wrote uncompressed (or a pass stopped before left so), compressed a
+    // slice at a time.
+    for (let more = true; more && options.compressSlice;) more = await options.compressSlice();
     if (total > 0) {
       for (let left = 1; left > 0 && options.vacuumSlice;) left = await options.vacuumSlice();
     }

@@ -8,7 +8,7 @@
  * (packs, database pages) is compact.ts's, after the commit.
  */
 import { deleteSession } from "./apply.ts";
-import { CODEC_FRAME } from "./payload_codec.ts";
+import { CODEC_FRAME, CODEC_PLAIN_FRAME, isFramed } from "./payload_codec.ts";
 import { likePrefix, type Sql } from "./_sql.ts";
 import type { ForgottenSession } from "./types.ts";
 
@@ -165,13 +165,14 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
       offset: Number(r.pack_offset ?? 0),
       length: Number(r.length),
     };
-    if (Number(r.codec) === CODEC_FRAME) frames.set(`${range.pack}:${range.offset}`, range);
+    if (isFramed(Number(r.codec))) frames.set(`${range.pack}:${range.offset}`, range);
     else out.dead.push(range);
   }
   if (frames.size) {
     // One pass over the framed payloads: those that stay in a frame that loses others.
     const framed = sql.stmt(
-      `SELECT sha256, pack, pack_offset FROM payloads WHERE codec = ${CODEC_FRAME}`,
+      `SELECT sha256, pack, pack_offset FROM payloads
+       WHERE codec IN (${CODEC_FRAME}, ${CODEC_PLAIN_FRAME})`,
     );
     for (
       const r of framed.iterate() as Iterable<{ sha256: string; pack: number; pack_offset: number }>

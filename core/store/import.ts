@@ -16,6 +16,7 @@ import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { collectGarbage } from "./gc.ts";
+import { isBusy } from "./_sql.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
 /** Runs one unit's importer. The default runs it in process. */
@@ -548,6 +549,28 @@ export type TextBuilder = (slice: BacklogSlice) => Promise<string[]>;
  * `build` (a worker), the texts of the next slice are built while this thread writes the
  * current one's: the two halves of the work on two cores.
  */
+/**
+ * Compresses the frames a bulk import wrote uncompressed (`ChronicleStore.deferSearch`), a
+ * slice per transaction with a turn of the event loop between. A failure is said, and the
+ * frames stay as they are (readable) for the next import to compress.
+ */
+export async function compressFrames(store: ChronicleStore, summary: ImportSummary): Promise<void> {
+  try {
+    for (let at = store.compressFrames(); at; at = store.compressFrames(at)) {
+      await Promise.resolve();
+    }
+  } catch (e) {
+    if (isBusy(e)) return; // another writer holds the store: the next import compresses them
+    summary.errors.push({
+      code: "compress_failed",
+      message: `Cannot compress the payloads this import stored (the next import goes on): ${
+        (e as Error).message
+      }`,
+      severity: "warning",
+    });
+  }
+}
+
 export async function indexSearchBacklog(
   store: ChronicleStore,
   summary: ImportSummary,
@@ -588,6 +611,7 @@ export async function indexSearchBacklog(
   }
   summary.indexed += done;
   summary.unindexed = store.searchBacklog();
+  await compressFrames(store, summary);
   // The segments the index merged while it grew leave free pages: back to the disk, a slice
   // at a time (each its own short write).
   if (done && !summary.unindexed) {

@@ -10,6 +10,7 @@ import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./
 import { type PackedPayloads, payloadAt, sizeAt } from "./prepare.ts";
 import {
   CODEC_FRAME,
+  CODEC_PLAIN_FRAME,
   CODEC_RAW,
   decodeFrame,
   decodePayload,
@@ -17,6 +18,8 @@ import {
   encodePayload,
   FRAME_BYTES,
   frameEnds,
+  isFramed,
+  plainFrame,
   type StoredForm,
 } from "./payload_codec.ts";
 import type { Sql } from "./_sql.ts";
@@ -45,9 +48,26 @@ export interface StoredPayload extends StoredForm {
 /** How many inflated frames a payload store keeps (each at most 256 KiB): a session's reads. */
 const FRAMES_KEPT = 8;
 
+/** Frames compressed per transaction by `compressPlain` (about 16 MiB of payloads). */
+export const COMPRESS_SLICE_FRAMES = 128;
+
+/** Where `compressPlain` goes on from: after this frame of this pack. */
+export interface PlainCursor {
+  pack: number;
+  offset: number;
+}
+
 export class PayloadStore {
   /** The pack new payloads go to; found on the first write. */
   private pack = 0;
+  /**
+   * While on (a bulk import: the store's `deferSearch`), packed payloads are written in plain
+   * frames (`CODEC_PLAIN_FRAME`), to be compressed by `compressPlain` once the import's search
+   * backlog is indexed: the writer's busiest work out of the way of sessions being browsable.
+   */
+  plain = false;
+  /** The pack this store started for plain frames: they never share a pack with other bytes. */
+  private plainPack = 0;
   /** Packs written to since their last flush to disk. */
   private readonly unsynced = new Set<number>();
   /**
@@ -105,12 +125,14 @@ export class PayloadStore {
       }
       return;
     }
+    const plain = this.plain;
     const insert = this.sql.stmt(
       `INSERT INTO payloads (sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset)
-       VALUES (?, ?, X'', ?, ?, ${CODEC_FRAME}, ?, ?)`,
+       VALUES (?, ?, X'', ?, ?, ${plain ? CODEC_PLAIN_FRAME : CODEC_FRAME}, ?, ?)`,
     );
-    const out = this.appender((sha, size, pack, offset, stored, at) =>
-      insert.run(sha, size, pack, offset, stored, at)
+    const out = this.appender(
+      (sha, size, pack, offset, stored, at) => insert.run(sha, size, pack, offset, stored, at),
+      plain,
     );
     const items = [];
     for (let i = 0; i < packed.sha256.length; i++) {
@@ -147,9 +169,84 @@ export class PayloadStore {
   }
 
   /**
+   * Compresses the plain frames a bulk import wrote (`plain`), up to `maxFrames` of them after
+   * `after`, into Zstandard frames at the end of the last pack, and points their payloads
+   * there. In the caller's transaction; flushed before it commits. Returns where to go on from
+   * (null: no plain frame is left after it) and the packs no payload refers to any more, to be
+   * removed once the transaction has committed. A frame that cannot be read whole stays as it
+   * is (its payloads read as missing, as they would anyway).
+   */
+  compressPlain(
+    after: PlainCursor | null,
+    maxFrames = COMPRESS_SLICE_FRAMES,
+  ): { next: PlainCursor | null; emptied: number[] } {
+    if (!this.packs) return { next: null, emptied: [] };
+    const rows = this.sql.stmt(
+      `SELECT sha256, size, pack, pack_offset, stored, frame_offset FROM payloads
+       WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) IN (
+         SELECT pack, pack_offset FROM payloads
+         WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) > (?, ?)
+         GROUP BY pack, pack_offset ORDER BY pack, pack_offset LIMIT ?)
+       ORDER BY pack, pack_offset, frame_offset`,
+    ).all(after?.pack ?? -1, after?.offset ?? -1, maxFrames) as unknown as {
+      sha256: string;
+      size: number;
+      pack: number;
+      pack_offset: number;
+      stored: number;
+      frame_offset: number;
+    }[];
+    if (!rows.length) return { next: null, emptied: [] };
+    const move = this.sql.stmt(
+      `UPDATE payloads SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?,
+         frame_offset = ? WHERE sha256 = ?`,
+    );
+    const out = this.appender((sha, _size, pack, offset, stored, at) =>
+      move.run(pack, offset, stored, at, sha)
+    );
+    const from = new Set<number>();
+    for (let i = 0; i < rows.length;) {
+      const { pack, pack_offset: offset, stored } = rows[i];
+      let j = i;
+      while (j < rows.length && rows[j].pack === pack && rows[j].pack_offset === offset) j++;
+      const bytes = this.packs.read(pack, offset, stored);
+      if (bytes.byteLength === stored) {
+        out.frame(
+          encodeFrame([bytes]),
+          rows.slice(i, j).map((r) => ({ sha: r.sha256, size: r.size, at: r.frame_offset })),
+        );
+        from.add(pack);
+      }
+      i = j;
+    }
+    out.flush();
+    const last = rows[rows.length - 1];
+    const referred = this.sql.stmt("SELECT 1 FROM payloads WHERE pack = ? LIMIT 1");
+    return {
+      next: { pack: last.pack, offset: last.pack_offset },
+      emptied: [...from].filter((n) => !this.holdsPlain(n) && !referred.get(n)),
+    };
+  }
+
+  /** Whether any payload is in a plain frame, waiting for `compressPlain`. */
+  hasPlain(): boolean {
+    return !!this.sql.stmt(`SELECT 1 FROM payloads WHERE codec = ${CODEC_PLAIN_FRAME} LIMIT 1`)
+      .get();
+  }
+
+  /** Whether pack `n` holds plain frames (the index of them answers). */
+  private holdsPlain(n: number): boolean {
+    return !!this.sql.stmt(
+      `SELECT 1 FROM payloads WHERE codec = ${CODEC_PLAIN_FRAME} AND pack = ? LIMIT 1`,
+    ).get(n);
+  }
+
+  /**
    * Appends frames at the end of the last pack, a slice of bytes per write, and records each
    * payload's place through `place` (its hash, size, pack, the frame's offset and length, its
-   * offset in the frame).
+   * offset in the frame). Plain frames go to a pack of their own, and other frames never to
+   * a pack holding plain ones: once its frames are compressed, a pack of plain frames is
+   * removed whole.
    */
   private appender(
     place: (
@@ -160,14 +257,17 @@ export class PayloadStore {
       stored: number,
       at: number,
     ) => void,
+    plain = false,
   ) {
     const packs = this.packs!;
     // The last pack, never one below it: a compaction (compact.ts) may have removed a pack
     // this store appended to, and a pack number is never used twice.
     let n = Math.max(this.pack, packs.list().at(-1) ?? 0, 1);
     let end = packs.size(n);
+    if (end > 0 && (plain ? n !== this.plainPack : this.holdsPlain(n))) end = packs.size(++n);
     while (end >= this.packLimit) end = packs.size(++n);
     this.pack = n;
+    if (plain) this.plainPack = n;
     let at = end;
     let batch: Uint8Array[] = [];
     let size = 0;
@@ -184,10 +284,15 @@ export class PayloadStore {
       batch = [];
       size = 0;
     };
-    const frame = (bytes: Uint8Array, members: readonly { sha: string; size: number }[]) => {
+    /** A frame's bytes, with its payloads (each where it starts in the frame, else after the last). */
+    const frame = (
+      bytes: Uint8Array,
+      members: readonly { sha: string; size: number; at?: number }[],
+    ) => {
       if (size + bytes.byteLength > PACK_WRITE_SLICE) flush();
       let inFrame = 0;
       for (const m of members) {
+        inFrame = m.at ?? inFrame;
         place(m.sha, m.size, n, end, bytes.byteLength, inFrame);
         inFrame += m.size;
       }
@@ -200,8 +305,9 @@ export class PayloadStore {
       let first = 0;
       for (const last of frameEnds(items.map((p) => p.bytes.byteLength))) {
         const part = items.slice(first, last);
+        const parts = part.map((p) => p.bytes);
         frame(
-          encodeFrame(part.map((p) => p.bytes)),
+          plain ? plainFrame(parts) : encodeFrame(parts),
           part.map((p) => ({ sha: p.sha, size: p.bytes.byteLength })),
         );
         first = last;
@@ -248,7 +354,7 @@ export class PayloadStore {
     const frames = new Map<string, Uint8Array | null>();
     for (const row of rows) {
       let bytes: Uint8Array | null;
-      if (row.codec === CODEC_FRAME) {
+      if (isFramed(row.codec)) {
         const key = `${row.pack}:${row.pack_offset}`;
         bytes = frames.get(key) ?? null;
         if (!frames.has(key)) frames.set(key, bytes = this.storedBytes(row, Infinity));
@@ -278,7 +384,7 @@ export class PayloadStore {
 
   /** A stored payload's bytes, up to `maxBytes` of a raw one in a pack; null when unreadable. */
   private decode(row: PayloadRow, maxBytes: number): Uint8Array | null {
-    if (row.codec === CODEC_FRAME) {
+    if (isFramed(row.codec)) {
       const frame = this.frame(row);
       const at = row.frame_offset ?? 0;
       if (!frame || frame.byteLength < at + row.size) return null;
@@ -303,7 +409,9 @@ export class PayloadStore {
       return kept;
     }
     const stored = this.storedBytes(row, Infinity);
-    const frame = stored && decodeFrame(stored, (row.frame_offset ?? 0) + row.size);
+    const frame = stored && row.codec === CODEC_PLAIN_FRAME
+      ? stored
+      : stored && decodeFrame(stored, (row.frame_offset ?? 0) + row.size);
     if (!frame) return null;
     if (frame.byteLength > 2 * FRAME_BYTES) return frame; // one big payload: read once
     this.frameCache.set(key, frame);

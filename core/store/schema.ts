@@ -416,4 +416,12 @@ DROP TABLE sources;
 ALTER TABLE sources_without_state RENAME TO sources;
 `,
   },
+  {
+    version: 18,
+    name: "plain frames to compress",
+    // A bulk import writes its payloads' frames uncompressed (codec 3, payload_codec.ts) and
+    // compresses them once its search backlog is indexed: this index finds the ones left, in
+    // pack order, and is empty otherwise.
+    sql: `CREATE INDEX payloads_plain ON payloads (pack, pack_offset) WHERE codec = 3;`,
+  },
 ];

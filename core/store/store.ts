@@ -51,7 +51,7 @@ import {
 import type { PackFiles } from "./packs.ts";
 import { storeHealth } from "./health.ts";
 import { importIssues } from "./issues.ts";
-import { PayloadStore } from "./payloads.ts";
+import { COMPRESS_SLICE_FRAMES, PayloadStore, type PlainCursor } from "./payloads.ts";
 import { indexText, type PreparedUnit, readStoredDoc } from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
@@ -323,7 +323,26 @@ export class ChronicleStore {
    */
   deferSearch(): () => void {
     this.deferred = true;
-    return () => this.deferred = false;
+    this.payloads.plain = true;
+    return () => {
+      this.deferred = false;
+      this.payloads.plain = false;
+    };
+  }
+
+  /**
+   * Compresses up to `max` of the plain frames a bulk import wrote (`deferSearch`), after
+   * `after`, in one transaction, and removes the packs that held only those once it has
+   * committed. Returns where to go on from: call again until null.
+   */
+  compressFrames(
+    after: PlainCursor | null = null,
+    max = COMPRESS_SLICE_FRAMES,
+  ): PlainCursor | null {
+    if (!after && !this.payloads.hasPlain()) return null; // read without taking the write lock
+    const { next, emptied } = this.transaction(() => this.payloads.compressPlain(after, max));
+    for (const n of emptied) this.payloads.packs?.remove(n);
+    return next;
   }
 
   /**

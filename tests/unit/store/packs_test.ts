@@ -160,13 +160,14 @@ Deno.test("packs reach the disk before the commit that points at them, once per 
   await s.run(store);
   assertEquals(syncs, ["sync 1"]);
   assertEquals(commits.at(-1), "commit after 1 syncs");
-  // a bulk pass (16 files or more): one flush at its end, not one per unit
+  // a bulk pass (16 files or more): one flush at its end, not one per unit, of the pack of
+  // plain frames it wrote (2), then one of the pack it compressed them into (3)
   syncs.length = 0;
   for (let i = 0; i < 20; i++) {
     await s.write(`bbbbbbbb-${i}`, [big(`b${i}`)]);
   }
   await s.run(store);
-  assertEquals(syncs, ["sync 1"]);
+  assertEquals(syncs, ["sync 2", "sync 3"]);
   store.close();
 });
 
@@ -298,4 +299,89 @@ Deno.test("health() reports quick_check ok and names a pack payload that no long
   assert(bad.payloads.bad_sha256.includes(sha256Hex(result)));
   assertEquals(again.health({ verifyPacks: false }).payloads.checked, 0);
   again.close();
+});
+
+/** Each framed payload's codec and pack, and the pack files there are. */
+const codecs = (store: ChronicleStore) =>
+  (dbOf(store).prepare(
+    "SELECT DISTINCT codec, pack FROM payloads WHERE pack IS NOT NULL ORDER BY codec, pack",
+  ).all() as { codec: number; pack: number }[]).map((r) => `codec ${r.codec} in ${r.pack}`);
+const packFiles = (data: string) => [...Deno.readDirSync(packDir(data))].map((e) => e.name).sort();
+
+Deno.test("a bulk import's frames are written plain, read at once, and compressed once its search backlog is indexed; their pack is removed", async () => {
+  await using s = await scratch();
+  const results = Array.from({ length: 20 }, (_, i) => big(`plain-${i} zebrafish`));
+  for (let i = 0; i < results.length; i++) await s.write(`cccccccc-${i}`, [results[i]]);
+  const store = s.open();
+  const stored = await s.run(store, { searchLater: true });
+  assertEquals([stored.errors, stored.sessions], [[], 20]);
+  // browsable: every payload reads back from its plain frame, whole and as a head
+  assertEquals(codecs(store), ["codec 3 in 1"]);
+  for (const r of results) {
+    assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+    assertEquals(store.payloadHead(sha256Hex(r), 7), encoder.encode(r).subarray(0, 7));
+  }
+  const plain = s.packBytes();
+  assertEquals(store.health().payloads.bad, 0);
+  // the next import indexes the backlog (its texts read from the plain frames), then compresses
+  const next = await s.run(store);
+  assertEquals(next.errors, []);
+  assertEquals(codecs(store), ["codec 2 in 2"]);
+  assertEquals(packFiles(s.data), ["0002.pack"]);
+  assert(s.packBytes() < plain, `${s.packBytes()} bytes compressed, ${plain} plain`);
+  for (const r of results) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  assertEquals(store.search("zebrafish").total, 20);
+  const health = store.health();
+  assertEquals([health.payloads.checked, health.payloads.bad], [health.payloads.packed, 0]);
+  // later writes go to the last pack, never to a removed one's number
+  await s.write("dddddddd-1", [big("after")]);
+  await s.run(store);
+  assertEquals(place(store, big("after"))?.pack, 2);
+  store.close();
+});
+
+Deno.test("plain frames compressed part-way (a killed import) are read either way, and the next import compresses the rest", async () => {
+  await using s = await scratch();
+  // frames of several payloads each: a session's results share its unit's frames
+  const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
+  for (let i = 0; i < results.length; i++) await s.write(`eeeeeeee-${i}`, results[i]);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  const frames = Number(
+    (dbOf(store).prepare(
+      "SELECT count(*) AS n FROM (SELECT DISTINCT pack, pack_offset FROM payloads WHERE codec = 3)",
+    ).get() as { n: number }).n,
+  );
+  assert(frames > 4, `${frames} plain frames`);
+  let at = store.compressFrames(null, 2);
+  at = store.compressFrames(at, 2);
+  assert(at !== null);
+  assertEquals(codecs(store), ["codec 2 in 2", "codec 3 in 1"]);
+  store.close(); // killed here
+  const again = s.open();
+  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  assertEquals((await s.run(again)).errors, []);
+  assertEquals(codecs(again), ["codec 2 in 2"]);
+  assertEquals(packFiles(s.data), ["0002.pack"]);
+  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  again.close();
+});
+
+Deno.test("forgetting a session whose payloads are in plain frames scrubs them; the rest are compressed as usual", async () => {
+  await using s = await scratch();
+  const keep = Array.from({ length: 19 }, (_, i) => big(`keep-${i}`));
+  const secret = big("forget-me");
+  for (let i = 0; i < keep.length; i++) await s.write(`ffffffff-${i}`, [keep[i]]);
+  await s.write("ffffffff-secret", [secret]);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  assertEquals(codecs(store), ["codec 3 in 1"]);
+  store.forget(["claude-code:ffffffff-secret"]);
+  assertEquals(store.payload(sha256Hex(secret)), null);
+  const pack = await Deno.readFile(`${packDir(s.data)}/0001.pack`).catch(() => new Uint8Array());
+  assert(!new TextDecoder().decode(pack).includes("forget-me"), "the secret's bytes are scrubbed");
+  assertEquals((await s.run(store)).errors, []);
+  assertEquals(codecs(store), ["codec 2 in 2"]);
+  for (const k of keep) assertEquals(store.payload(sha256Hex(k)), encoder.encode(k));
+  store.close();
 });
