@@ -304,6 +304,15 @@ export function startImporting(options: ImportingOptions): Importing {
           return Promise.resolve(writer.searchBacklog());
         });
       },
+      statsSlice: async () => {
+        await nextTurn();
+        return queue.run(() => {
+          if (stopping.signal.aborted) return Promise.resolve(0);
+          const left = writer.settleStats();
+          report.call();
+          return Promise.resolve(left);
+        });
+      },
       compressSlice: async () => {
         await nextTurn();
         return queue.run(() => {

@@ -149,6 +149,11 @@ export interface BackgroundPassOptions {
    */
   vacuumSlice?: () => Promise<number>;
   /**
+   * Counts the statistics of a slice of the sessions bulk imports left waiting (the store's
+   * `settleStats`) through the server's queue; how many are still waiting.
+   */
+  statsSlice?: () => Promise<number>;
+  /**
    * Compresses a slice of the payload frames bulk imports wrote uncompressed (the store's
    * `compressFrames`) through the server's queue; whether any are left.
    */
@@ -223,8 +228,9 @@ export async function backgroundPass(
         ...s.changed_sessions,
       ]);
     }
-    // Every session is stored (browsable); now the search index of what the chunks wrote, a
-    // slice at a time, so live imports go between.
+    // Every session is stored (browsable); now their statistics, then the search index of what
+    // the chunks wrote, a slice at a time, so live imports go between.
+    for (let left = 1; left > 0 && options.statsSlice;) left = await options.statsSlice();
     const total = options.searchBacklog?.() ?? 0;
     for (let left = total; left > 0 && options.indexSlice;) {
       progress.indexing(total, total - left);

@@ -47,7 +47,10 @@ export interface Writer {
   sql: Sql;
   payloads: PayloadStore;
   changes: ChangeStamps;
-  /** A bulk import: search texts go to the backlog, indexed after the pass (backlog.ts). */
+  /**
+   * A bulk import: search texts go to the backlog, indexed after the pass (backlog.ts), and
+   * the sessions' statistics wait in theirs (`refreshAggregates`).
+   */
   deferSearch?: boolean;
 }
 
@@ -260,7 +263,7 @@ export function applyUnit(
       const settle = slicedOn(prev?.checkpoint) && !wholeSessions
         ? new Set([...touched, ...(prev?.sessions ?? [])])
         : touched;
-      for (const sid of settle) refreshAggregates(w.sql, sid);
+      for (const sid of settle) refreshAggregates(w.sql, sid, w.deferSearch);
     }
     const sessions = new Set([...(prev?.sessions ?? []), ...holds]);
     if (full && prev) {
@@ -629,7 +632,13 @@ export function indexOperations(
   }
 }
 
-export function refreshAggregates(sql: Sql, sessionId: string): void {
+/**
+ * Recomputes what the session list shows of a session (its counts, first prompt) and its
+ * statistics; `deferStats` (a bulk import) leaves the statistics to `settleStats`, after the
+ * pass: its sessions are browsable sooner (on the 300 MB corpora the statistics took 0.3 s of
+ * Claude Code's writer and 0.5 s of Codex's, every session recounted after each of its logs).
+ */
+export function refreshAggregates(sql: Sql, sessionId: string, deferStats = false): void {
   sql.stmt(
     `UPDATE sessions SET
        op_count = (SELECT count(*) FROM operations WHERE session_id = ?1),
@@ -647,7 +656,9 @@ export function refreshAggregates(sql: Sql, sessionId: string): void {
   ).get(sessionId) as { text: unknown } | undefined;
   const prompt = typeof first?.text === "string" ? promptTitle(first.text) : null;
   sql.stmt("UPDATE sessions SET first_prompt = ? WHERE id = ?").run(prompt, sessionId);
-  refreshSessionStats(sql, sessionId);
+  if (deferStats) {
+    sql.stmt("INSERT OR IGNORE INTO stats_backlog (session_id) VALUES (?)").run(sessionId);
+  } else refreshSessionStats(sql, sessionId);
   const gone = sql.stmt(
     "SELECT count(*) AS n FROM operations WHERE session_id = ?",
   ).get(sessionId) as { n: number };
@@ -657,8 +668,25 @@ export function refreshAggregates(sql: Sql, sessionId: string): void {
   if (gone.n === 0 && sources.n === 0) deleteSession(sql, sessionId);
 }
 
+/**
+ * Recomputes the statistics of up to `max` sessions a bulk import left waiting, in the
+ * caller's transaction. Returns how many are still waiting.
+ */
+export function settleStats(sql: Sql, max: number): number {
+  const ids = sql.stmt("SELECT session_id FROM stats_backlog LIMIT ?").all(max) as {
+    session_id: string;
+  }[];
+  const done = sql.stmt("DELETE FROM stats_backlog WHERE session_id = ?");
+  for (const { session_id } of ids) {
+    refreshSessionStats(sql, session_id);
+    done.run(session_id);
+  }
+  return ids.length < max ? 0 : sql.count("SELECT count(*) AS n FROM stats_backlog");
+}
+
 export function deleteSession(sql: Sql, id: string): void {
   dropSessionStats(sql, id);
+  sql.stmt("DELETE FROM stats_backlog WHERE session_id = ?").run(id);
   for (
     const t of ["operations", "connections", "usage", "session_issues", "loss_windows", "epochs"]
   ) sql.stmt(`DELETE FROM ${t} WHERE session_id = ?`).run(id);

@@ -550,6 +550,27 @@ export type TextBuilder = (slice: BacklogSlice) => Promise<string[]>;
  * current one's: the two halves of the work on two cores.
  */
 /**
+ * Counts the statistics of the sessions a bulk import left waiting (`ChronicleStore.deferSearch`),
+ * a slice per transaction with a turn of the event loop between. A failure is said, and the
+ * sessions stay waiting for the next import.
+ */
+export async function settleStats(store: ChronicleStore, summary: ImportSummary): Promise<void> {
+  try {
+    while (store.settleStats() > 0) await Promise.resolve();
+  } catch (e) {
+    if (isBusy(e)) return; // another writer holds the store: the next import counts them
+    summary.errors.push({
+      code: "stats_failed",
+      message:
+        `Cannot count the statistics of the sessions this import stored (the next import goes on): ${
+          (e as Error).message
+        }`,
+      severity: "warning",
+    });
+  }
+}
+
+/**
  * Compresses the frames a bulk import wrote uncompressed (`ChronicleStore.deferSearch`), a
  * slice per transaction with a turn of the event loop between. A failure is said, and the
  * frames stay as they are (readable) for the next import to compress.
@@ -577,6 +598,7 @@ export async function indexSearchBacklog(
   onProgress?: (done: number, total: number) => void,
   build: TextBuilder = (slice) => Promise.resolve(buildTexts(slice)),
 ): Promise<void> {
+  await settleStats(store, summary);
   const total = store.searchBacklog();
   let done = 0;
   let pending: Promise<string[]> | null = null;

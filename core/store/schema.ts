@@ -424,4 +424,11 @@ ALTER TABLE sources_without_state RENAME TO sources;
     // pack order, and is empty otherwise.
     sql: `CREATE INDEX payloads_plain ON payloads (pack, pack_offset) WHERE codec = 3;`,
   },
+  {
+    version: 19,
+    name: "statistics backlog",
+    // A bulk import recounts its sessions' statistics after the pass, once each, not after
+    // every log it reads (apply.ts's refreshAggregates, settleStats): the sessions waiting.
+    sql: `CREATE TABLE stats_backlog (session_id TEXT PRIMARY KEY) WITHOUT ROWID;`,
+  },
 ];

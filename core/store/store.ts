@@ -14,6 +14,7 @@ import {
   getSource,
   markUnitGone,
   settleSlices,
+  settleStats,
   slicedOperations,
   sourceCheckpoints,
   sourceState,
@@ -96,6 +97,9 @@ export interface StoreOptions {
 
 /** How many candidates an ambiguous id prefix names. */
 const CANDIDATES_SHOWN = 5;
+
+/** Sessions whose statistics `settleStats` counts in one transaction. */
+const STATS_SLICE = 64;
 
 export interface ForgetOptions {
   /** Change nothing: say what would go. */
@@ -322,12 +326,23 @@ export class ChronicleStore {
    * the index is complete. Returns the function that ends it (the backlog stays).
    */
   deferSearch(): () => void {
+    // (and the sessions' statistics wait too, for `settleStats`)
     this.deferred = true;
     this.payloads.plain = true;
     return () => {
       this.deferred = false;
       this.payloads.plain = false;
     };
+  }
+
+  /**
+   * Counts the statistics of up to `max` of the sessions a bulk import left waiting
+   * (`deferSearch`), in one transaction. Returns how many are still waiting: call again
+   * (between turns of the event loop) until 0.
+   */
+  settleStats(max = STATS_SLICE): number {
+    if (!this.sql.stmt("SELECT 1 FROM stats_backlog LIMIT 1").get()) return 0;
+    return this.transaction(() => settleStats(this.sql, max));
   }
 
   /**

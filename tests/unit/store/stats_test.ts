@@ -112,3 +112,37 @@ Deno.test("kept statistics match counted ones on every agent's real-client sessi
   }
   store.close();
 });
+
+Deno.test("a bulk import counts its sessions' statistics after the pass: once browsable they wait, then match counted ones", async () => {
+  await using s = await scratch();
+  for (let i = 0; i < 18; i++) {
+    await s.write(
+      `dddddddd-${i}`,
+      i % 3 ? ["ok", "Exit code 2\nboom"] : ["one"],
+      i % 2 ? "Read" : "Bash",
+    );
+  }
+  const store = s.open();
+  const stored = await s.run(store, { searchLater: true });
+  assertEquals(stored.sessions, 18);
+  // browsable: the list counts every session; their statistics wait, once each
+  const list = store.listSessions({ limit: 100 });
+  assertEquals(list.total, 18);
+  assertEquals(
+    list.items.map((x) => x.op_count).sort(),
+    Array(18).fill(0).map((_, i) => i % 3 ? 3 : 2).sort(),
+  );
+  const waiting = () =>
+    (dbOf(store).prepare("SELECT count(*) AS n FROM stats_backlog").get() as { n: number }).n;
+  assertEquals(waiting(), 18);
+  assertEquals(store.stats().sessions, 0);
+  // counted a slice at a time: the rollup matches what the operations say at every step
+  assertEquals(store.settleStats(5), 13);
+  assertEquals(store.stats().sessions, 5);
+  // the next import counts the rest (here with nothing else to do)
+  assertEquals((await s.run(store)).errors, []);
+  assertEquals(waiting(), 0);
+  assertEquals(store.stats().sessions, 18);
+  sameAsOperations(store, "after the backlog");
+  store.close();
+});
