@@ -16,18 +16,35 @@
 export const KEY_CHARS = 22;
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/** The character codes of the base64 digits. */
+const B64_CODES = Array.from(B64, (c) => c.charCodeAt(0));
+/** One key's digits, filled in place (a key is made for every record a log gives). */
+const digits: number[] = new Array(KEY_CHARS).fill(0);
 
-/** The key of a record uuid (32 hex digits, with or without dashes, any case). */
+/**
+ * The key of a record uuid (32 hex digits, with or without dashes, any case): its 128 bits,
+ * then four zero bits, six bits a base64 digit. Read from the character codes in one pass:
+ * slicing and parsing the hex took 6% of an import worker's time.
+ */
 export function recordKey(uuid: string): string {
-  const hex = uuid.replace(/-/g, "").toLowerCase();
-  let key = "";
-  // three hex digits (12 bits) are two base64 digits; the last two (8 bits) two more
-  for (let i = 0; i < 30; i += 3) {
-    const v = parseInt(hex.slice(i, i + 3), 16);
-    key += B64[v >> 6] + B64[v & 63];
+  let bits = 0; // bits waiting in `acc`, fewer than six after each digit is taken
+  let acc = 0;
+  let n = 0;
+  for (let i = 0; i < uuid.length; i++) {
+    const c = uuid.charCodeAt(i);
+    if (c === 45) continue; // "-"
+    // "0"-"9", then "a"-"f" in either case
+    acc = (acc << 4) | (c <= 57 ? c - 48 : (c | 32) - 87);
+    bits += 4;
+    if (bits >= 6) {
+      bits -= 6;
+      digits[n++] = B64_CODES[(acc >> bits) & 63];
+      acc &= (1 << bits) - 1;
+    }
   }
-  const v = parseInt(hex.slice(30, 32), 16) << 4;
-  return key + B64[v >> 6] + B64[v & 63];
+  digits[n] = B64_CODES[(acc << (6 - bits)) & 63];
+  // (anything but 32 hex digits, never passed here, still gets a key of its own digits)
+  return String.fromCharCode(...(n === KEY_CHARS - 1 ? digits : digits.slice(0, n + 1)));
 }
 
 /** The seen records of a pass: the saved keys, then the ones this pass adds. */

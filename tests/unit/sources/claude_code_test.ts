@@ -566,6 +566,31 @@ Deno.test("claude-code importer: a saved state lists its seen records as one str
     const again = new SeenRecords(seen.saved());
     assert(!again.add(base) && again.add("01890a5d-ac96-774b-bcce-b302099a0001"));
   });
+
+  await t.step("a key is the uuid's bits in base64, as saved states hold them", () => {
+    // pinned: a saved state's keys must read the same in every later version
+    assertEquals(recordKey("00000000-0000-0000-0000-000000000000"), "AAAAAAAAAAAAAAAAAAAAAA");
+    assertEquals(recordKey("ffffffff-ffff-ffff-ffff-ffffffffffff"), "/////////////////////w");
+    assertEquals(recordKey("5f2b1c3d-9e8a-4b7c-a1d2-e3f4a5b6c7d8"), "XyscPZ6KS3yh0uP0pbbH2A");
+    assertEquals(recordKey("5F2B1C3D9E8A4B7CA1D2E3F4A5B6C7D8"), "XyscPZ6KS3yh0uP0pbbH2A");
+    // and every uuid as the first way of writing them (three hex digits, two base64) did
+    const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const byThrees = (uuid: string) => {
+      const hex = uuid.replace(/-/g, "").toLowerCase();
+      let key = "";
+      for (let i = 0; i < 30; i += 3) {
+        const v = parseInt(hex.slice(i, i + 3), 16);
+        key += b64[v >> 6] + b64[v & 63];
+      }
+      const v = parseInt(hex.slice(30, 32), 16) << 4;
+      return key + b64[v >> 6] + b64[v & 63];
+    };
+    for (let i = 0; i < 2000; i++) {
+      const uuid = crypto.randomUUID();
+      assertEquals(recordKey(uuid), byThrees(uuid), uuid);
+      assertEquals(recordKey(uuid.toUpperCase().replace(/-/g, "")), byThrees(uuid), uuid);
+    }
+  });
 });
 
 // ------------------------------------------------------------------ real files
