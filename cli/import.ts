@@ -143,6 +143,7 @@ export async function runImport(
         }
         : undefined,
       texts?.build,
+      texts?.compress,
     );
   } finally {
     texts?.close();

@@ -16,6 +16,7 @@ import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { collectGarbage } from "./gc.ts";
+import { encodeFrame } from "./payload_codec.ts";
 import { isBusy } from "./_sql.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
@@ -544,6 +545,12 @@ function importFailed(unit: SourceUnit, e: unknown): SessionIssue {
 export type TextBuilder = (slice: BacklogSlice) => Promise<string[]>;
 
 /**
+ * Compresses plain payload frames, each into one Zstandard frame (`encodeFrame`), in order. It
+ * may take the frames' buffers (a worker: moved, not copied).
+ */
+export type FrameCompressor = (frames: Uint8Array[]) => Promise<Uint8Array[]>;
+
+/**
  * Indexes the search backlog (backlog.ts) into `summary`'s counts, a slice per transaction;
  * a failure (a full disk) is one of its errors and leaves the rest for the next import. With
  * `build` (a worker), the texts of the next slice are built while this thread writes the
@@ -575,10 +582,14 @@ export async function settleStats(store: ChronicleStore, summary: ImportSummary)
  * slice per transaction with a turn of the event loop between. A failure is said, and the
  * frames stay as they are (readable) for the next import to compress.
  */
-export async function compressFrames(store: ChronicleStore, summary: ImportSummary): Promise<void> {
+export async function compressFrames(
+  store: ChronicleStore,
+  summary: ImportSummary,
+  compress: FrameCompressor = (frames) => Promise.resolve(frames.map((f) => encodeFrame([f]))),
+): Promise<void> {
   try {
-    for (let at = store.compressFrames(); at; at = store.compressFrames(at)) {
-      await Promise.resolve();
+    for (let slice = store.readPlainFrames(); slice; slice = store.readPlainFrames(slice.next)) {
+      store.applyCompressedFrames(slice, await compress(slice.frames.map((f) => f.bytes)));
     }
   } catch (e) {
     if (isBusy(e)) return; // another writer holds the store: the next import compresses them
@@ -597,8 +608,13 @@ export async function indexSearchBacklog(
   summary: ImportSummary,
   onProgress?: (done: number, total: number) => void,
   build: TextBuilder = (slice) => Promise.resolve(buildTexts(slice)),
+  compress?: FrameCompressor,
 ): Promise<void> {
   await settleStats(store, summary);
+  // The pass's plain frames are compressed meanwhile: with a worker, between its slices of
+  // texts, while this thread writes the index (the busier thread here: on the 300 MB corpus
+  // 4.6 s of CPU against the worker's 0.6 s).
+  const compressing = compressFrames(store, summary, compress);
   const total = store.searchBacklog();
   let done = 0;
   let pending: Promise<string[]> | null = null;
@@ -631,9 +647,9 @@ export async function indexSearchBacklog(
       severity: "error",
     });
   }
+  await compressing;
   summary.indexed += done;
   summary.unindexed = store.searchBacklog();
-  await compressFrames(store, summary);
   // The segments the index merged while it grew leave free pages: back to the disk, a slice
   // at a time (each its own short write).
   if (done && !summary.unindexed) {

@@ -36,7 +36,7 @@ export const CODEC_FRAME = 2;
  * (not compressed), `stored` bytes long at its `pack_offset` in a pack of such frames only:
  * what a bulk import writes, its sessions browsable sooner; once its search backlog is indexed
  * each such frame is compressed into a {@link CODEC_FRAME} elsewhere, and its pack removed
- * (`PayloadStore.compressPlain`).
+ * (`ChronicleStore.compressFrames`).
  */
 export const CODEC_PLAIN_FRAME = 3;
 

@@ -48,13 +48,31 @@ export interface StoredPayload extends StoredForm {
 /** How many inflated frames a payload store keeps (each at most 256 KiB): a session's reads. */
 const FRAMES_KEPT = 8;
 
-/** Frames compressed per transaction by `compressPlain` (about 16 MiB of payloads). */
-export const COMPRESS_SLICE_FRAMES = 128;
+/**
+ * Plain frames compressed per transaction (about 4 MiB of payloads): small enough that
+ * compressing them beside the search index's slices adds little memory.
+ */
+export const COMPRESS_SLICE_FRAMES = 32;
 
-/** Where `compressPlain` goes on from: after this frame of this pack. */
+/** Where the compression of plain frames goes on from: after this frame of this pack. */
 export interface PlainCursor {
   pack: number;
   offset: number;
+}
+
+/** A plain frame as read to be compressed: its place, bytes and payloads. */
+export interface PlainFrame {
+  pack: number;
+  offset: number;
+  bytes: Uint8Array;
+  /** Each payload's hash, size and offset in the frame. */
+  members: { sha: string; size: number; at: number }[];
+}
+
+/** Plain frames to compress (`readPlain`), and where to read on from after them. */
+export interface PlainSlice {
+  frames: PlainFrame[];
+  next: PlainCursor;
 }
 
 export class PayloadStore {
@@ -62,7 +80,7 @@ export class PayloadStore {
   private pack = 0;
   /**
    * While on (a bulk import: the store's `deferSearch`), packed payloads are written in plain
-   * frames (`CODEC_PLAIN_FRAME`), to be compressed by `compressPlain` once the import's search
+   * frames (`CODEC_PLAIN_FRAME`), compressed (`readPlain`, `applyCompressed`) once the import's search
    * backlog is indexed: the writer's busiest work out of the way of sessions being browsable.
    */
   plain = false;
@@ -169,18 +187,13 @@ export class PayloadStore {
   }
 
   /**
-   * Compresses the plain frames a bulk import wrote (`plain`), up to `maxFrames` of them after
-   * `after`, into Zstandard frames at the end of the last pack, and points their payloads
-   * there. In the caller's transaction; flushed before it commits. Returns where to go on from
-   * (null: no plain frame is left after it) and the packs no payload refers to any more, to be
-   * removed once the transaction has committed. A frame that cannot be read whole stays as it
-   * is (its payloads read as missing, as they would anyway).
+   * The next plain frames a bulk import wrote (`plain`), up to `maxFrames` after `after`, with
+   * their bytes and payloads, in pack order, for `applyCompressed` once compressed (anywhere:
+   * `encodeFrame` is pure). A frame that cannot be read whole is left out and stays as it is
+   * (its payloads read as missing, as they would anyway). Null when none is left.
    */
-  compressPlain(
-    after: PlainCursor | null,
-    maxFrames = COMPRESS_SLICE_FRAMES,
-  ): { next: PlainCursor | null; emptied: number[] } {
-    if (!this.packs) return { next: null, emptied: [] };
+  readPlain(after: PlainCursor | null, maxFrames = COMPRESS_SLICE_FRAMES): PlainSlice | null {
+    if (!this.packs) return null;
     const rows = this.sql.stmt(
       `SELECT sha256, size, pack, pack_offset, stored, frame_offset FROM payloads
        WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) IN (
@@ -196,39 +209,61 @@ export class PayloadStore {
       stored: number;
       frame_offset: number;
     }[];
-    if (!rows.length) return { next: null, emptied: [] };
-    const move = this.sql.stmt(
-      `UPDATE payloads SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?,
-         frame_offset = ? WHERE sha256 = ?`,
-    );
-    const out = this.appender((sha, _size, pack, offset, stored, at) =>
-      move.run(pack, offset, stored, at, sha)
-    );
-    const from = new Set<number>();
+    if (!rows.length) return null;
+    const frames: PlainFrame[] = [];
     for (let i = 0; i < rows.length;) {
       const { pack, pack_offset: offset, stored } = rows[i];
       let j = i;
       while (j < rows.length && rows[j].pack === pack && rows[j].pack_offset === offset) j++;
       const bytes = this.packs.read(pack, offset, stored);
       if (bytes.byteLength === stored) {
-        out.frame(
-          encodeFrame([bytes]),
-          rows.slice(i, j).map((r) => ({ sha: r.sha256, size: r.size, at: r.frame_offset })),
-        );
-        from.add(pack);
+        frames.push({
+          pack,
+          offset,
+          bytes,
+          members: rows.slice(i, j).map((r) => ({
+            sha: r.sha256,
+            size: r.size,
+            at: r.frame_offset,
+          })),
+        });
       }
       i = j;
     }
-    out.flush();
     const last = rows[rows.length - 1];
-    const referred = this.sql.stmt("SELECT 1 FROM payloads WHERE pack = ? LIMIT 1");
-    return {
-      next: { pack: last.pack, offset: last.pack_offset },
-      emptied: [...from].filter((n) => !this.holdsPlain(n) && !referred.get(n)),
-    };
+    return { frames, next: { pack: last.pack, offset: last.pack_offset } };
   }
 
-  /** Whether any payload is in a plain frame, waiting for `compressPlain`. */
+  /**
+   * Writes `compressed` (each frame of `slice.frames` compressed by `encodeFrame`, in order) at
+   * the end of the last pack and points the payloads still in those plain frames there; one
+   * forgotten or moved since the slice was read is left where it is now. In the caller's
+   * transaction; flushed before it commits. Returns the packs no payload refers to any more,
+   * to be removed once the transaction has committed.
+   */
+  applyCompressed(slice: PlainSlice, compressed: readonly Uint8Array[]): number[] {
+    if (!this.packs || !slice.frames.length) return [];
+    let from = slice.frames[0];
+    const move = this.sql.stmt(
+      `UPDATE payloads SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?,
+         frame_offset = ?
+       WHERE sha256 = ? AND codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
+    );
+    const out = this.appender((sha, _size, pack, offset, stored, at) =>
+      move.run(pack, offset, stored, at, sha, from.pack, from.offset)
+    );
+    const packs = new Set<number>();
+    for (let i = 0; i < slice.frames.length; i++) {
+      from = slice.frames[i];
+      out.frame(compressed[i], from.members);
+      packs.add(from.pack);
+    }
+    out.flush();
+    const referred = this.sql.stmt("SELECT 1 FROM payloads WHERE pack = ? LIMIT 1");
+    return [...packs].filter((n) => !this.holdsPlain(n) && !referred.get(n));
+  }
+
+  /** Whether any payload is in a plain frame, waiting to be compressed. */
   hasPlain(): boolean {
     return !!this.sql.stmt(`SELECT 1 FROM payloads WHERE codec = ${CODEC_PLAIN_FRAME} LIMIT 1`)
       .get();

@@ -52,7 +52,13 @@ import {
 import type { PackFiles } from "./packs.ts";
 import { storeHealth } from "./health.ts";
 import { importIssues } from "./issues.ts";
-import { COMPRESS_SLICE_FRAMES, PayloadStore, type PlainCursor } from "./payloads.ts";
+import {
+  COMPRESS_SLICE_FRAMES,
+  PayloadStore,
+  type PlainCursor,
+  type PlainSlice,
+} from "./payloads.ts";
+import { encodeFrame } from "./payload_codec.ts";
 import { indexText, type PreparedUnit, readStoredDoc } from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
@@ -354,10 +360,30 @@ export class ChronicleStore {
     after: PlainCursor | null = null,
     max = COMPRESS_SLICE_FRAMES,
   ): PlainCursor | null {
-    if (!after && !this.payloads.hasPlain()) return null; // read without taking the write lock
-    const { next, emptied } = this.transaction(() => this.payloads.compressPlain(after, max));
+    const slice = this.readPlainFrames(after, max);
+    if (slice) this.applyCompressedFrames(slice, slice.frames.map((f) => encodeFrame([f.bytes])));
+    return slice?.next ?? null;
+  }
+
+  /**
+   * The next plain frames to compress after `after` (null: none left), read without taking
+   * the write lock, to be compressed elsewhere (a worker) and given to `applyCompressedFrames`.
+   */
+  readPlainFrames(
+    after: PlainCursor | null = null,
+    max = COMPRESS_SLICE_FRAMES,
+  ): PlainSlice | null {
+    if (!after && !this.payloads.hasPlain()) return null;
+    return this.payloads.readPlain(after, max);
+  }
+
+  /**
+   * Stores a slice of plain frames compressed (`encodeFrame` of each frame's bytes, in order)
+   * in one transaction, and removes the packs that held only plain frames once it commits.
+   */
+  applyCompressedFrames(slice: PlainSlice, compressed: readonly Uint8Array[]): void {
+    const emptied = this.transaction(() => this.payloads.applyCompressed(slice, compressed));
     for (const n of emptied) this.payloads.packs?.remove(n);
-    return next;
   }
 
   /**

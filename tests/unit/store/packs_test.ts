@@ -4,7 +4,8 @@
  */
 import { dbOf } from "../../_helpers/store_db.ts";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
-import { ChronicleStore } from "../../../core/store/mod.ts";
+import { ChronicleStore, emptySummary, indexSearchBacklog } from "../../../core/store/mod.ts";
+import { createTextWorker } from "../../../runtime/text_builder.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
 import { packDir } from "../../../runtime/pack_files.ts";
 import { big, scratch } from "./_sessions.ts";
@@ -384,4 +385,45 @@ Deno.test("forgetting a session whose payloads are in plain frames scrubs them; 
   assertEquals(codecs(store), ["codec 2 in 2"]);
   for (const k of keep) assertEquals(store.payload(sha256Hex(k)), encoder.encode(k));
   store.close();
+});
+
+Deno.test("the search text worker compresses plain frames as the store would, between its slices of texts", async () => {
+  await using a = await scratch();
+  await using b = await scratch();
+  const results = Array.from({ length: 20 }, (_, i) => [big(`w${i}`, 60_000), big(`v${i}`)]);
+  for (const s of [a, b]) {
+    for (let i = 0; i < results.length; i++) await s.write(`abababab-${i}`, results[i]);
+  }
+  const here = a.open();
+  const there = b.open();
+  await a.run(here, { searchLater: true });
+  await b.run(there, { searchLater: true });
+  assertEquals(codecs(there), ["codec 3 in 1"]);
+  const worker = createTextWorker();
+  try {
+    const s1 = emptySummary(), s2 = emptySummary();
+    await indexSearchBacklog(here, s1);
+    let sent = 0;
+    await indexSearchBacklog(there, s2, undefined, worker.build, (frames) => {
+      sent += frames.length;
+      return worker.compress(frames);
+    });
+    assertEquals([s2.errors, s2.indexed, s2.unindexed], [[], s1.indexed, 0]);
+    assert(sent > 0, "the worker compressed the frames");
+  } finally {
+    worker.close();
+  }
+  // the same frames, byte for byte, in the same places
+  assertEquals(codecs(there), ["codec 2 in 2"]);
+  assertEquals(packFiles(b.data), ["0002.pack"]);
+  assertEquals(
+    await Deno.readFile(`${packDir(b.data)}/0002.pack`),
+    await Deno.readFile(`${packDir(a.data)}/0002.pack`),
+  );
+  const rows = (store: ChronicleStore) =>
+    dbOf(store).prepare("SELECT * FROM payloads ORDER BY sha256").all();
+  assertEquals(rows(there), rows(here));
+  for (const r of results.flat()) assertEquals(there.payload(sha256Hex(r)), encoder.encode(r));
+  here.close();
+  there.close();
 });
