@@ -121,6 +121,7 @@ export async function runImport(
         : undefined,
       // indexed below, once the worker's memory is given back
       searchLater: true,
+      deferSliced: true,
     });
   } finally {
     worker?.close();

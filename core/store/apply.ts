@@ -522,7 +522,10 @@ function applyDelta(
     now,
     result.checkpoint ? JSON.stringify(result.checkpoint) : null,
   );
-  indexOperations(w.sql, written, result.payloads, { defer: w.deferSearch });
+  indexOperations(w.sql, written, result.payloads, {
+    defer: w.deferSearch,
+    stored: (sha) => w.payloads.bytes(sha),
+  });
 }
 
 /** Keeps what another file said about a connection (its parent) when this one did not. */
@@ -617,7 +620,11 @@ export function indexOperations(
   sql: Sql,
   written: WrittenOp[],
   payloads: PackedPayloads,
-  { defer = false }: { defer?: boolean } = {},
+  { defer = false, stored = () => null }: {
+    defer?: boolean;
+    /** A payload stored before this unit (a call a big log's earlier slice began). */
+    stored?: (sha256: string) => Uint8Array | null;
+  } = {},
 ): void {
   const del = sql.stmt("DELETE FROM operations_fts WHERE rowid = ?");
   for (const w of written) if (w.replaced) del.run(w.rowid);
@@ -627,7 +634,7 @@ export function indexOperations(
   unqueue(sql, rowids);
   const insert = sql.stmt(INSERT_FTS);
   for (const { rowid, rec } of written) {
-    const body = opBody(rec, payloads);
+    const body = opBody(rec, payloads, stored);
     if (body) insert.run(rowid, body);
   }
 }

@@ -136,7 +136,7 @@ export function putCanonical(
       const op = upsertOperation(w.sql, d, rec, { fresh: true, stamp });
       if (op) written.push(op);
     }
-    indexOperations(w.sql, written, unit.payloads);
+    indexOperations(w.sql, written, unit.payloads, { stored: (sha) => w.payloads.bytes(sha) });
   }
   const firstFile = new Map<string, string>();
   for (const rec of parts.operations) {

@@ -30,12 +30,16 @@ export interface PreparedOp {
   words: string;
   /**
    * Its tool input, where the store reads it: a payload of the same unit (its index in
-   * `PreparedUnit.payloads`) or inline text. Null for none.
+   * `PreparedUnit.payloads`), inline text, or a payload stored before (its hash: a call a big
+   * log's earlier slice began). Null for none.
    */
-  input: number | string | null;
+  input: PayloadPlace;
   /** Its tool result, likewise. Null for none, and for replies and thinking. */
-  result: number | string | null;
+  result: PayloadPlace;
 }
+
+/** Where an operation's input or result is: see {@link PreparedOp.input}. */
+export type PayloadPlace = number | string | { sha256: string } | null;
 
 export interface PreparedDelta extends Omit<SessionDelta, "operations"> {
   operations: PreparedOp[];
@@ -144,9 +148,9 @@ function prepareOp(
   const op = rec.op;
   const result = hasResult(op) ? payloadOf(op.response, unit.bytes) : null;
   const failed = resultFailed({ kind: op.kind, flagged: op.is_error ?? null }, result);
-  const place = (ref: Operation["request"]) =>
+  const place = (ref: Operation["request"]): PayloadPlace =>
     ref && "sha256" in ref
-      ? unit.index.get(ref.sha256) ?? null
+      ? unit.index.get(ref.sha256) ?? { sha256: ref.sha256 }
       : ref && "inline" in ref
       ? ref.inline
       : null;
@@ -244,10 +248,21 @@ export function readStoredDoc(doc: string, file: string, payloadText: PayloadTex
   return op;
 }
 
-/** The search text of a prepared operation, given its unit's payloads (see `searchBody`). */
-export function opBody(op: PreparedOp, payloads: PackedPayloads): string {
-  const bytes = (at: number | string | null) =>
-    typeof at === "number" ? payloadAt(payloads, at) : at;
+/**
+ * The search text of a prepared operation, given its unit's payloads and a reader of the
+ * payloads stored before (see `searchBody`).
+ */
+export function opBody(
+  op: PreparedOp,
+  payloads: PackedPayloads,
+  stored: (sha256: string) => Uint8Array | null,
+): string {
+  const bytes = (at: PayloadPlace) =>
+    typeof at === "number"
+      ? payloadAt(payloads, at)
+      : at !== null && typeof at === "object"
+      ? stored(at.sha256)
+      : at;
   return searchBody(op.words, bytes(op.input), bytes(op.result));
 }
 

@@ -279,3 +279,41 @@ Deno.test("a vacuum that fails for another reason is a warning of the import", a
   assertEquals(summary.errors.map((e) => [e.code, e.severity]), [["vacuum_failed", "warning"]]);
   store.close();
 });
+
+Deno.test("a pass that meets a log read in slices stores it as a bulk pass when asked (chronicle import); every way indexes the same texts", async () => {
+  await using a = await scratch();
+  await using b = await scratch();
+  for (const s of [a, b]) {
+    await s.write("cccccccc-1", Array.from({ length: 30 }, (_, i) => `sliced${i} output`));
+  }
+  const late = a.open();
+  const inline = b.open();
+  // slices of 300 bytes: the one log is read in many; one pass of one unit is not bulk
+  const sliced = { maxPassBytes: 300, searchLater: true };
+  const deferred = await a.run(late, { ...sliced, deferSliced: true });
+  assertEquals(deferred.errors, []);
+  assert(deferred.unindexed > 0, "its steps wait for the index");
+  assertEquals(late.search("sliced7").total, 0);
+  const asItGoes = await b.run(inline, sliced);
+  assertEquals([asItGoes.errors, asItGoes.unindexed], [[], 0]);
+  assertEquals(opCount(late), opCount(inline));
+  // the index built after holds what the inline one holds
+  const summary = emptySummary();
+  await indexSearchBacklog(late, summary);
+  assertEquals([summary.errors, summary.unindexed], [[], 0]);
+  assertEquals(indexed(late), indexed(inline));
+  for (const q of ["sliced7", "output", "make"]) {
+    assertEquals(late.search(q).total, inline.search(q).total, q);
+  }
+  assertEquals(late.stats(), inline.stats());
+  // and what one pass indexes: a call a slice began keeps its input's words when the next
+  // slice brings its result (the input read back from the store)
+  await using c = await scratch();
+  await c.write("cccccccc-1", Array.from({ length: 30 }, (_, i) => `sliced${i} output`));
+  const whole = c.open();
+  await c.run(whole);
+  assertEquals(indexed(inline), indexed(whole));
+  late.close();
+  inline.close();
+  whole.close();
+});
