@@ -25,6 +25,8 @@ export interface DriveOptions {
   /** Replace the translated script (the guard scenario scripts its own calls). */
   script?: NativeScript;
   prompt?: string;
+  /** Milliseconds the model server waits before each answer (see ModelServerOptions). */
+  replyDelayMs?: number;
 }
 
 export interface DriveResult {
@@ -58,7 +60,9 @@ export async function drive(
   const translated = translate(scenario, agent.id, project);
   const script = options.script ?? translated.script;
   const prompt = options.prompt ?? scenario.main.prompt;
-  const server: ModelServer = await startModelServer(agent.protocol, script);
+  const server: ModelServer = await startModelServer(agent.protocol, script, {
+    replyDelayMs: options.replyDelayMs,
+  });
   const ctx: RunContext = {
     home,
     project,

@@ -17,6 +17,9 @@ import { SCENARIOS } from "./scenarios.ts";
 /** The live target: a line appended reaches a viewer within this (p95). */
 const LATENCY_TARGET_MS = 100;
 
+/** How long the scripted model takes to answer each request in the live run. */
+const REPLY_DELAY_MS = 60;
+
 const DENO_DIR = Deno.env.get("DENO_DIR") ??
   `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
 
@@ -123,6 +126,12 @@ export async function runLiveCheck(
     const run = await drive(agent, { ...base, id: "live" }, {
       root,
       bin,
+      // A model takes time to answer, so a session is written over a while, as it is for a
+      // user: without it GitHub Copilot CLI 1.0.102 wrote its events file 1.2 s into a 1.9 s
+      // run, and a server that looks for new logs every second (--interval 1) found it after the
+      // CLI had exited, by chance, about one run in two. What is checked is what follows: every
+      // step streamed to the client once, in order, within the latency target.
+      replyDelayMs: REPLY_DELAY_MS,
       beforeRun: async (ctx) => {
         srv = await serve(ctx.home, dataDir);
         following = follow(srv, agent.source, stop);

@@ -51,6 +51,8 @@ export interface ModelServer {
 export interface ModelServerOptions {
   /** Called with every request as it is logged (e.g. to append to a file). */
   onRequest?: (entry: RequestLogEntry) => void;
+  /** Milliseconds each answer waits, as a real model takes time to reply. Default 0. */
+  replyDelayMs?: number;
 }
 
 /** Start a scripted server for `protocol` on 127.0.0.1, port chosen by the OS. */
@@ -60,10 +62,18 @@ export function startModelServer(
   options: ModelServerOptions = {},
 ): Promise<ModelServer> {
   const requests: RequestLogEntry[] = [];
-  const handler = createModelHandler(protocol, script, (e) => {
+  const answer = createModelHandler(protocol, script, (e) => {
     requests.push(e);
     options.onRequest?.(e);
   });
+  const delay = options.replyDelayMs ?? 0;
+  const handler = delay > 0
+    ? async (req: Request) => {
+      const res = await answer(req);
+      await new Promise((r) => setTimeout(r, delay));
+      return res;
+    }
+    : answer;
   return new Promise((resolve) => {
     const server = Deno.serve({
       hostname: "127.0.0.1",
