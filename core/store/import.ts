@@ -565,51 +565,49 @@ export type TextBuilder = (slice: BacklogSlice) => Promise<string[]>;
 export type FrameCompressor = (frames: Uint8Array[]) => Promise<Uint8Array[]>;
 
 /**
- * Indexes the search backlog (backlog.ts) into `summary`'s counts, a slice per transaction;
- * a failure (a full disk) is one of its errors and leaves the rest for the next import. With
- * `build` (a worker), the texts of the next slice are built while this thread writes the
- * current one's: the two halves of the work on two cores.
- */
-/**
  * Counts the statistics of the sessions a bulk import left waiting (`ChronicleStore.deferSearch`),
- * a slice per transaction with a turn of the event loop between. A failure is said, and the
- * sessions stay waiting for the next import.
+ * a slice per transaction with a turn of the event loop between.
  */
-export async function settleStats(store: ChronicleStore, summary: ImportSummary): Promise<void> {
-  try {
+export function settleStats(store: ChronicleStore, summary: ImportSummary): Promise<void> {
+  return deferredWork(summary, "stats_failed", "count the statistics of the sessions", async () => {
     while (store.settleStats() > 0) await Promise.resolve();
-  } catch (e) {
-    if (isBusy(e)) return; // another writer holds the store: the next import counts them
-    summary.errors.push({
-      code: "stats_failed",
-      message:
-        `Cannot count the statistics of the sessions this import stored (the next import goes on): ${
-          (e as Error).message
-        }`,
-      severity: "warning",
-    });
-  }
+  });
 }
 
 /**
  * Compresses the frames a bulk import wrote uncompressed (`ChronicleStore.deferSearch`), a
- * slice per transaction with a turn of the event loop between. A failure is said, and the
- * frames stay as they are (readable) for the next import to compress.
+ * slice per transaction; `compress` may do it elsewhere (a worker) meanwhile.
  */
-export async function compressFrames(
+export function compressFrames(
   store: ChronicleStore,
   summary: ImportSummary,
   compress: FrameCompressor = (frames) => Promise.resolve(frames.map((f) => encodeFrame([f]))),
 ): Promise<void> {
-  try {
+  return deferredWork(summary, "compress_failed", "compress the payloads", async () => {
     for (let slice = store.readPlainFrames(); slice; slice = store.readPlainFrames(slice.next)) {
       store.applyCompressedFrames(slice, await compress(slice.frames.map((f) => f.bytes)));
     }
+  });
+}
+
+/**
+ * Work a bulk import leaves until every session is stored. A failure is a warning and the
+ * next import does what is left (the rows say what that is); another writer holding the store
+ * is no failure.
+ */
+async function deferredWork(
+  summary: ImportSummary,
+  code: string,
+  what: string,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
   } catch (e) {
-    if (isBusy(e)) return; // another writer holds the store: the next import compresses them
+    if (isBusy(e)) return;
     summary.errors.push({
-      code: "compress_failed",
-      message: `Cannot compress the payloads this import stored (the next import goes on): ${
+      code,
+      message: `Cannot ${what} this import stored (the next import goes on): ${
         (e as Error).message
       }`,
       severity: "warning",
@@ -617,6 +615,14 @@ export async function compressFrames(
   }
 }
 
+/**
+ * What a bulk import leaves until every session is stored: counts its sessions' statistics,
+ * then indexes the search backlog (backlog.ts) into `summary`'s counts, a slice per
+ * transaction, while its plain payload frames are compressed; a failure (a full disk) is one
+ * of its errors and leaves the rest for the next import. With `build` (a worker), the texts of
+ * the next slice are built while this thread writes the current one's: the two halves of the
+ * work on two cores; with `compress`, the frames too.
+ */
 export async function indexSearchBacklog(
   store: ChronicleStore,
   summary: ImportSummary,
