@@ -170,12 +170,15 @@ export function formatSummary(s: ImportSummary): string {
       plural(ops, "operation")
     } written.`,
   ];
-  // A bulk import stores every session first, then builds their search index.
+  // A bulk import stores every session first, then counts their statistics, builds their search
+  // index and compresses their payloads.
   if (s.indexed) {
     lines.push(
       `  sessions browsable after ${s.browsable_seconds.toFixed(2)} s, then ${
         plural(s.indexed, "operation")
-      } indexed for search in ${(s.seconds - s.browsable_seconds).toFixed(2)} s`,
+      } indexed for search (statistics counted, payloads compressed) in ${
+        (s.seconds - s.browsable_seconds).toFixed(2)
+      } s`,
     );
   }
   if (s.unindexed) {
