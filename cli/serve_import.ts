@@ -315,6 +315,30 @@ export function startImporting(options: ImportingOptions): Importing {
       },
       compressSlice: async () => {
         await nextTurn();
+        // With the pass's search-text worker, the frames are compressed there and only written
+        // here; without one (no backlog this pass, or it failed), here.
+        if (textWorker) {
+          const slice = await queue.run(() =>
+            Promise.resolve(writer.readPlainFrames(compressAfter))
+          );
+          if (!slice) {
+            compressAfter = null;
+            return false;
+          }
+          const frames = await textWorker.compress(slice.frames.map((f) => f.bytes)).catch(() => {
+            textWorkerFailed = true;
+            closeTextWorker();
+            return null; // read again, and compressed here, by the next slice
+          });
+          return queue.run(() => {
+            if (stopping.signal.aborted) return Promise.resolve(false);
+            if (frames) {
+              writer.applyCompressedFrames(slice, frames);
+              compressAfter = slice.next;
+            }
+            return Promise.resolve(true);
+          });
+        }
         return queue.run(() => {
           if (stopping.signal.aborted) return Promise.resolve(false);
           compressAfter = writer.compressFrames(compressAfter);

@@ -3,6 +3,7 @@
  * flags: the server answers before the first import has finished, and a busy port is reported
  * before anything is imported.
  */
+import { DatabaseSync } from "node:sqlite";
 import type { CliIo } from "../../cli/io.ts";
 import { startImporting } from "../../cli/serve_import.ts";
 import { ChronicleStore } from "../../core/store/mod.ts";
@@ -73,7 +74,8 @@ async function served(home: string, until: RegExp) {
 }
 
 Deno.test("serve answers at once and fills the list in while the first import runs", async () => {
-  const { seen, url, auth, stop } = await served(await history(40), /Imported /);
+  const home = await history(40);
+  const { seen, url, auth, stop } = await served(home, /Imported /);
   try {
     const lines = seen.split("\n");
     const serving = lines.findIndex((l) => l.startsWith("Chronicle is serving"));
@@ -86,6 +88,21 @@ Deno.test("serve answers at once and fills the list in while the first import ru
     assertEquals(live.import.state, "idle");
     assertEquals(live.import.files_done, 40);
     assertEquals(live.import.percent, 100);
+    // The pass left nothing for later: every session counted in the analytics, every payload
+    // frame compressed, and the pack its plain frames were written to gone.
+    const stats = await (await fetch(`${url}api/analytics`, auth)).json();
+    assertEquals(stats.sessions, 40);
+    const db = new DatabaseSync(`${home}/data/chronicle.db`, { readOnly: true });
+    try {
+      const codecs = db.prepare(
+        "SELECT codec, count(*) AS n FROM payloads WHERE pack IS NOT NULL GROUP BY codec",
+      ).all().map((r) => Number(r.codec));
+      assertEquals(codecs, [2]);
+      assertEquals(db.prepare("SELECT count(*) AS n FROM stats_backlog").get()?.n, 0);
+    } finally {
+      db.close();
+    }
+    assertEquals([...Deno.readDirSync(`${home}/data/payloads`)].map((e) => e.name), ["0002.pack"]);
   } finally {
     await stop();
   }
