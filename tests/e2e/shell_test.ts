@@ -206,7 +206,14 @@ Deno.test({
         await page.goto(url(fx, `/sessions/${encodeURIComponent(target.session)}`));
         await page.waitForSelector(".op-task");
         await page.locator(`.op[data-op="${target.parent}"] .toggle`).click();
-        await page.locator(".subagent .op").first().waitFor();
+        // The thread's rows come a page at a time: all of them (its head says how many) before
+        // they are counted below.
+        await page.waitForFunction(() => {
+          const thread = document.querySelector(".subagent");
+          const head = thread?.querySelector(".subagent-head")?.textContent ?? "";
+          const steps = /(\d+) steps/.exec(head);
+          return steps !== null && thread!.querySelectorAll(".op").length === Number(steps[1]);
+        });
         await page.locator(`.op[data-op="${target.parent}"]`).click({ position: { x: 5, y: 5 } });
         await page.waitForSelector(`.op.is-focused[data-op="${target.parent}"]`);
         /** Presses a key and waits for the selection to move (a loaded machine renders late). */
@@ -229,6 +236,19 @@ Deno.test({
         assert.equal(await inThread(), false, "j leaves the thread after its last step");
         await step("k");
         assert.ok(await inThread(), "k goes back into it");
+        // A key as soon as the last one shows: each step's address comes back to the view after
+        // the selection has moved on, and must not take the selection back to it (it did, one
+        // run in three of the walk above).
+        const order = await page.locator(".timeline .op[data-op]").evaluateAll((els) =>
+          els.map((el) => el.getAttribute("data-op"))
+        );
+        const from = order.indexOf((await focusedOp()) ?? null);
+        const n = Math.min(12, order.length - 1 - from);
+        for (let i = 0; i < n; i++) await step("j");
+        assert.equal(await focusedOp(), order[from + n], `${n} j: ${n} steps on`);
+        for (let i = 0; i < n; i++) await step("k");
+        await page.waitForTimeout(300);
+        assert.equal(await focusedOp(), order[from], `${n} k: back where it was`);
       });
 
       await t.step("the search palette keeps focus and the active hit in sight", async () => {

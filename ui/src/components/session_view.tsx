@@ -5,7 +5,7 @@
  */
 import { useSignal, useSignalEffect } from "@preact/signals";
 import type { VNode } from "preact";
-import { useEffect, useMemo } from "preact/hooks";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import { api } from "../api.ts";
 import { agentName, basename, count, duration, sessionTitle } from "../format.ts";
 import { Time } from "./time.tsx";
@@ -161,10 +161,19 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
   const sharing = useSignal(false);
   const forgetting = useSignal(false);
 
+  // The steps j / k moved the selection to, in order: each one's URL comes back here, maybe
+  // after the next key has moved the selection on (a quick reader, a loaded machine), and is
+  // then not revealed again, which took the selection back a step.
+  const moved = useRef<string[]>([]);
   // A deep link (or a search hit) names a step: open its threads and scroll to it.
   useEffect(() => {
     if (!op) {
       state.focus.value = null;
+      return;
+    }
+    const mine = moved.current.indexOf(op);
+    if (mine >= 0) {
+      moved.current.splice(0, mine + 1);
       return;
     }
     if (state.focus.value !== op) void state.reveal(op);
@@ -207,6 +216,8 @@ export function SessionView({ id, op }: { id: string; op: string | null }): VNod
       if (!next) return;
       e.preventDefault();
       state.focus.value = next.op;
+      moved.current.push(next.op);
+      if (moved.current.length > 64) moved.current.shift();
       navigate(sessionUrl(id, next.op), { replace: true });
       const el = document.querySelector<HTMLElement>(
         `.timeline .op[data-op="${CSS.escape(next.op)}"]`,
