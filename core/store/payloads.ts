@@ -80,8 +80,9 @@ export class PayloadStore {
   private pack = 0;
   /**
    * While on (a bulk import: the store's `deferSearch`), packed payloads are written in plain
-   * frames (`CODEC_PLAIN_FRAME`), compressed (`readPlain`, `applyCompressed`) once the import's search
-   * backlog is indexed: the writer's busiest work out of the way of sessions being browsable.
+   * frames (`CODEC_PLAIN_FRAME`), compressed (`readPlain`, `applyCompressed`) once the import's
+   * search backlog is indexed: the writer's busiest work out of the way of sessions being
+   * browsable.
    */
   plain = false;
   /** The pack this store started for plain frames: they never share a pack with other bytes. */
@@ -319,7 +320,7 @@ export class PayloadStore {
       batch = [];
       size = 0;
     };
-    /** A frame's bytes, with its payloads (each where it starts in the frame, else after the last). */
+    /** A frame's bytes and its payloads (each at `at` in the frame, else after the one before). */
     const frame = (
       bytes: Uint8Array,
       members: readonly { sha: string; size: number; at?: number }[],
