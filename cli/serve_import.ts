@@ -21,11 +21,13 @@ import { ChronicleError } from "../core/model/mod.ts";
 import type { ExcludeRules } from "../core/archive/mod.ts";
 import {
   type ChronicleStore,
+  compressPlainFrames,
   discoverUnits,
   emptySummary,
   type ImportSummary,
   importUnits,
   looksUnchanged,
+  type PlainCursor,
   unitsToReread,
 } from "../core/store/mod.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
@@ -254,8 +256,8 @@ export function startImporting(options: ImportingOptions): Importing {
     }
   };
 
-  /** Where the compression of plain frames goes on from (the store's `compressFrames`). */
-  let compressAfter: ReturnType<ChronicleStore["compressFrames"]> = null;
+  /** Where the compression of plain frames goes on from (the store's `readPlainFrames`). */
+  let compressAfter: PlainCursor | null = null;
   const lockedPass = async (first: boolean) => {
     if (!await loadRules()) return;
     const checkpoints = writer.sourceCheckpoints();
@@ -315,34 +317,28 @@ export function startImporting(options: ImportingOptions): Importing {
       },
       compressSlice: async () => {
         await nextTurn();
-        // With the pass's search-text worker, the frames are compressed there and only written
-        // here; without one (no backlog this pass, or it failed), here.
-        if (textWorker) {
-          const slice = await queue.run(() =>
-            Promise.resolve(writer.readPlainFrames(compressAfter))
-          );
-          if (!slice) {
-            compressAfter = null;
-            return false;
-          }
-          const frames = await textWorker.compress(slice.frames.map((f) => f.bytes)).catch(() => {
+        const slice = await queue.run(() => Promise.resolve(writer.readPlainFrames(compressAfter)));
+        if (!slice) {
+          compressAfter = null;
+          return false;
+        }
+        // In the pass's search-text worker when it has one (it had a backlog), else here; a
+        // worker that fails leaves the slice to be read again and compressed here.
+        const bytes = slice.frames.map((f) => f.bytes);
+        const frames = textWorker
+          ? await textWorker.compress(bytes).catch(() => {
             textWorkerFailed = true;
             closeTextWorker();
-            return null; // read again, and compressed here, by the next slice
-          });
-          return queue.run(() => {
-            if (stopping.signal.aborted) return Promise.resolve(false);
-            if (frames) {
-              writer.applyCompressedFrames(slice, frames);
-              compressAfter = slice.next;
-            }
-            return Promise.resolve(true);
-          });
-        }
+            return null;
+          })
+          : compressPlainFrames(bytes);
         return queue.run(() => {
           if (stopping.signal.aborted) return Promise.resolve(false);
-          compressAfter = writer.compressFrames(compressAfter);
-          return Promise.resolve(compressAfter !== null);
+          if (frames) {
+            writer.applyCompressedFrames(slice, frames);
+            compressAfter = slice.next;
+          }
+          return Promise.resolve(true);
         });
       },
       vacuumSlice: async () => {

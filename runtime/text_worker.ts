@@ -5,10 +5,10 @@
  * permissions at all: it gets the stored documents and payload bytes, decodes and reads them,
  * and answers strings. The main thread writes one slice's texts to the index while this builds
  * the next one's. Between slices it compresses the plain payload frames a bulk import wrote
- * (`encodeFrame`): the main thread, busy with the index, only writes them.
+ * (`compressPlainFrames`): the main thread, busy with the index, only writes them.
  */
 import { type BacklogSlice, buildTexts } from "../core/store/backlog.ts";
-import { encodeFrame } from "../core/store/payload_codec.ts";
+import { compressPlainFrames } from "../core/store/payload_codec.ts";
 import type { WorkerAnswer } from "./worker_calls.ts";
 
 export type TextRequest =
@@ -21,7 +21,7 @@ self.onmessage = (e: MessageEvent<TextRequest>) => {
   const request = e.data;
   try {
     if ("frames" in request) {
-      const frames = request.frames.map((f) => encodeFrame([f]));
+      const frames = compressPlainFrames(request.frames);
       // the compressed frames are this worker's own: they move, not copy
       self.postMessage(
         { id: request.id, ok: true, frames } satisfies TextResponse,

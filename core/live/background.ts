@@ -155,7 +155,7 @@ export interface BackgroundPassOptions {
   statsSlice?: () => Promise<number>;
   /**
    * Compresses a slice of the payload frames bulk imports wrote uncompressed (the store's
-   * `compressFrames`) through the server's queue; whether any are left.
+   * `readPlainFrames` / `applyCompressedFrames`) through the server's queue; whether any are left.
    */
   compressSlice?: () => Promise<boolean>;
   /** Called with every unit found, before any is imported. */

@@ -620,11 +620,11 @@ export function indexOperations(
   sql: Sql,
   written: WrittenOp[],
   payloads: PackedPayloads,
-  { defer = false, stored = () => null }: {
+  { defer = false, stored }: {
     defer?: boolean;
     /** A payload stored before this unit (a call a big log's earlier slice began). */
-    stored?: (sha256: string) => Uint8Array | null;
-  } = {},
+    stored: (sha256: string) => Uint8Array | null;
+  },
 ): void {
   const del = sql.stmt("DELETE FROM operations_fts WHERE rowid = ?");
   for (const w of written) if (w.replaced) del.run(w.rowid);

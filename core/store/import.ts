@@ -16,7 +16,7 @@ import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { collectGarbage } from "./gc.ts";
-import { encodeFrame } from "./payload_codec.ts";
+import { compressPlainFrames } from "./payload_codec.ts";
 import { isBusy } from "./_sql.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
@@ -559,7 +559,7 @@ function importFailed(unit: SourceUnit, e: unknown): SessionIssue {
 export type TextBuilder = (slice: BacklogSlice) => Promise<string[]>;
 
 /**
- * Compresses plain payload frames, each into one Zstandard frame (`encodeFrame`), in order. It
+ * Compresses plain payload frames, each into one Zstandard frame (`compressPlainFrames`). It
  * may take the frames' buffers (a worker: moved, not copied).
  */
 export type FrameCompressor = (frames: Uint8Array[]) => Promise<Uint8Array[]>;
@@ -581,7 +581,7 @@ export function settleStats(store: ChronicleStore, summary: ImportSummary): Prom
 export function compressFrames(
   store: ChronicleStore,
   summary: ImportSummary,
-  compress: FrameCompressor = (frames) => Promise.resolve(frames.map((f) => encodeFrame([f]))),
+  compress: FrameCompressor = (frames) => Promise.resolve(compressPlainFrames(frames)),
 ): Promise<void> {
   return deferredWork(summary, "compress_failed", "compress the payloads", async () => {
     for (let slice = store.readPlainFrames(); slice; slice = store.readPlainFrames(slice.next)) {

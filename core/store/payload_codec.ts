@@ -36,7 +36,7 @@ export const CODEC_FRAME = 2;
  * (not compressed), `stored` bytes long at its `pack_offset` in a pack of such frames only:
  * what a bulk import writes, its sessions browsable sooner; once its search backlog is indexed
  * each such frame is compressed into a {@link CODEC_FRAME} elsewhere, and its pack removed
- * (`ChronicleStore.compressFrames`).
+ * (`compressFrames` in core/store/import.ts).
  */
 export const CODEC_PLAIN_FRAME = 3;
 
@@ -140,6 +140,11 @@ export function encodeFrame(parts: readonly Uint8Array[]): Uint8Array {
     params: { [constants.ZSTD_c_compressionLevel]: FRAME_LEVEL },
   });
   return new Uint8Array(z.buffer, z.byteOffset, z.byteLength);
+}
+
+/** Plain frames ({@link CODEC_PLAIN_FRAME}'s bytes), each compressed into one frame, in order. */
+export function compressPlainFrames(frames: readonly Uint8Array[]): Uint8Array[] {
+  return frames.map((f) => encodeFrame([f]));
 }
 
 /**

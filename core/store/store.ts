@@ -58,7 +58,6 @@ import {
   type PlainCursor,
   type PlainSlice,
 } from "./payloads.ts";
-import { encodeFrame } from "./payload_codec.ts";
 import { indexText, type PreparedUnit, readStoredDoc } from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
@@ -352,20 +351,6 @@ export class ChronicleStore {
   }
 
   /**
-   * Compresses up to `max` of the plain frames a bulk import wrote (`deferSearch`), after
-   * `after`, in one transaction, and removes the packs that held only those once it has
-   * committed. Returns where to go on from: call again until null.
-   */
-  compressFrames(
-    after: PlainCursor | null = null,
-    max = COMPRESS_SLICE_FRAMES,
-  ): PlainCursor | null {
-    const slice = this.readPlainFrames(after, max);
-    if (slice) this.applyCompressedFrames(slice, slice.frames.map((f) => encodeFrame([f.bytes])));
-    return slice?.next ?? null;
-  }
-
-  /**
    * The next plain frames to compress after `after` (null: none left), read without taking
    * the write lock, to be compressed elsewhere (a worker) and given to `applyCompressedFrames`.
    */
@@ -378,7 +363,7 @@ export class ChronicleStore {
   }
 
   /**
-   * Stores a slice of plain frames compressed (`encodeFrame` of each frame's bytes, in order)
+   * Stores a slice of plain frames compressed (`compressPlainFrames` of their bytes)
    * in one transaction, and removes the packs that held only plain frames once it commits.
    */
   applyCompressedFrames(slice: PlainSlice, compressed: readonly Uint8Array[]): void {
