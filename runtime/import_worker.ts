@@ -38,6 +38,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     );
     // The payload buffers are the worker's own (see packPayloads): they move, not copy.
     const buffers = new Set(result.payloads.buffers.map((b) => b.buffer as ArrayBuffer));
+    if (result.seen) buffers.add(result.seen.added.buffer as ArrayBuffer); // its own (seen.ts)
     self.postMessage({ id, ok: true, result } satisfies WorkerResponse, [...buffers]);
     // a slice of a big log: its garbage goes before the next slice comes (gc.ts)
     if (slicedOn(result.checkpoint)) collectGarbage();

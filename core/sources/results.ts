@@ -38,3 +38,18 @@ export function vanishedResult(unit: SourceUnit, resume: ImportContext["resume"]
 export function slicedOn(cp: Checkpoint | null | undefined): boolean {
   return cp?.kind === "jsonl" ? cp.more === true : cp?.kind === "sqlite" && cp.more !== undefined;
 }
+
+/** The bytes of one key of `UnitResult.seen`. */
+export const SEEN_KEY_BYTES = 16;
+
+/**
+ * A pass asked to resume from seen records its importer's thread kept (`SeenPrior`'s
+ * `{ kept }`) that the thread does not hold (a worker started since): the caller reads the
+ * pass again with the store's keys.
+ */
+export const SEEN_NOT_KEPT = "the seen records of this log are not kept here any more";
+
+/** How many keys the seen records are after a pass (the next slice's `{ kept }`). */
+export function seenAfter(seen: UnitResult["seen"]): { kept: number } | undefined {
+  return seen && { kept: seen.from + seen.added.byteLength / SEEN_KEY_BYTES };
+}

@@ -58,8 +58,12 @@ export interface ImportContext {
   fs: SourceFs;
   /** Ordinal of this pass for this unit (0 on the first import). */
   epoch: number;
-  /** Checkpoint and importer-owned state from the previous pass, if any. */
-  resume?: { checkpoint: Checkpoint; state: unknown };
+  /**
+   * Checkpoint and importer-owned state from the previous pass, if any; and the records the
+   * log gave before it, when its importer keeps them (`UnitResult.seen`): the store's keys, or
+   * `{ kept }`, the table the last slice of this read left in the importer's thread.
+   */
+  resume?: { checkpoint: Checkpoint; state: unknown; seen?: SeenPrior };
   /** True when the file is finished (not being written): an unterminated last line that parses is accepted. */
   closed?: boolean;
   /**
@@ -71,6 +75,13 @@ export interface ImportContext {
    */
   maxPassBytes?: number;
 }
+
+/**
+ * The records a log gave before a pass (`ImportContext.resume.seen`): every key the store holds
+ * (16 bytes each), or how many keys the importer's thread kept from the last slice (the pass
+ * throws `SEEN_NOT_KEPT`, claude_code/seen.ts, when it has not kept them).
+ */
+export type SeenPrior = Uint8Array | { kept: number };
 
 export interface UnitResult {
   /** unchanged: nothing read; append: read from the checkpoint; full: read from zero. */
@@ -95,6 +106,13 @@ export interface UnitResult {
    * read counts them as held.
    */
   unchangedSessions?: string[];
+  /**
+   * The records this pass read that the log had not given before (Claude Code's record uuids,
+   * 16 bytes each), kept by the store beside the state as a set that only grows: a big log's
+   * set is not carried in its state, slice after slice. `from`: how many of the store's keys
+   * the pass built on; 0 when its keys replace them (a read from the start).
+   */
+  seen?: { from: number; added: Uint8Array };
 }
 
 /** One agent's importer: a plain object. `S` is its source id. */

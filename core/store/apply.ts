@@ -18,7 +18,7 @@ import {
   type SessionInfo,
   type SessionIssue,
 } from "../model/mod.ts";
-import type { SourceUnit } from "../sources/types.ts";
+import type { SourceUnit, UnitResult } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
 import { slicedOn } from "../sources/results.ts";
 import { queueForSearch, unqueue } from "./backlog.ts";
@@ -109,6 +109,31 @@ export function sourceState(sql: Sql, path: string): unknown {
 }
 
 /**
+ * The records a log gave before (`UnitResult.seen`), every key, or undefined when the store
+ * holds none.
+ */
+export function sourceSeen(sql: Sql, path: string): Uint8Array | undefined {
+  const rows = sql.stmt("SELECT keys FROM source_seen WHERE path = ?").all(path) as {
+    keys: Uint8Array;
+  }[];
+  if (!rows.length) return undefined;
+  if (rows.length === 1) return rows[0].keys;
+  const all = new Uint8Array(rows.reduce((n, r) => n + r.keys.byteLength, 0));
+  let at = 0;
+  for (const r of rows) all.set(r.keys, at), at += r.keys.byteLength;
+  return all;
+}
+
+/** Stores what a pass read of a log's records (`UnitResult.seen`). */
+function storeSeen(sql: Sql, path: string, seen: UnitResult["seen"]): void {
+  if (!seen) return;
+  if (seen.from === 0) sql.stmt("DELETE FROM source_seen WHERE path = ?").run(path);
+  if (seen.added.byteLength) {
+    sql.stmt("INSERT INTO source_seen (path, keys) VALUES (?, ?)").run(path, seen.added);
+  }
+}
+
+/**
  * An importer's state is JSON; a big one (Claude Code's record ids seen, 66 KB a session on
  * average) is kept as raw DEFLATE of it, a BLOB: 10.5 MB of states over a 300 MB corpus take
  * 3.7 MB. A state written before (TEXT) reads as it was.
@@ -190,6 +215,7 @@ export function markUnitGone(w: Writer, path: string): string[] {
   }
   w.sql.stmt("DELETE FROM sources WHERE path = ?").run(path);
   w.sql.stmt("DELETE FROM source_states WHERE path = ?").run(path);
+  w.sql.stmt("DELETE FROM source_seen WHERE path = ?").run(path);
   w.changes.settle(stamp, touched);
   for (const sid of touched) refreshAggregates(w.sql, sid);
   return prev.sessions;
@@ -285,8 +311,11 @@ export function applyUnit(
       now,
     );
     const state = storedState(result.state);
-    if (state === null) w.sql.stmt("DELETE FROM source_states WHERE path = ?").run(unit.path);
-    else {
+    if (state === null) {
+      w.sql.stmt("DELETE FROM source_states WHERE path = ?").run(unit.path);
+      w.sql.stmt("DELETE FROM source_seen WHERE path = ?").run(unit.path);
+    } else {
+      storeSeen(w.sql, unit.path, result.seen);
       w.sql.stmt(
         `INSERT INTO source_states (path, state) VALUES (?, ?)
          ON CONFLICT(path) DO UPDATE SET state = excluded.state`,

@@ -10,9 +10,15 @@ import type { ExcludeRules } from "../archive/mod.ts";
 import type { Checkpoint, SessionIssue } from "../model/mod.ts";
 import { importerFor, IMPORTERS } from "../sources/registry.ts";
 import { statMatches } from "../sources/jsonl.ts";
-import { slicedOn, unchangedResult } from "../sources/results.ts";
+import { SEEN_NOT_KEPT, seenAfter, slicedOn, unchangedResult } from "../sources/results.ts";
 import { sameSqliteCheckpoint, sqliteCheckpoint } from "../sources/sqlite_checkpoint.ts";
-import type { DiscoverEnv, SourceFs, SourceUnit } from "../sources/types.ts";
+import type {
+  DiscoverEnv,
+  ImportContext,
+  SeenPrior,
+  SourceFs,
+  SourceUnit,
+} from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { collectGarbage } from "./gc.ts";
@@ -24,7 +30,7 @@ import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 export type UnitRunner = (
   unit: SourceUnit,
   epoch: number,
-  resume: { checkpoint: Checkpoint; state: unknown } | undefined,
+  resume: ImportContext["resume"],
   /** `ImportContext.maxPassBytes`: the pass may stop after about this many bytes. */
   maxPassBytes?: number,
 ) => Promise<PreparedUnit>;
@@ -331,7 +337,13 @@ export async function importUnits(
       ? options.maxPassBytes ?? PASS_SLICE_BYTES
       : undefined;
   const resumeOf = (p: (typeof plan)[number]) =>
-    p.checkpoint ? { checkpoint: p.checkpoint, state: store.sourceState(p.unit.path) } : undefined;
+    p.checkpoint
+      ? {
+        checkpoint: p.checkpoint,
+        state: store.sourceState(p.unit.path),
+        seen: store.sourceSeen(p.unit.path),
+      }
+      : undefined;
   // A unit whose files did not move is skipped here, without a round trip to the worker.
   const unchanged = await Promise.all(
     plan.map((p) => p.checkpoint ? looksUnchanged(options.fs, p.unit, p.checkpoint) : false),
@@ -464,12 +476,15 @@ export async function importUnits(
         // the next slice is read while this one is stored (its state is in this result)
         const cp = result.checkpoint;
         // (a pass that read nothing, a log gone mid-way through, keeps its checkpoint: no next)
-        const next = result.mode !== "unchanged" && cp && slicedOn(cp)
-          ? runner(unit, epoch, { checkpoint: cp, state: result.state }, sliceOf(plan[i])).then(
+        // the records it has seen stay in the importer's thread (seen.ts): asked for by count
+        const state = result.state;
+        const kept = seenAfter(result.seen);
+        const readOn = (seen: SeenPrior | undefined) =>
+          runner(unit, epoch, { checkpoint: cp!, state, seen }, sliceOf(plan[i])).then(
             (r) => ({ ok: true as const, r }),
             (e: unknown) => ({ ok: false as const, e }),
-          )
-          : null;
+          );
+        const next = result.mode !== "unchanged" && cp && slicedOn(cp) ? readOn(kept) : null;
         try {
           const part = result; // the apply closure keeps this slice
           const apply = () =>
@@ -506,7 +521,11 @@ export async function importUnits(
         for (const d of result.deltas) sessions.add(d.session_id);
         if (clock === undefined) written += distinctOperations(result);
         if (!next) break;
-        const read = await next;
+        let read = await next;
+        // not kept there (a worker started since): read again with the keys, stored by now
+        if (!read.ok && (read.e as Error)?.message?.includes(SEEN_NOT_KEPT)) {
+          read = await readOn(store.sourceSeen(unit.path));
+        }
         if (!read.ok) {
           stored = false;
           errors.push(importFailed(unit, read.e));

@@ -431,4 +431,13 @@ ALTER TABLE sources_without_state RENAME TO sources;
     // every log it reads (apply.ts's refreshAggregates, settleStats): the sessions waiting.
     sql: `CREATE TABLE stats_backlog (session_id TEXT PRIMARY KEY) WITHOUT ROWID;`,
   },
+  {
+    version: 20,
+    name: "seen records apart from states",
+    // The records a log gave (UnitResult.seen: Claude Code's record uuids, 16 bytes each),
+    // kept as a set that only grows: each pass appends the keys it added, in no order. A big
+    // log's state no longer carries them, slice after slice.
+    sql: `CREATE TABLE source_seen (path TEXT NOT NULL, keys BLOB NOT NULL);
+CREATE INDEX source_seen_path ON source_seen (path);`,
+  },
 ];

@@ -17,6 +17,7 @@ import {
   settleStats,
   slicedOperations,
   sourceCheckpoints,
+  sourceSeen,
   sourceState,
   type UnitCheckpoint,
 } from "./apply.ts";
@@ -432,6 +433,11 @@ export class ChronicleStore {
   /** The importer's state saved with a unit's checkpoint. */
   sourceState(path: string): unknown {
     return sourceState(this.sql, path);
+  }
+
+  /** The records a unit's log gave before (`UnitResult.seen`), or undefined for none. */
+  sourceSeen(path: string): Uint8Array | undefined {
+    return sourceSeen(this.sql, path);
   }
 
   getSource(path: string): SourceRow | null {

@@ -15,7 +15,7 @@ import {
 } from "../../model/mod.ts";
 import type { LossWindow, SourceRange } from "../../model/types.ts";
 import type { JsonlLine } from "../jsonl.ts";
-import type { SourceUnit } from "../types.ts";
+import type { SeenPrior, SourceUnit, UnitResult } from "../types.ts";
 import {
   basename,
   type DeltaDraft,
@@ -35,9 +35,9 @@ export const SOURCE = "claude-code" as const;
 
 /**
  * Version of `ClaudeState`: a saved state of another version is dropped, the file read again,
- * except version 2's, which {@link upgradeState} carries over.
+ * except versions 2's and 3's, which {@link upgradeState} carries over.
  */
-export const STATE_VERSION = 3;
+export const STATE_VERSION = 4;
 
 export interface ConnState {
   conn: Connection;
@@ -75,8 +75,12 @@ export interface ClaudeState {
   /** The session records belong to now; absent until a record names one. */
   current?: string;
   sessions: Record<string, SessionState>;
-  /** Records already imported, as `seen.ts`'s keys: dedupe of resumed records. */
-  seen: string;
+  /**
+   * Only in a state carried over from version 2 or 3: the records already imported, as
+   * `seen.ts`'s base64 keys. The store keeps them apart now (`UnitResult.seen`): the next pass
+   * gives them all to it, and drops this.
+   */
+  seen?: string;
   /** Uuids that are not uuids (placeholders) already used, so a repeat gets its own op id. */
   placeholders: string[];
   /** Tool calls waiting for their result, by tool_use id, with their session. */
@@ -100,7 +104,6 @@ export function freshState(): ClaudeState {
   return {
     v: STATE_VERSION,
     sessions: {},
-    seen: "",
     placeholders: [],
     pending: {},
     sidechain: {},
@@ -114,12 +117,18 @@ export function freshState(): ClaudeState {
 
 /**
  * A saved state of an earlier version carried over, or undefined (the file is read again).
- * Version 2 differs only in listing its seen uuids themselves (`seen.ts`).
+ * Versions 2 and 3 differ only in holding the seen records themselves (`seen.ts`): version 2
+ * their uuids, version 3 their base64 keys.
  */
 export function upgradeState(prior: VersionedState): ClaudeState | undefined {
   const old = prior as VersionedState & { seen?: unknown };
-  if (old.v !== 2 || !Array.isArray(old.seen)) return undefined;
-  return { ...(old as unknown as ClaudeState), v: STATE_VERSION, seen: keysOfUuids(old.seen) };
+  if (old.v === 2 && Array.isArray(old.seen)) {
+    return { ...(old as unknown as ClaudeState), v: STATE_VERSION, seen: keysOfUuids(old.seen) };
+  }
+  if (old.v === 3 && typeof old.seen === "string") {
+    return { ...(old as unknown as ClaudeState), v: STATE_VERSION };
+  }
+  return undefined;
 }
 
 /** The session key used until a record names the file's session. */
@@ -171,13 +180,18 @@ export class ClaudeFileBuilder {
   private sessionHint?: string;
   private readonly rank: number;
 
+  /**
+   * `seen`: the records the log gave before this pass (the store's keys, or the table its last
+   * slice kept), as the pass's `ImportContext.resume` has them; none for a pass from the start.
+   */
   constructor(
     readonly unit: SourceUnit,
     readonly epoch: number,
     readonly state: ClaudeState,
     readonly role: FileRole,
+    seen?: SeenPrior,
   ) {
-    this.seen = new SeenRecords(state.seen);
+    this.seen = SeenRecords.resume(unit.path, seen, state.seen);
     this.placeholders = new Set(state.placeholders);
     this.rank = fileRank(unit);
     this.issues = new IssueTally(unit.path);
@@ -421,6 +435,11 @@ export class ClaudeFileBuilder {
     this.part().last_prompt = text;
   }
 
+  /** The records this pass added, for `UnitResult.seen`; `keep`: its next slice follows. */
+  seenResult(keep: boolean): NonNullable<UnitResult["seen"]> {
+    return this.seen.result(this.unit.path, keep);
+  }
+
   /** Finalises this pass: connection endpoints and one delta per session it touched. */
   finish(loss: LossWindow[]): DeltaDraft[] {
     const s = this.state;
@@ -430,7 +449,7 @@ export class ClaudeFileBuilder {
           basename(this.unit.path).replace(/\.jsonl$/, ""),
       );
     }
-    s.seen = this.seen.saved();
+    delete s.seen;
     s.placeholders = [...this.placeholders].slice(-4096);
     const issues = this.issues.list();
     for (const [k, p] of this.parts) {

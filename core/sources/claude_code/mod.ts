@@ -28,6 +28,7 @@ import {
 } from "../_import_kit.ts";
 import { ClaudeFileBuilder, freshState, SOURCE, STATE_VERSION, upgradeState } from "./builder.ts";
 import { importJournal } from "./journal.ts";
+import { slicedOn } from "../results.ts";
 import { claudeRoots, isAgentFileName, isSubagentFile, roleOf } from "./layout.ts";
 
 export { claudeRoots } from "./layout.ts";
@@ -68,12 +69,13 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
   });
   if ("done" in start) return start.done;
   const { plan, state } = start;
-  const builder = new ClaudeFileBuilder(unit, ctx.epoch, state, role);
+  const seen = plan.mode === "append" ? ctx.resume?.seen : undefined;
+  const builder = new ClaudeFileBuilder(unit, ctx.epoch, state, role, seen);
   if (role.subagent) builder.agentType = await readAgentType(fs, unit.path);
   const outcome = await readPass(fs, unit.path, plan, ctx, (l, v) => builder.record(v, l));
   await readPersistedOutputs(fs, builder);
   await linkTasksByPrompt(fs, builder);
-  return passResult({
+  const result = passResult({
     mode: plan.mode,
     deltas: builder.finish(outcome.loss),
     checkpoint: outcome.checkpoint,
@@ -81,6 +83,9 @@ async function importFile(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
     sink: builder.sink,
     bytesRead: outcome.bytesRead,
   });
+  // a slice with more to come keeps its table for the next (seen.ts)
+  result.seen = builder.seenResult(slicedOn(outcome.checkpoint));
+  return result;
 }
 
 /** The largest persisted output read whole; a larger one keeps its preview. */

@@ -84,7 +84,7 @@ for (const a of AGENTS) {
     const next = await a.importer.import(found, {
       fs,
       epoch: 1,
-      resume: { checkpoint: first.checkpoint!, state: first.state },
+      resume: { checkpoint: first.checkpoint!, state: first.state, seen: first.seen?.added },
     });
     assert.equal(next.mode, "append");
     assert.deepEqual(next.deltas[0].operations.map((o) => [o.op.kind, o.op.text]), [

@@ -5,7 +5,13 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import type { CanonicalSession, Operation } from "../../../core/model/mod.ts";
-import type { Importer, SourceFs, SourceUnit, UnitResult } from "../../../core/sources/types.ts";
+import type {
+  ImportContext,
+  Importer,
+  SourceFs,
+  SourceUnit,
+  UnitResult,
+} from "../../../core/sources/types.ts";
 import { ChronicleStore, prepareUnit } from "../../../core/store/mod.ts";
 
 export { FIXTURES as SHARED } from "../../_helpers/fixtures.ts";
@@ -77,8 +83,22 @@ function unitOf(r: UnitResult): SourceUnit | null {
   return { source, path, kind: r.checkpoint?.kind ?? "jsonl", rank: 0 };
 }
 
+/** Every record key a unit's passes up to a result gave, as the store keeps them (`source_seen`). */
+const seenOf = new WeakMap<UnitResult, Uint8Array>();
+
+function seenThrough(r: UnitResult): Uint8Array | undefined {
+  return seenOf.get(r) ?? (r.seen && r.seen.from === 0 ? r.seen.added : undefined);
+}
+
+/** What the store gives a pass after `prev`: its checkpoint, state and seen records. */
+export function resumeOf(prev: UnitResult): ImportContext["resume"] {
+  return prev.checkpoint
+    ? { checkpoint: prev.checkpoint, state: prev.state, seen: seenThrough(prev) }
+    : undefined;
+}
+
 /** Runs a unit again from the previous result's checkpoint and state. */
-export function resume(
+export async function resume(
   importer: Importer,
   fs: SourceFs,
   unit: SourceUnit,
@@ -86,12 +106,15 @@ export function resume(
   epoch: number,
   closed = false,
 ): Promise<UnitResult> {
-  return importer.import(unit, {
-    fs,
-    epoch,
-    closed,
-    resume: prev.checkpoint ? { checkpoint: prev.checkpoint, state: prev.state } : undefined,
-  });
+  const before = seenThrough(prev);
+  const next = await importer.import(unit, { fs, epoch, closed, resume: resumeOf(prev) });
+  const seen = !next.seen
+    ? before
+    : next.seen.from === 0 || !before
+    ? next.seen.added
+    : new Uint8Array([...before, ...next.seen.added]);
+  if (seen) seenOf.set(next, seen);
+  return next;
 }
 
 export function payloadText(payloads: Map<string, Uint8Array>, ref: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
 import {
   type CanonicalSession,
@@ -6,7 +6,8 @@ import {
   validationProblems,
 } from "../../../core/model/mod.ts";
 import { claudeCode } from "../../../core/sources/claude_code/mod.ts";
-import { KEY_CHARS, recordKey, SeenRecords } from "../../../core/sources/claude_code/seen.ts";
+import { recordKey, SeenRecords } from "../../../core/sources/claude_code/seen.ts";
+import { SEEN_NOT_KEPT, seenAfter, slicedOn } from "../../../core/sources/results.ts";
 import type { SourceFs, SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
@@ -499,48 +500,104 @@ Deno.test("claude-code importer completes a call in a later pass and keeps both 
   assertEquals([third.mode, third.deltas.length], ["unchanged", 0]);
 });
 
-Deno.test("claude-code importer: a saved state lists its seen records as one string of keys", async (t) => {
+Deno.test("claude-code importer: the records a log gave are kept apart from its state", async (t) => {
   const path = "/p/s.jsonl";
   const prompt = (text: string) => rec("user", { message: { role: "user", content: text } });
   const first = prompt("first");
   const second = prompt("second");
+  /** A uuid's key as the store keeps it: its 16 bytes. */
+  const keyOf = (uuid: string) =>
+    new Uint8Array(uuid.replace(/-/g, "").match(/../g)!.map((h) => parseInt(h, 16)));
 
   await t.step("a resumed record is imported once across passes", async () => {
     const fs = new MemFs();
     fs.write(path, line(first));
     const a = await claudeCode.import(unit(path), { fs, epoch: 0 });
-    const state = a.state as { v: number; seen: unknown };
-    assertEquals(state.v, 3);
-    assertEquals(state.seen, recordKey(first.uuid));
+    const state = a.state as { v: number; seen?: unknown };
+    assertEquals([state.v, state.seen], [4, undefined]);
+    assertEquals(a.seen, { from: 0, added: keyOf(first.uuid) });
     fs.append(path, line(first) + line(second));
     const b = await claudeCode.import(unit(path), {
       fs,
       epoch: 1,
-      resume: { checkpoint: a.checkpoint!, state: a.state },
+      resume: { checkpoint: a.checkpoint!, state: a.state, seen: a.seen!.added },
     });
     assertEquals(b.mode, "append");
     assertEquals(b.deltas[0].operations.length, 1);
     assertEquals(b.deltas[0].issues?.find((i) => i.code === "duplicate_record")?.count, 1);
-    assertEquals(
-      (b.state as { seen: string }).seen,
-      recordKey(first.uuid) + recordKey(second.uuid),
-    );
+    // only the new key, on top of the store's one
+    assertEquals(b.seen, { from: 1, added: keyOf(second.uuid) });
   });
 
-  await t.step("a version-2 state (the uuids listed) is carried over, not read again", async () => {
+  await t.step(
+    "a slice keeps its table for the next; one not kept is asked for again",
+    async () => {
+      const fs = new MemFs();
+      fs.write(path, line(first) + line(prompt("filler ".repeat(40))) + line(first) + line(second));
+      // the slice ends with the line that takes it past the limit: the filler
+      const maxPassBytes = line(first).length + 1;
+      const a = await claudeCode.import(unit(path), { fs, epoch: 0, maxPassBytes });
+      assert(slicedOn(a.checkpoint), "the first slice stops early");
+      assertEquals(seenAfter(a.seen), { kept: 2 });
+      const resume = { checkpoint: a.checkpoint!, state: a.state };
+      await assertRejects(
+        () =>
+          claudeCode.import(unit(path), { fs, epoch: 0, resume: { ...resume, seen: { kept: 3 } } }),
+        Error,
+        SEEN_NOT_KEPT,
+      );
+      // the failed ask dropped the table: only the keys themselves will do now
+      await assertRejects(
+        () =>
+          claudeCode.import(unit(path), { fs, epoch: 0, resume: { ...resume, seen: { kept: 2 } } }),
+        Error,
+        SEEN_NOT_KEPT,
+      );
+      const again = await claudeCode.import(unit(path), { fs, epoch: 0, maxPassBytes });
+      const b = await claudeCode.import(unit(path), {
+        fs,
+        epoch: 0,
+        maxPassBytes: 1 << 20,
+        resume: { ...resume, checkpoint: again.checkpoint!, seen: seenAfter(again.seen) },
+      });
+      assertEquals(b.deltas[0].operations.length, 1, "the repeated first record is dropped");
+      assertEquals(b.seen, { from: 2, added: keyOf(second.uuid) });
+      // and from the store's keys, in a thread that kept nothing, the same
+      const c = await claudeCode.import(unit(path), {
+        fs,
+        epoch: 0,
+        resume: { ...resume, seen: new Uint8Array([...again.seen!.added]) },
+      });
+      assertEquals(c.deltas[0].operations.length, 1);
+      assertEquals(c.seen, { from: 2, added: keyOf(second.uuid) });
+    },
+  );
+
+  await t.step("a version-3 or 2 state's records are carried over, not read again", async () => {
     const fs = new MemFs();
     fs.write(path, line(first));
     const a = await claudeCode.import(unit(path), { fs, epoch: 0 });
+    const v3 = { ...(a.state as object), v: 3, seen: recordKey(first.uuid) };
     const v2 = { ...(a.state as object), v: 2, seen: [first.uuid.replace(/-/g, "")] };
     fs.append(path, line(first) + line(second));
-    const b = await claudeCode.import(unit(path), {
-      fs,
-      epoch: 1,
-      resume: { checkpoint: a.checkpoint!, state: v2 },
-    });
-    assertEquals(b.mode, "append");
-    assertEquals(b.deltas[0].operations.length, 1);
-    assertEquals((b.state as { v: number }).v, 3);
+    for (const old of [v3, v2]) {
+      const b = await claudeCode.import(unit(path), {
+        fs,
+        epoch: 1,
+        resume: { checkpoint: a.checkpoint!, state: old },
+      });
+      assertEquals(b.mode, "append");
+      assertEquals(b.deltas[0].operations.length, 1);
+      const state = b.state as { v: number; seen?: unknown };
+      assertEquals([state.v, state.seen], [4, undefined]);
+      // every key goes to the store, replacing what it held
+      assertEquals(b.seen!.from, 0);
+      const keys = Array.from(
+        { length: b.seen!.added.length / 16 },
+        (_, i) => b.seen!.added.slice(i * 16, i * 16 + 16).join(),
+      );
+      assertEquals(new Set(keys), new Set([keyOf(first.uuid).join(), keyOf(second.uuid).join()]));
+    }
     // an older shape is still dropped, and the file read from its start
     const c = await claudeCode.import(unit(path), {
       fs,
@@ -552,7 +609,7 @@ Deno.test("claude-code importer: a saved state lists its seen records as one str
 
   await t.step("every uuid keeps a key of its own, and the keys read back", () => {
     const base = "01890a5d-ac96-774b-bcce-b302099a0000";
-    const seen = new SeenRecords("");
+    const seen = SeenRecords.resume("/k", undefined);
     assert(seen.add(base));
     // a uuid that differs from it in any one digit, wherever: time-ordered uuids share their
     // first digits, counters and made-up ones their last
@@ -562,9 +619,16 @@ Deno.test("claude-code importer: a saved state lists its seen records as one str
       assert(seen.add(other), `digit ${i} changed, taken for a repeat`);
     }
     assert(!seen.add(base.toUpperCase().replace(/-/g, "")), "the same uuid written otherwise");
-    assertEquals(seen.saved().length, 33 * KEY_CHARS);
-    const again = new SeenRecords(seen.saved());
+    const { added } = seen.result("/k", false);
+    assertEquals(added.length, 33 * 16);
+    const again = SeenRecords.resume("/k", added);
     assert(!again.add(base) && again.add("01890a5d-ac96-774b-bcce-b302099a0001"));
+    // a table grown far past its first size holds every key
+    const many = SeenRecords.resume("/k", undefined);
+    const uuids = Array.from({ length: 5000 }, () => crypto.randomUUID());
+    for (const u of uuids) assert(many.add(u));
+    const back = SeenRecords.resume("/k", many.result("/k", false).added);
+    for (const u of uuids) assert(!back.add(u), u);
   });
 
   await t.step("a key is the uuid's bits in base64, as saved states hold them", () => {

@@ -25,7 +25,7 @@ import type {
   UnitResult,
 } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
-import { assemble, filesUnder, SHARED } from "./_run_importer.ts";
+import { assemble, filesUnder, resumeOf, SHARED } from "./_run_importer.ts";
 
 /** One import case: the units of one or more sessions, imported together. */
 interface Case {
@@ -321,9 +321,7 @@ for (const importer of IMPORTERS) {
           const again = await importer.import(u, {
             fs: realFs,
             epoch: 1,
-            resume: first.results[i].checkpoint
-              ? { checkpoint: first.results[i].checkpoint!, state: first.results[i].state }
-              : undefined,
+            resume: resumeOf(first.results[i]),
           });
           assertEquals([again.mode, again.deltas.length], ["unchanged", 0], `${u.path} re-import`);
         }
@@ -360,7 +358,7 @@ async function incremental(
     const tail = await importer.import(u, {
       fs,
       epoch: 1,
-      resume: head.checkpoint ? { checkpoint: head.checkpoint, state: head.state } : undefined,
+      resume: resumeOf(head),
     });
     assert(tail.mode !== "unchanged", `${u.path}: the appended half is read`);
     const { sessions } = assemble([...before, head, tail], [...others, u, u]);

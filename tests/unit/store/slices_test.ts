@@ -114,8 +114,29 @@ Deno.test("a log imported in slices is stored as one pass over it stores it, for
       const units = Object.values(b.sources).reduce((n, x) => n + x.units, 0);
       if (passes > units) sliced++;
       assertEquals(b.bytes_read, a.bytes_read, `${home}: every byte read once`);
+      // A worker that no longer holds the seen records a slice kept for the next (a worker
+      // started since) says so; the slice is read again with the store's keys, to the same end.
+      const lost = ChronicleStore.open(":memory:");
+      let asked = 0;
+      const c = await importAll(lost, {
+        env,
+        fs,
+        maxPassBytes: 300,
+        runner: (unit, epoch, resume, max) => {
+          const kept = resume?.seen && !(resume.seen instanceof Uint8Array);
+          if (kept) asked++;
+          return run(unit, epoch, kept ? { ...resume, seen: { kept: -1 } } : resume, max);
+        },
+      });
+      assertEquals(difference(sessions(whole), sessions(lost)), {
+        only_whole: [],
+        only_sliced: [],
+      }, `${home}: seen records read again from the store`);
+      assertEquals([c.sources, c.errors], [a.sources, a.errors], home);
+      if (home.includes("claude")) assert(asked > 0, `${home}: slices asked for kept records`);
       whole.close();
       slices.close();
+      lost.close();
     }
     // the recordings of Claude Code, Codex, Gemini CLI, Qwen Code and Copilot CLI (whose passes
     // take slices)

@@ -1,7 +1,8 @@
 /** Stored operation docs leave out the row's own source file and get it back on reading. */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import type { Operation } from "../../../core/model/mod.ts";
-import { readStoredDoc, storedDoc } from "../../../core/store/mod.ts";
+import { ChronicleStore, prepareUnit, readStoredDoc, storedDoc } from "../../../core/store/mod.ts";
+import { recordKey } from "../../../core/sources/claude_code/seen.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { scratch } from "./_sessions.ts";
 import { appendClaudePrompt } from "../../e2e/_synthetic.ts";
@@ -92,30 +93,75 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
   });
 });
 
-Deno.test("an importer's big state is stored compressed and reads back as it was; an older one in text too", async () => {
+Deno.test("an importer's big state is stored compressed and reads back as it was; an older one in text too", () => {
+  const store = ChronicleStore.open(":memory:");
+  const path = "/logs/big.jsonl";
+  const unit = { source: "claude-code" as const, path, kind: "jsonl" as const, rank: 0 };
+  const state = { v: 1, notes: Array.from({ length: 400 }, (_, i) => `note ${i}`) };
+  const checkpoint = {
+    kind: "jsonl" as const,
+    file: path,
+    offset: 0,
+    line: 1,
+    inode: null,
+    size: 0,
+    mtime_ms: null,
+    tail_sha256: "",
+  };
+  const result = { mode: "full" as const, deltas: [], checkpoint, state, issues: [], bytesRead: 0 };
+  store.applyUnit(unit, prepareUnit({ ...result, payloads: new Map() }), 0);
+  const db = dbOf(store);
+  const row = db.prepare("SELECT state FROM source_states WHERE path = ?").get(path) as {
+    state: unknown;
+  };
+  assert(row.state instanceof Uint8Array, "a state of this size is a BLOB");
+  assert(row.state.byteLength < JSON.stringify(state).length, "and smaller than its JSON");
+  assertEquals(store.sourceState(path), state);
+  // A state written by an earlier Chronicle, as JSON text, reads the same.
+  db.prepare("UPDATE source_states SET state = ? WHERE path = ?").run(JSON.stringify(state), path);
+  assertEquals(store.sourceState(path), state);
+  store.close();
+});
+
+Deno.test("a log's seen records are kept apart from its state; appends resume from them", async () => {
   await using s = await scratch();
   const results = Array.from({ length: 150 }, (_, i) => `output ${i}`);
   const store = await s.imported("aaaaaaaa-1", results);
   const db = dbOf(store);
-  const row = db.prepare("SELECT path, state FROM source_states").get() as {
-    path: string;
-    state: unknown;
-  };
-  assert(row.state instanceof Uint8Array, "a state of this size is a BLOB");
-  const state = store.sourceState(row.path) as { seen: string[] };
-  assert(state.seen.length >= 150, `${state.seen.length} records seen`);
-  assert(row.state.byteLength < JSON.stringify(state).length, "and smaller than its JSON");
-  // A state written by an earlier Chronicle, as JSON text, reads the same.
-  db.prepare("UPDATE source_states SET state = ? WHERE path = ?").run(
-    JSON.stringify(state),
-    row.path,
-  );
-  assertEquals(store.sourceState(row.path), state);
-  // The next pass resumes from it: nothing is read again, nothing doubled.
+  const { path } = db.prepare("SELECT path FROM sources").get() as { path: string };
+  const records = (await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l));
+  // every record's uuid, 16 bytes each; the state itself does not hold them
+  assertEquals(store.sourceSeen(path)?.byteLength, 16 * records.length);
+  assert(!("seen" in (store.sourceState(path) as object)), "no keys in the state");
   const ops = store.totals().operations;
-  const again = await s.run(store);
-  assertEquals(again.sources["claude-code"].unchanged, 1);
-  assertEquals(store.totals().operations, ops);
+  assertEquals((await s.run(store)).sources["claude-code"].unchanged, 1);
+
+  // an append that repeats a record (a resume) and adds a prompt: the repeat is dropped
+  await Deno.writeTextFile(path, JSON.stringify(records[0]) + "\n", { append: true });
+  await appendClaudePrompt(path, records[0].sessionId, "and one more thing");
+  const appended = await s.run(store);
+  assertEquals(appended.sources["claude-code"].appended, 1);
+  assertEquals(store.totals().operations, ops + 1);
+  assertEquals(store.sourceSeen(path)?.byteLength, 16 * (records.length + 1));
+
+  // A version-3 state (an earlier Chronicle: the keys in the state, base64) is carried over:
+  // the next append gives the store every key, and the state drops them.
+  const state = store.sourceState(path) as Record<string, unknown>;
+  const keys = [...records.map((r) => r.uuid as string)].map(recordKey).join("");
+  db.prepare("UPDATE source_states SET state = ? WHERE path = ?").run(
+    JSON.stringify({ ...state, v: 3, seen: keys }),
+    path,
+  );
+  db.prepare("DELETE FROM source_seen").run();
+  await Deno.writeTextFile(path, JSON.stringify(records[1]) + "\n", { append: true });
+  await appendClaudePrompt(path, records[0].sessionId, "the last thing");
+  await s.run(store);
+  assertEquals(store.totals().operations, ops + 2, "the repeat dropped, the prompt read");
+  // the v3 keys and the new prompt's (the prompt appended before the migration is not in
+  // those keys: the state predates it, as the test made it)
+  assertEquals(store.sourceSeen(path)?.byteLength, 16 * (records.length + 1));
+  const after = store.sourceState(path) as { v: number; seen?: unknown };
+  assertEquals([after.v, after.seen], [4, undefined]);
   store.close();
 });
 
