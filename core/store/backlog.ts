@@ -23,10 +23,14 @@ import type { Sql } from "./_sql.ts";
  */
 export const BACKLOG_SLICE = 500;
 
-/** Puts operations in the backlog (their rows are written). */
+/**
+ * Puts operations in the backlog (their rows are written): one statement for them all (a row a
+ * call was 0.3 s of a 300 MB Codex import's 3.3 s writer, for 109k operations).
+ */
 export function queueForSearch(sql: Sql, rowids: readonly number[]): void {
-  const ins = sql.stmt("INSERT OR IGNORE INTO search_backlog (rowid) VALUES (?)");
-  for (const r of rowids) ins.run(r);
+  if (!rowids.length) return;
+  sql.stmt("INSERT OR IGNORE INTO search_backlog (rowid) SELECT value FROM json_each(?)")
+    .run(JSON.stringify(rowids));
 }
 
 /** Takes operations out of the backlog: their text goes in the index now. */

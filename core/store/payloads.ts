@@ -123,11 +123,16 @@ export class PayloadStore {
    */
   write(packed: PackedPayloads): void {
     if (!packed.sha256.length) return;
-    const known = this.sql.stmt("SELECT 1 FROM payloads WHERE sha256 = ?");
+    // the ones stored already (not compressed again), found in one statement, not one each
+    const known = new Set(
+      (this.sql.stmt(
+        "SELECT sha256 FROM payloads WHERE sha256 IN (SELECT value FROM json_each(?))",
+      ).all(JSON.stringify(packed.sha256)) as { sha256: string }[]).map((r) => r.sha256),
+    );
     const fresh = new Uint8Array(packed.sha256.length);
     let bytes = 0;
     for (let i = 0; i < packed.sha256.length; i++) {
-      if (known.get(packed.sha256[i])) continue; // stored already: not compressed again
+      if (known.has(packed.sha256[i])) continue;
       fresh[i] = 1;
       bytes += sizeAt(packed, i);
     }
