@@ -124,12 +124,22 @@ export function sourceSeen(sql: Sql, path: string): Uint8Array | undefined {
   return all;
 }
 
+/**
+ * A log's seen records are kept in at most this many rows: a log appended to pass after pass
+ * (a live session) would otherwise add a row each pass, all read by the next.
+ */
+const SEEN_ROWS = 32;
+
 /** Stores what a pass read of a log's records (`UnitResult.seen`). */
 function storeSeen(sql: Sql, path: string, seen: UnitResult["seen"]): void {
   if (!seen) return;
   if (seen.from === 0) sql.stmt("DELETE FROM source_seen WHERE path = ?").run(path);
-  if (seen.added.byteLength) {
-    sql.stmt("INSERT INTO source_seen (path, keys) VALUES (?, ?)").run(path, seen.added);
+  if (!seen.added.byteLength) return;
+  sql.stmt("INSERT INTO source_seen (path, keys) VALUES (?, ?)").run(path, seen.added);
+  if (sql.count("SELECT count(*) AS n FROM source_seen WHERE path = ?", path) > SEEN_ROWS) {
+    const all = sourceSeen(sql, path)!;
+    sql.stmt("DELETE FROM source_seen WHERE path = ?").run(path);
+    sql.stmt("INSERT INTO source_seen (path, keys) VALUES (?, ?)").run(path, all);
   }
 }
 

@@ -143,6 +143,17 @@ Deno.test("a log's seen records are kept apart from its state; appends resume fr
   assertEquals(appended.sources["claude-code"].appended, 1);
   assertEquals(store.totals().operations, ops + 1);
   assertEquals(store.sourceSeen(path)?.byteLength, 16 * (records.length + 1));
+  // a live session, appended to pass after pass: its keys stay in a few rows, every one kept
+  for (let i = 0; i < 40; i++) {
+    await appendClaudePrompt(path, records[0].sessionId, `step ${i}`);
+    await s.run(store);
+  }
+  const rows = db.prepare("SELECT count(*) AS n FROM source_seen WHERE path = ?").get(path) as {
+    n: number;
+  };
+  assert(rows.n <= 32, `${rows.n} rows`);
+  assertEquals(store.sourceSeen(path)?.byteLength, 16 * (records.length + 41));
+  assertEquals(store.totals().operations, ops + 41);
 
   // A version-3 state (an earlier Chronicle: the keys in the state, base64) is carried over:
   // the next append gives the store every key, and the state drops them.
@@ -156,9 +167,9 @@ Deno.test("a log's seen records are kept apart from its state; appends resume fr
   await Deno.writeTextFile(path, JSON.stringify(records[1]) + "\n", { append: true });
   await appendClaudePrompt(path, records[0].sessionId, "the last thing");
   await s.run(store);
-  assertEquals(store.totals().operations, ops + 2, "the repeat dropped, the prompt read");
-  // the v3 keys and the new prompt's (the prompt appended before the migration is not in
-  // those keys: the state predates it, as the test made it)
+  assertEquals(store.totals().operations, ops + 42, "the repeat dropped, the prompt read");
+  // the v3 keys and the new prompt's (the prompts appended before are not in those keys: the
+  // state predates them, as the test made it)
   assertEquals(store.sourceSeen(path)?.byteLength, 16 * (records.length + 1));
   const after = store.sourceState(path) as { v: number; seen?: unknown };
   assertEquals([after.v, after.seen], [4, undefined]);
