@@ -131,18 +131,19 @@ export function applyTexts(sql: Sql, slice: BacklogSlice, texts: readonly string
   ).all(JSON.stringify(slice.rowids)) as { rowid: number; stamp: number | null }[];
   const current = new Map(now.map((r) => [r.rowid, r.stamp]));
   const insert = sql.stmt("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
-  const done = sql.stmt("DELETE FROM search_backlog WHERE rowid = ?");
-  let n = 0;
+  const done: number[] = [];
   for (let i = 0; i < slice.rowids.length; i++) {
     const rowid = slice.rowids[i];
     if (!current.has(rowid)) continue;
     const stamp = current.get(rowid) ?? null;
     if (stamp !== null && stamp !== slice.stamps[i]) continue; // written again since
     if (stamp !== null && texts[i]) insert.run(rowid, texts[i]);
-    done.run(rowid);
-    n++;
+    done.push(rowid);
   }
-  return n;
+  // off the backlog in one statement (one a row was 0.4 s of a 1 GB corpus's index phase)
+  sql.stmt("DELETE FROM search_backlog WHERE rowid IN (SELECT value FROM json_each(?))")
+    .run(JSON.stringify(done));
+  return done.length;
 }
 
 /**

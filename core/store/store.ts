@@ -55,6 +55,7 @@ import { storeHealth } from "./health.ts";
 import { importIssues } from "./issues.ts";
 import {
   COMPRESS_SLICE_FRAMES,
+  type FrameMove,
   PayloadStore,
   type PlainCursor,
   type PlainSlice,
@@ -369,6 +370,23 @@ export class ChronicleStore {
    */
   applyCompressedFrames(slice: PlainSlice, compressed: readonly Uint8Array[]): void {
     const emptied = this.transaction(() => this.payloads.applyCompressed(slice, compressed));
+    for (const n of emptied) this.payloads.packs?.remove(n);
+  }
+
+  /**
+   * `applyCompressedFrames` in two steps, for many slices: writes a slice's frames compressed
+   * in a short transaction and returns where their payloads are to go; `pointAtCompressed`
+   * then points the payloads there, many slices' at once (payloads.ts's `pointAt`). Payloads
+   * read from their plain frames until then; a write whose moves are never applied leaves
+   * bytes nobody refers to, and the frames plain, compressed again by the next import.
+   */
+  writeCompressedFrames(slice: PlainSlice, compressed: readonly Uint8Array[]): FrameMove[] {
+    return this.transaction(() => this.payloads.appendCompressed(slice, compressed));
+  }
+
+  /** See `writeCompressedFrames`: one transaction, then the emptied packs removed. */
+  pointAtCompressed(moves: readonly FrameMove[]): void {
+    const emptied = this.transaction(() => this.payloads.pointAt(moves));
     for (const n of emptied) this.payloads.packs?.remove(n);
   }
 

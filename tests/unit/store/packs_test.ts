@@ -8,6 +8,7 @@ import {
   ChronicleStore,
   compressPlainFrames,
   emptySummary,
+  type FrameMove,
   indexSearchBacklog,
   type PlainCursor,
   type PlainSlice,
@@ -377,6 +378,41 @@ Deno.test("plain frames compressed part-way (a killed import) are read either wa
   assertEquals(codecs(again), ["codec 2 in 2"]);
   assertEquals(packFiles(s.data), ["0002.pack"]);
   for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  again.close();
+});
+
+Deno.test("frames written compressed are pointed at many slices at once; frames never pointed at read plain and are compressed again", async () => {
+  await using s = await scratch();
+  const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
+  for (let i = 0; i < results.length; i++) await s.write(`abababab-${i}`, results[i]);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  // three slices of two frames written compressed, as the import writes them
+  const moves: FrameMove[][] = [];
+  let at: PlainCursor | null = null;
+  for (let i = 0; i < 3; i++) {
+    const slice: PlainSlice = store.readPlainFrames(at, 2)!;
+    moves.push(
+      store.writeCompressedFrames(slice, compressPlainFrames(slice.frames.map((f) => f.bytes))),
+    );
+    at = slice.next;
+  }
+  // nothing points at them yet: every payload reads from its plain frame
+  assertEquals(codecs(store), ["codec 3 in 1"]);
+  for (const r of results.flat()) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  // the first two slices' payloads pointed at their frames in one transaction
+  store.pointAtCompressed([...moves[0], ...moves[1]]);
+  assertEquals(codecs(store), ["codec 2 in 2", "codec 3 in 1"]);
+  for (const r of results.flat()) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  store.close(); // killed before the third slice's were
+  const again = s.open();
+  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  assertEquals((await s.run(again)).errors, []);
+  assertEquals(codecs(again), ["codec 2 in 2"]);
+  assertEquals(packFiles(s.data), ["0002.pack"]);
+  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  const health = again.health({ verifyPacks: true });
+  assertEquals([health.payloads.checked, health.payloads.bad], [health.payloads.packed, 0]);
   again.close();
 });
 
