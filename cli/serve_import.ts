@@ -335,7 +335,7 @@ export function startImporting(options: ImportingOptions): Importing {
         return queue.run(() => {
           if (stopping.signal.aborted) return Promise.resolve(false);
           if (frames) {
-            writer.applyCompressedFrames(slice, frames);
+            writer.applyCompressedFrames([{ slice, compressed: frames }]);
             compressAfter = slice.next;
           }
           return Promise.resolve(true);

@@ -23,7 +23,7 @@ import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { collectGarbage } from "./gc.ts";
 import { compressPlainFrames } from "./payload_codec.ts";
-import type { FrameMove } from "./payloads.ts";
+import type { CompressedSlice } from "./payloads.ts";
 import { isBusy } from "./_sql.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
@@ -595,19 +595,22 @@ export function settleStats(store: ChronicleStore, summary: ImportSummary): Prom
 }
 
 /**
- * Payloads pointed at their compressed frames in one transaction (about 5 slices of 32 frames
- * of the 300 MB corpus). The payloads are keyed by hash, so each transaction rewrites pages all
- * over their table: on a 1 GB corpus, in rounds interleaved with a transaction a slice, the
- * index phase's main thread took 15.9–16.3 s against 18.5–19.1 s, and the import ended after
- * 27.5–28.0 s against 31.7–32.9 s (16,384 a transaction: no faster).
+ * Slices of compressed frames stored in one transaction: up to this many payloads, or
+ * {@link COMPRESSED_AT_ONCE} bytes of frames held meanwhile. The payloads are keyed by hash,
+ * so each transaction rewrites pages all over their table. On a 1 GB corpus, in rounds
+ * interleaved with a transaction a slice (32 frames): the import ended after 28.0 s against
+ * 29.6–29.8 s, its index phase's main thread 16.5–16.7 s against 17.2–17.5 s, peak RSS 263–271
+ * MB against 271–287. 8,192 payloads a transaction ended after 26.4–27.6 s but peaked at up to
+ * 307 MB while indexing; 2,048, after 29.4 s. The frames are written in the transaction that
+ * points at them: written before it, they would be nobody's bytes meanwhile, and another
+ * process's compaction could take them for dead.
  */
-const MOVES_AT_ONCE = 8192;
+const MOVES_AT_ONCE = 4096;
+const COMPRESSED_AT_ONCE = 2 << 20;
 
 /**
- * Compresses the frames a bulk import wrote uncompressed (`ChronicleStore.deferSearch`): a
- * slice's frames written in a transaction of their own, and the payloads of many slices
- * pointed at them in one (`writeCompressedFrames`); `compress` may do it elsewhere (a worker)
- * meanwhile.
+ * Compresses the frames a bulk import wrote uncompressed (`ChronicleStore.deferSearch`), a
+ * few slices a transaction; `compress` may do it elsewhere (a worker) meanwhile.
  */
 export function compressFrames(
   store: ChronicleStore,
@@ -615,17 +618,21 @@ export function compressFrames(
   compress: FrameCompressor = (frames) => Promise.resolve(compressPlainFrames(frames)),
 ): Promise<void> {
   return deferredWork(summary, "compress_failed", "compress the payloads", async () => {
-    const moves: FrameMove[] = [];
-    try {
-      for (let slice = store.readPlainFrames(); slice; slice = store.readPlainFrames(slice.next)) {
-        const compressed = await compress(slice.frames.map((f) => f.bytes));
-        for (const m of store.writeCompressedFrames(slice, compressed)) moves.push(m);
-        if (moves.length >= MOVES_AT_ONCE) store.pointAtCompressed(moves.splice(0));
+    let held: CompressedSlice[] = [];
+    let moves = 0, bytes = 0;
+    for (let slice = store.readPlainFrames(); slice; slice = store.readPlainFrames(slice.next)) {
+      const compressed = await compress(slice.frames.map((f) => f.bytes));
+      for (const f of slice.frames) f.bytes = new Uint8Array(); // the plain bytes are done with
+      held.push({ slice, compressed });
+      for (const f of slice.frames) moves += f.members.length;
+      for (const c of compressed) bytes += c.byteLength;
+      if (moves >= MOVES_AT_ONCE || bytes >= COMPRESSED_AT_ONCE) {
+        store.applyCompressedFrames(held);
+        held = [];
+        moves = bytes = 0;
       }
-    } finally {
-      // the frames written so far are pointed at, whatever stopped the loop
-      if (moves.length) store.pointAtCompressed(moves);
     }
+    if (held.length) store.applyCompressedFrames(held);
   });
 }
 

@@ -25,5 +25,5 @@ export type { CanonicalImportOutcome } from "./canonical.ts";
 export { MIGRATIONS } from "./schema.ts";
 export type { AdmitOptions } from "./admit.ts";
 export { COMPACT_DEAD_SHARE } from "./compact.ts";
-export type { FrameMove, PlainCursor, PlainSlice } from "./payloads.ts";
+export type { CompressedSlice, PlainCursor, PlainSlice } from "./payloads.ts";
 export { compressPlainFrames } from "./payload_codec.ts";

@@ -82,6 +82,12 @@ export interface FrameMove {
   fromOffset: number;
 }
 
+/** A slice of plain frames and each of its frames compressed, in order (`encodeFrame`). */
+export interface CompressedSlice {
+  slice: PlainSlice;
+  compressed: readonly Uint8Array[];
+}
+
 /** Plain frames to compress (`readPlain`), and where to read on from after them. */
 export interface PlainSlice {
   frames: PlainFrame[];
@@ -266,9 +272,8 @@ export class PayloadStore {
 
   /**
    * The first half of `applyCompressed`: writes the compressed frames at the end of the last
-   * pack (in the caller's transaction, which holds the write lock every append needs) and
-   * returns where each payload now is, for `pointAt`. Until then the payloads read from their
-   * plain frames as before, and the new bytes are nobody's.
+   * pack and returns where each payload now is, for `pointAt` in the same transaction (until
+   * then the new bytes are nobody's, and a compaction would take them for dead).
    */
   appendCompressed(slice: PlainSlice, compressed: readonly Uint8Array[]): FrameMove[] {
     if (!this.packs || !slice.frames.length) return [];
@@ -289,8 +294,7 @@ export class PayloadStore {
    * The second half of `applyCompressed`: points payloads at the compressed frames written for
    * them, those still in the plain frames they were read from, in the caller's transaction.
    * The rows are keyed by hash, so the updates fall all over the table: many slices' moves in
-   * one transaction write each page of it once, not once a slice (a 1 GB corpus's index phase:
-   * 17.9 s of the main thread with a transaction a slice of 32 frames). Returns the packs no
+   * one transaction write each page of it once, not once a slice. Returns the packs no
    * payload refers to any more, to be removed once the transaction has committed.
    */
   pointAt(moves: readonly FrameMove[]): number[] {

@@ -55,7 +55,7 @@ import { storeHealth } from "./health.ts";
 import { importIssues } from "./issues.ts";
 import {
   COMPRESS_SLICE_FRAMES,
-  type FrameMove,
+  type CompressedSlice,
   PayloadStore,
   type PlainCursor,
   type PlainSlice,
@@ -365,28 +365,19 @@ export class ChronicleStore {
   }
 
   /**
-   * Stores a slice of plain frames compressed (`compressPlainFrames` of their bytes)
-   * in one transaction, and removes the packs that held only plain frames once it commits.
+   * Stores slices of plain frames compressed (each frame by `compressPlainFrames`) in one
+   * transaction, and removes the packs that held only plain frames once it commits. Their
+   * payloads are keyed by hash, so each transaction rewrites pages all over the payloads
+   * table: many slices a transaction rewrite each page once (payloads.ts's `pointAt`).
    */
-  applyCompressedFrames(slice: PlainSlice, compressed: readonly Uint8Array[]): void {
-    const emptied = this.transaction(() => this.payloads.applyCompressed(slice, compressed));
-    for (const n of emptied) this.payloads.packs?.remove(n);
-  }
-
-  /**
-   * `applyCompressedFrames` in two steps, for many slices: writes a slice's frames compressed
-   * in a short transaction and returns where their payloads are to go; `pointAtCompressed`
-   * then points the payloads there, many slices' at once (payloads.ts's `pointAt`). Payloads
-   * read from their plain frames until then; a write whose moves are never applied leaves
-   * bytes nobody refers to, and the frames plain, compressed again by the next import.
-   */
-  writeCompressedFrames(slice: PlainSlice, compressed: readonly Uint8Array[]): FrameMove[] {
-    return this.transaction(() => this.payloads.appendCompressed(slice, compressed));
-  }
-
-  /** See `writeCompressedFrames`: one transaction, then the emptied packs removed. */
-  pointAtCompressed(moves: readonly FrameMove[]): void {
-    const emptied = this.transaction(() => this.payloads.pointAt(moves));
+  applyCompressedFrames(slices: readonly CompressedSlice[]): void {
+    const emptied = this.transaction(() =>
+      this.payloads.pointAt(
+        slices.flatMap(({ slice, compressed }) =>
+          this.payloads.appendCompressed(slice, compressed)
+        ),
+      )
+    );
     for (const n of emptied) this.payloads.packs?.remove(n);
   }
 

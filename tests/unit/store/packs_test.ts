@@ -6,9 +6,9 @@ import { dbOf } from "../../_helpers/store_db.ts";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import {
   ChronicleStore,
+  type CompressedSlice,
   compressPlainFrames,
   emptySummary,
-  type FrameMove,
   indexSearchBacklog,
   type PlainCursor,
   type PlainSlice,
@@ -366,7 +366,8 @@ Deno.test("plain frames compressed part-way (a killed import) are read either wa
   let at: PlainCursor | null = null;
   for (let i = 0; i < 2; i++) {
     const slice: PlainSlice = store.readPlainFrames(at, 2)!;
-    store.applyCompressedFrames(slice, compressPlainFrames(slice.frames.map((f) => f.bytes)));
+    const compressed = compressPlainFrames(slice.frames.map((f) => f.bytes));
+    store.applyCompressedFrames([{ slice, compressed }]);
     at = slice.next;
   }
   assert(store.readPlainFrames(at, 2) !== null, "plain frames are left");
@@ -381,32 +382,27 @@ Deno.test("plain frames compressed part-way (a killed import) are read either wa
   again.close();
 });
 
-Deno.test("frames written compressed are pointed at many slices at once; frames never pointed at read plain and are compressed again", async () => {
+Deno.test("slices of compressed frames stored in one transaction read back; the next slices after them too", async () => {
   await using s = await scratch();
   const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
   for (let i = 0; i < results.length; i++) await s.write(`abababab-${i}`, results[i]);
   const store = s.open();
   await s.run(store, { searchLater: true });
-  // three slices of two frames written compressed, as the import writes them
-  const moves: FrameMove[][] = [];
+  // three slices of two frames compressed, then stored at once, as the import stores them
+  const held: CompressedSlice[] = [];
   let at: PlainCursor | null = null;
   for (let i = 0; i < 3; i++) {
     const slice: PlainSlice = store.readPlainFrames(at, 2)!;
-    moves.push(
-      store.writeCompressedFrames(slice, compressPlainFrames(slice.frames.map((f) => f.bytes))),
-    );
+    held.push({ slice, compressed: compressPlainFrames(slice.frames.map((f) => f.bytes)) });
     at = slice.next;
   }
-  // nothing points at them yet: every payload reads from its plain frame
+  // nothing stored yet: every payload reads from its plain frame
   assertEquals(codecs(store), ["codec 3 in 1"]);
-  for (const r of results.flat()) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
-  // the first two slices' payloads pointed at their frames in one transaction
-  store.pointAtCompressed([...moves[0], ...moves[1]]);
+  store.applyCompressedFrames(held);
   assertEquals(codecs(store), ["codec 2 in 2", "codec 3 in 1"]);
   for (const r of results.flat()) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
-  store.close(); // killed before the third slice's were
+  store.close(); // killed here
   const again = s.open();
-  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
   assertEquals((await s.run(again)).errors, []);
   assertEquals(codecs(again), ["codec 2 in 2"]);
   assertEquals(packFiles(s.data), ["0002.pack"]);
