@@ -21,6 +21,7 @@ import { ChronicleError } from "../core/model/mod.ts";
 import type { ExcludeRules } from "../core/archive/mod.ts";
 import {
   type ChronicleStore,
+  CompressedBatch,
   compressPlainFrames,
   discoverUnits,
   emptySummary,
@@ -258,6 +259,8 @@ export function startImporting(options: ImportingOptions): Importing {
 
   /** Where the compression of plain frames goes on from (the store's `readPlainFrames`). */
   let compressAfter: PlainCursor | null = null;
+  /** Slices compressed, stored a few at a time (the frames before `compressAfter`). */
+  const compressed = new CompressedBatch(writer);
   const lockedPass = async (first: boolean) => {
     if (!await loadRules()) return;
     const checkpoints = writer.sourceCheckpoints();
@@ -320,6 +323,12 @@ export function startImporting(options: ImportingOptions): Importing {
         const slice = await queue.run(() => Promise.resolve(writer.readPlainFrames(compressAfter)));
         if (!slice) {
           compressAfter = null;
+          // the slices held are stored: in a turn of the queue, as every write
+          await queue.run(() => {
+            if (stopping.signal.aborted) compressed.drop();
+            else compressed.flush();
+            return Promise.resolve();
+          });
           return false;
         }
         // In the pass's search-text worker when it has one (it had a backlog), else here; a
@@ -333,9 +342,12 @@ export function startImporting(options: ImportingOptions): Importing {
           })
           : compressPlainFrames(bytes);
         return queue.run(() => {
-          if (stopping.signal.aborted) return Promise.resolve(false);
+          if (stopping.signal.aborted) {
+            compressed.drop(); // left plain, for the next pass
+            return Promise.resolve(false);
+          }
           if (frames) {
-            writer.applyCompressedFrames([{ slice, compressed: frames }]);
+            compressed.add(slice, frames); // stored a few slices at a time (import.ts)
             compressAfter = slice.next;
           }
           return Promise.resolve(true);

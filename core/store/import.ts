@@ -23,7 +23,7 @@ import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { collectGarbage } from "./gc.ts";
 import { compressPlainFrames } from "./payload_codec.ts";
-import type { CompressedSlice } from "./payloads.ts";
+import type { CompressedSlice, PlainSlice } from "./payloads.ts";
 import { isBusy } from "./_sql.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
@@ -609,6 +609,44 @@ const MOVES_AT_ONCE = 4096;
 const COMPRESSED_AT_ONCE = 2 << 20;
 
 /**
+ * Compressed slices of plain frames held until there are enough to store in one transaction
+ * ({@link MOVES_AT_ONCE}, {@link COMPRESSED_AT_ONCE}). What is held and never stored stays in
+ * its plain frames, read as before and compressed by the next pass.
+ */
+export class CompressedBatch {
+  private held: CompressedSlice[] = [];
+  private moves = 0;
+  private bytes = 0;
+
+  constructor(private readonly store: ChronicleStore) {}
+
+  /** Holds a compressed slice (its plain bytes are let go), and stores the batch once full. */
+  add(slice: PlainSlice, compressed: readonly Uint8Array[]): void {
+    for (const f of slice.frames) {
+      f.bytes = new Uint8Array();
+      this.moves += f.members.length;
+    }
+    for (const c of compressed) this.bytes += c.byteLength;
+    this.held.push({ slice, compressed });
+    if (this.moves >= MOVES_AT_ONCE || this.bytes >= COMPRESSED_AT_ONCE) this.flush();
+  }
+
+  /** Stores what is held, in one transaction. */
+  flush(): void {
+    const held = this.drop();
+    if (held.length) this.store.applyCompressedFrames(held);
+  }
+
+  /** Lets go of what is held, unstored. */
+  drop(): CompressedSlice[] {
+    const held = this.held;
+    this.held = [];
+    this.moves = this.bytes = 0;
+    return held;
+  }
+}
+
+/**
  * Compresses the frames a bulk import wrote uncompressed (`ChronicleStore.deferSearch`), a
  * few slices a transaction; `compress` may do it elsewhere (a worker) meanwhile.
  */
@@ -618,21 +656,11 @@ export function compressFrames(
   compress: FrameCompressor = (frames) => Promise.resolve(compressPlainFrames(frames)),
 ): Promise<void> {
   return deferredWork(summary, "compress_failed", "compress the payloads", async () => {
-    let held: CompressedSlice[] = [];
-    let moves = 0, bytes = 0;
+    const batch = new CompressedBatch(store);
     for (let slice = store.readPlainFrames(); slice; slice = store.readPlainFrames(slice.next)) {
-      const compressed = await compress(slice.frames.map((f) => f.bytes));
-      for (const f of slice.frames) f.bytes = new Uint8Array(); // the plain bytes are done with
-      held.push({ slice, compressed });
-      for (const f of slice.frames) moves += f.members.length;
-      for (const c of compressed) bytes += c.byteLength;
-      if (moves >= MOVES_AT_ONCE || bytes >= COMPRESSED_AT_ONCE) {
-        store.applyCompressedFrames(held);
-        held = [];
-        moves = bytes = 0;
-      }
+      batch.add(slice, await compress(slice.frames.map((f) => f.bytes)));
     }
-    if (held.length) store.applyCompressedFrames(held);
+    batch.flush();
   });
 }
 

@@ -282,9 +282,17 @@ export class PayloadStore {
     const out = this.appender((sha, _size, pack, offset, stored, at) =>
       moves.push({ sha, pack, offset, stored, at, fromPack: from.pack, fromOffset: from.offset })
     );
+    // A frame whose payloads changed since it was read (a session forgotten meanwhile: its
+    // payloads scrubbed, the others moved) is not written: its compressed bytes were made
+    // before, and would put what was forgotten back on the disk. The next pass reads it again.
+    const holding = this.sql.stmt(
+      `SELECT count(*) AS n FROM payloads
+       WHERE codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
+    );
     for (let i = 0; i < slice.frames.length; i++) {
       from = slice.frames[i];
-      out.frame(compressed[i], from.members);
+      const now = Number((holding.get(from.pack, from.offset) as { n: number }).n);
+      if (now === from.members.length) out.frame(compressed[i], from.members);
     }
     out.flush();
     return moves;

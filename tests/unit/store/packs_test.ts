@@ -431,6 +431,43 @@ Deno.test("forgetting a session whose payloads are in plain frames scrubs them; 
   store.close();
 });
 
+Deno.test("a frame compressed before a session in it was forgotten is not written: the forgotten bytes stay off the disk", async () => {
+  await using s = await scratch();
+  const keep = Array.from({ length: 19 }, (_, i) => big(`keep-${i}`));
+  const secret = big("forget-me");
+  for (let i = 0; i < keep.length; i++) await s.write(`cdcdcdcd-${i}`, [keep[i]]);
+  await s.write("cdcdcdcd-secret", [secret]);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  // every frame read and compressed (as a worker does, while the store goes on)...
+  const slice = store.readPlainFrames(null, 1000)!;
+  const compressed = compressPlainFrames(slice.frames.map((f) => f.bytes));
+  const own = slice.frames.findIndex((f) => f.members.some((m) => m.sha === sha256Hex(secret)));
+  assert(own >= 0, "the secret's frame is in the slice");
+  // ...then the secret's session forgotten, then the compressed frames stored
+  store.forget(["claude-code:cdcdcdcd-secret"]);
+  store.applyCompressedFrames([{ slice, compressed }]);
+  const contains = (hay: Uint8Array, needle: Uint8Array) => {
+    outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+      for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+      return true;
+    }
+    return false;
+  };
+  for (const name of packFiles(s.data)) {
+    const bytes = await Deno.readFile(`${packDir(s.data)}/${name}`);
+    assert(!contains(bytes, compressed[own]), `${name} holds the secret's frame compressed`);
+    assert(!new TextDecoder().decode(bytes).includes("forget-me"), `${name} holds the secret`);
+  }
+  assertEquals(store.payload(sha256Hex(secret)), null);
+  for (const k of keep) assertEquals(store.payload(sha256Hex(k)), encoder.encode(k));
+  // the next pass compresses what is left plain
+  assertEquals((await s.run(store)).errors, []);
+  assertEquals(codecs(store).filter((c) => c.startsWith("codec 3")), []);
+  for (const k of keep) assertEquals(store.payload(sha256Hex(k)), encoder.encode(k));
+  store.close();
+});
+
 Deno.test("the search text worker compresses plain frames as the store would, between its slices of texts", async () => {
   await using a = await scratch();
   await using b = await scratch();
