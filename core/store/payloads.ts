@@ -69,19 +69,6 @@ export interface PlainFrame {
   members: { sha: string; size: number; at: number }[];
 }
 
-/** A payload of a plain frame, and its place in the compressed frame written for it. */
-export interface FrameMove {
-  sha: string;
-  pack: number;
-  offset: number;
-  stored: number;
-  /** Where it starts in the frame inflated. */
-  at: number;
-  /** The plain frame it was read from. */
-  fromPack: number;
-  fromOffset: number;
-}
-
 /** A slice of plain frames and each of its frames compressed, in order (`encodeFrame`). */
 export interface CompressedSlice {
   slice: PlainSlice;
@@ -261,26 +248,21 @@ export class PayloadStore {
 
   /**
    * Writes `compressed` (each frame of `slice.frames` compressed by `encodeFrame`, in order) at
-   * the end of the last pack and points the payloads still in those plain frames there; one
-   * forgotten or moved since the slice was read is left where it is now. In the caller's
+   * the end of the last pack and points their payloads there; a frame whose payloads changed
+   * since the slice was read is left as it is now, plain. In the caller's
    * transaction; flushed before it commits. Returns the packs no payload refers to any more,
    * to be removed once the transaction has committed.
    */
   applyCompressed(slice: PlainSlice, compressed: readonly Uint8Array[]): number[] {
-    return this.pointAt(this.appendCompressed(slice, compressed));
-  }
-
-  /**
-   * The first half of `applyCompressed`: writes the compressed frames at the end of the last
-   * pack and returns where each payload now is, for `pointAt` in the same transaction (until
-   * then the new bytes are nobody's, and a compaction would take them for dead).
-   */
-  appendCompressed(slice: PlainSlice, compressed: readonly Uint8Array[]): FrameMove[] {
     if (!this.packs || !slice.frames.length) return [];
-    const moves: FrameMove[] = [];
     let from = slice.frames[0];
+    const move = this.sql.stmt(
+      `UPDATE payloads SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?,
+         frame_offset = ?
+       WHERE sha256 = ? AND codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
+    );
     const out = this.appender((sha, _size, pack, offset, stored, at) =>
-      moves.push({ sha, pack, offset, stored, at, fromPack: from.pack, fromOffset: from.offset })
+      move.run(pack, offset, stored, at, sha, from.pack, from.offset)
     );
     // A frame whose payloads changed since it was read (a session forgotten meanwhile: its
     // payloads scrubbed, the others moved) is not written: its compressed bytes were made
@@ -289,34 +271,14 @@ export class PayloadStore {
       `SELECT count(*) AS n FROM payloads
        WHERE codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
     );
+    const packs = new Set<number>();
     for (let i = 0; i < slice.frames.length; i++) {
       from = slice.frames[i];
       const now = Number((holding.get(from.pack, from.offset) as { n: number }).n);
       if (now === from.members.length) out.frame(compressed[i], from.members);
+      packs.add(from.pack);
     }
     out.flush();
-    return moves;
-  }
-
-  /**
-   * The second half of `applyCompressed`: points payloads at the compressed frames written for
-   * them, those still in the plain frames they were read from, in the caller's transaction.
-   * The rows are keyed by hash, so the updates fall all over the table: many slices' moves in
-   * one transaction write each page of it once, not once a slice. Returns the packs no
-   * payload refers to any more, to be removed once the transaction has committed.
-   */
-  pointAt(moves: readonly FrameMove[]): number[] {
-    if (!moves.length) return [];
-    const move = this.sql.stmt(
-      `UPDATE payloads SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?,
-         frame_offset = ?
-       WHERE sha256 = ? AND codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
-    );
-    const packs = new Set<number>();
-    for (const m of moves) {
-      move.run(m.pack, m.offset, m.stored, m.at, m.sha, m.fromPack, m.fromOffset);
-      packs.add(m.fromPack);
-    }
     const referred = this.sql.stmt("SELECT 1 FROM payloads WHERE pack = ? LIMIT 1");
     return [...packs].filter((n) => !this.holdsPlain(n) && !referred.get(n));
   }

@@ -368,14 +368,12 @@ export class ChronicleStore {
    * Stores slices of plain frames compressed (each frame by `compressPlainFrames`) in one
    * transaction, and removes the packs that held only plain frames once it commits. Their
    * payloads are keyed by hash, so each transaction rewrites pages all over the payloads
-   * table: many slices a transaction rewrite each page once (payloads.ts's `pointAt`).
+   * table: many slices a transaction rewrite each page once (import.ts's `CompressedBatch`).
    */
   applyCompressedFrames(slices: readonly CompressedSlice[]): void {
     const emptied = this.transaction(() =>
-      this.payloads.pointAt(
-        slices.flatMap(({ slice, compressed }) =>
-          this.payloads.appendCompressed(slice, compressed)
-        ),
+      new Set(
+        slices.flatMap(({ slice, compressed }) => this.payloads.applyCompressed(slice, compressed)),
       )
     );
     for (const n of emptied) this.payloads.packs?.remove(n);

@@ -3,7 +3,7 @@
  * The records a Claude Code log has already given, remembered between passes so that records a
  * resume writes again are imported once.
  *
- * A record's key is its uuid's 128 bits, {@link KEY_BYTES} bytes: every uuid keeps its own
+ * A record's key is its uuid's 128 bits, {@link SEEN_KEY_BYTES} bytes: every uuid keeps its own
  * key, so no record is ever taken for another. While a pass runs the keys are one typed hash
  * table ({@link KeyTable}); the store keeps them apart from the log's state, as a set that only
  * grows (`UnitResult.seen`: each pass gives the keys it added, `ImportContext.resume.seen` the
@@ -162,9 +162,6 @@ export class KeyTable {
   }
 }
 
-/** The bytes of a record's key. */
-const KEY_BYTES = SEEN_KEY_BYTES;
-
 /** The tables of logs read in slices, by path, for their next slice: a few logs at once. */
 const kept = new Map<string, { count: number; table: KeyTable }>();
 const MAX_KEPT = 8;
@@ -203,10 +200,10 @@ export class SeenRecords {
     }
     kept.delete(path);
     const bytes = prior ?? new Uint8Array();
-    const table = new KeyTable(bytes.length / KEY_BYTES + legacy.length / KEY_CHARS);
+    const table = new KeyTable(bytes.length / SEEN_KEY_BYTES + legacy.length / KEY_CHARS);
     const words = new Uint32Array(4);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let at = 0; at + KEY_BYTES <= bytes.length; at += KEY_BYTES) {
+    for (let at = 0; at + SEEN_KEY_BYTES <= bytes.length; at += SEEN_KEY_BYTES) {
       for (let k = 0; k < 4; k++) words[k] = view.getUint32(at + 4 * k);
       table.add(words);
     }
@@ -244,7 +241,7 @@ export class SeenRecords {
    * the next slice, which asks for it with `{ kept: from + added }` as its prior.
    */
   result(path: string, keep: boolean): { from: number; added: Uint8Array } {
-    const added = new Uint8Array(this.count * KEY_BYTES);
+    const added = new Uint8Array(this.count * SEEN_KEY_BYTES);
     const view = new DataView(added.buffer);
     for (let i = 0; i < this.count * 4; i++) view.setUint32(i * 4, this.added[i]);
     if (keep) {

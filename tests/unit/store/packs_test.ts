@@ -18,6 +18,8 @@ import { sha256Hex } from "../../../core/model/mod.ts";
 import { packDir } from "../../../runtime/pack_files.ts";
 import { big, scratch } from "./_sessions.ts";
 
+type Scratch = Awaited<ReturnType<typeof scratch>>;
+
 const encoder = new TextEncoder();
 const place = (store: ChronicleStore, text: string) =>
   dbOf(store).prepare("SELECT pack, pack_offset, size FROM payloads WHERE sha256 = ?").get(
@@ -317,6 +319,31 @@ const codecs = (store: ChronicleStore) =>
   ).all() as { codec: number; pack: number }[]).map((r) => `codec ${r.codec} in ${r.pack}`);
 const packFiles = (data: string) => [...Deno.readDirSync(packDir(data))].map((e) => e.name).sort();
 
+/** Nineteen sessions to keep and one to forget, a big result each, imported in plain frames. */
+async function keptAndSecret(s: Scratch) {
+  const keep = Array.from({ length: 19 }, (_, i) => big(`keep-${i}`));
+  const secret = big("forget-me");
+  for (let i = 0; i < keep.length; i++) await s.write(`ffffffff-${i}`, [keep[i]]);
+  await s.write("ffffffff-secret", [secret]);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  return { store, keep, secret };
+}
+
+/**
+ * The store opened again after an import stopped part-way through compressing: the next
+ * import compresses the rest into the one new pack, and every payload reads back exactly.
+ */
+async function compressedByNextImport(s: Scratch, texts: readonly string[]) {
+  const again = s.open();
+  for (const r of texts) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  assertEquals((await s.run(again)).errors, []);
+  assertEquals(codecs(again), ["codec 2 in 2"]);
+  assertEquals(packFiles(s.data), ["0002.pack"]);
+  for (const r of texts) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  return again;
+}
+
 Deno.test("a bulk import's frames are written plain, read at once, and compressed once its search backlog is indexed; their pack is removed", async () => {
   await using s = await scratch();
   const results = Array.from({ length: 20 }, (_, i) => big(`plain-${i} zebrafish`));
@@ -373,13 +400,7 @@ Deno.test("plain frames compressed part-way (a killed import) are read either wa
   assert(store.readPlainFrames(at, 2) !== null, "plain frames are left");
   assertEquals(codecs(store), ["codec 2 in 2", "codec 3 in 1"]);
   store.close(); // killed here
-  const again = s.open();
-  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
-  assertEquals((await s.run(again)).errors, []);
-  assertEquals(codecs(again), ["codec 2 in 2"]);
-  assertEquals(packFiles(s.data), ["0002.pack"]);
-  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
-  again.close();
+  (await compressedByNextImport(s, results.flat())).close();
 });
 
 Deno.test("slices of compressed frames stored in one transaction read back; the next slices after them too", async () => {
@@ -402,11 +423,7 @@ Deno.test("slices of compressed frames stored in one transaction read back; the 
   assertEquals(codecs(store), ["codec 2 in 2", "codec 3 in 1"]);
   for (const r of results.flat()) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
   store.close(); // killed here
-  const again = s.open();
-  assertEquals((await s.run(again)).errors, []);
-  assertEquals(codecs(again), ["codec 2 in 2"]);
-  assertEquals(packFiles(s.data), ["0002.pack"]);
-  for (const r of results.flat()) assertEquals(again.payload(sha256Hex(r)), encoder.encode(r));
+  const again = await compressedByNextImport(s, results.flat());
   const health = again.health({ verifyPacks: true });
   assertEquals([health.payloads.checked, health.payloads.bad], [health.payloads.packed, 0]);
   again.close();
@@ -414,12 +431,7 @@ Deno.test("slices of compressed frames stored in one transaction read back; the 
 
 Deno.test("forgetting a session whose payloads are in plain frames scrubs them; the rest are compressed as usual", async () => {
   await using s = await scratch();
-  const keep = Array.from({ length: 19 }, (_, i) => big(`keep-${i}`));
-  const secret = big("forget-me");
-  for (let i = 0; i < keep.length; i++) await s.write(`ffffffff-${i}`, [keep[i]]);
-  await s.write("ffffffff-secret", [secret]);
-  const store = s.open();
-  await s.run(store, { searchLater: true });
+  const { store, keep, secret } = await keptAndSecret(s);
   assertEquals(codecs(store), ["codec 3 in 1"]);
   store.forget(["claude-code:ffffffff-secret"]);
   assertEquals(store.payload(sha256Hex(secret)), null);
@@ -433,19 +445,14 @@ Deno.test("forgetting a session whose payloads are in plain frames scrubs them; 
 
 Deno.test("a frame compressed before a session in it was forgotten is not written: the forgotten bytes stay off the disk", async () => {
   await using s = await scratch();
-  const keep = Array.from({ length: 19 }, (_, i) => big(`keep-${i}`));
-  const secret = big("forget-me");
-  for (let i = 0; i < keep.length; i++) await s.write(`cdcdcdcd-${i}`, [keep[i]]);
-  await s.write("cdcdcdcd-secret", [secret]);
-  const store = s.open();
-  await s.run(store, { searchLater: true });
+  const { store, keep, secret } = await keptAndSecret(s);
   // every frame read and compressed (as a worker does, while the store goes on)...
   const slice = store.readPlainFrames(null, 1000)!;
   const compressed = compressPlainFrames(slice.frames.map((f) => f.bytes));
   const own = slice.frames.findIndex((f) => f.members.some((m) => m.sha === sha256Hex(secret)));
   assert(own >= 0, "the secret's frame is in the slice");
   // ...then the secret's session forgotten, then the compressed frames stored
-  store.forget(["claude-code:cdcdcdcd-secret"]);
+  store.forget(["claude-code:ffffffff-secret"]);
   store.applyCompressedFrames([{ slice, compressed }]);
   const contains = (hay: Uint8Array, needle: Uint8Array) => {
     outer: for (let i = 0; i + needle.length <= hay.length; i++) {
