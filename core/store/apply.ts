@@ -30,6 +30,7 @@ import {
   type PreparedDelta,
   type PreparedOp,
   type PreparedUnit,
+  stepOfDoc,
 } from "./prepare.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
@@ -38,6 +39,9 @@ import type { SourceRow } from "./types.ts";
 
 /** `operations.kept` of a file being read again, until the read shows what it still holds. */
 const PENDING = 2;
+
+/** SQL: what an operations row's doc says it did, whatever it was read from (prepare.ts). */
+const STEP = stepOfDoc("doc");
 
 /** The import pipeline that wrote a recording: Chronicle's own version. */
 export const PIPELINE_VERSION = VERSION;
@@ -386,7 +390,8 @@ function settleReread(
   settleUsage(sql, sessionId, file, usage);
   const step = (kept: string) =>
     sql.stmt(
-      `SELECT rowid, json_remove(doc, '$.provenance') AS step FROM operations
+      `SELECT rowid, json_array(${STEP}, kind, effect, completeness, tool, target, model) AS step
+       FROM operations
        WHERE session_id = ? AND file = ? AND kept ${kept}`,
     ).all(sessionId, file) as { rowid: number; step: string }[];
   const pending = step(`= ${PENDING}`);
@@ -637,9 +642,20 @@ export function upsertOperation(
   }
   // The same step but for where it was read from (a re-read's epoch): the same search text.
   const before = sql.stmt(
-    `SELECT json_remove(doc, '$.provenance') = json_remove(?, '$.provenance') AS same
+    `SELECT ${STEP} = ${stepOfDoc("?")} AND kind = ? AND effect = ? AND completeness = ?
+       AND tool IS ? AND target IS ? AND model IS ? AS same
      FROM operations WHERE session_id = ? AND op_id = ?`,
-  ).get(rec.doc, d.session_id, rec.id) as { same: number } | undefined;
+  ).get(
+    rec.doc,
+    rec.kind,
+    rec.effect,
+    rec.completeness,
+    rec.tool,
+    rec.target,
+    rec.model,
+    d.session_id,
+    rec.id,
+  ) as { same: number } | undefined;
   const row = sql.stmt(UPSERT_OP).get(...values) as { rowid: number } | undefined;
   if (!row || before?.same === 1) return null;
   return { rowid: row.rowid, rec, replaced: before !== undefined };

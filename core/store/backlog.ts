@@ -13,7 +13,10 @@
  */
 import { decodeStored, type InflatedFrames } from "./payload_codec.ts";
 import type { PayloadStore, StoredPayload } from "./payloads.ts";
-import { indexText, readStoredDoc } from "./prepare.ts";
+import { indexText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
+
+/** A LEFT JOIN's stored op: every column null when the operation is gone. */
+type NullableStoredOp = { [K in keyof StoredOp]: StoredOp[K] | null };
 import type { Sql } from "./_sql.ts";
 
 /**
@@ -54,7 +57,8 @@ export interface BacklogSlice {
    * the version it was built from (`applyTexts`).
    */
   stamps: (number | null)[];
-  docs: (string | null)[];
+  /** Each operation's stored doc and the columns it is read with (null: deleted). */
+  docs: (StoredOp | null)[];
   /** The payloads those documents' inputs and results name, as stored. */
   payloads: StoredPayload[];
 }
@@ -69,20 +73,19 @@ export function readBacklog(
   // The hashes come from SQLite's JSON functions: the documents are parsed where the texts
   // are built (a worker), not here.
   const rows = sql.stmt(
-    `SELECT b.rowid AS rowid, o.stamp AS stamp, o.doc AS doc,
+    `SELECT b.rowid AS rowid, o.stamp AS stamp, ${storedOpColumns("o.")},
        json_extract(o.doc, '$.request.sha256') AS input,
        -- a reply's or thinking's own text, when its doc leaves it to the payload (prepare.ts)
        CASE WHEN o.kind NOT IN ('reply', 'thinking') OR json_type(o.doc, '$.text') = 'null'
          THEN json_extract(o.doc, '$.response.sha256') END AS result
      FROM search_backlog b LEFT JOIN operations o ON o.rowid = b.rowid
      WHERE b.rowid > ? ORDER BY b.rowid LIMIT ?`,
-  ).all(after, max) as {
+  ).all(after, max) as unknown as ({
     rowid: number;
     stamp: number | null;
-    doc: string | null;
     input: string | null;
     result: string | null;
-  }[];
+  } & NullableStoredOp)[];
   if (!rows.length) return null;
   const wanted = new Set<string>();
   for (const r of rows) {
@@ -92,7 +95,11 @@ export function readBacklog(
   return {
     rowids: rows.map((r) => r.rowid),
     stamps: rows.map((r) => r.doc === null ? null : r.stamp),
-    docs: rows.map((r) => r.doc),
+    docs: rows.map(({ doc, file, kind, effect, completeness, tool, target, model }) =>
+      doc === null
+        ? null
+        : { doc, file, kind, effect, completeness, tool, target, model } as StoredOp
+    ),
     // One query a slice: 77,000 lookups one by one took 1.4 s of a 300 MB corpus's backlog.
     payloads: payloads.storedMany([...wanted]),
   };
@@ -112,9 +119,7 @@ export function buildTexts(slice: BacklogSlice): string[] {
     const b = bytes.get(sha);
     return b ? decoder.decode(b) : null;
   };
-  return slice.docs.map((doc) =>
-    doc === null ? "" : indexText(readStoredDoc(doc, "", text), bytes)
-  );
+  return slice.docs.map((doc) => doc === null ? "" : indexText(readStoredDoc(doc, text), bytes));
 }
 
 /**

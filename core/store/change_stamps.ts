@@ -14,11 +14,10 @@ const content = (t: string) =>
   `json_remove(${t}.doc, '$.provenance.epoch', '$.provenance.completion.epoch')`;
 
 /** Columns compared to decide that a re-written operation did not change. */
-const SAME = ["connection", "rank", "line", "block", "completeness"]
+const SAME = ["connection", "rank", "line", "block", "kind", "effect", "completeness"]
   .map((c) => `o.${c} = r.${c}`)
+  .concat(["ts_ms", "is_error", "tool", "target", "model"].map((c) => `o.${c} IS r.${c}`))
   .concat([
-    "o.ts_ms IS r.ts_ms",
-    "o.is_error IS r.is_error",
     // an operation the file no longer holds (now kept) is news to a live view
     "o.kept IS r.kept",
     `(o.doc = r.doc OR ${content("o")} = ${content("r")})`,
@@ -41,7 +40,8 @@ export class ChangeStamps {
     this.sql.db.exec(`CREATE TEMP TABLE IF NOT EXISTS replaced_ops (
       session_id TEXT NOT NULL, op_id TEXT NOT NULL, stamp INTEGER NOT NULL,
       connection TEXT NOT NULL, ts_ms REAL, rank INTEGER NOT NULL, line INTEGER NOT NULL,
-      block INTEGER NOT NULL, is_error INTEGER, completeness TEXT NOT NULL, doc TEXT NOT NULL,
+      block INTEGER NOT NULL, is_error INTEGER, kind TEXT NOT NULL, effect TEXT NOT NULL,
+      tool TEXT, target TEXT, completeness TEXT NOT NULL, model TEXT, doc TEXT NOT NULL,
       kept INTEGER, PRIMARY KEY (session_id, op_id)) WITHOUT ROWID`);
   }
 
@@ -57,7 +57,8 @@ export class ChangeStamps {
   keep(sessionId: string, file: string): void {
     this.sql.stmt(
       `INSERT OR REPLACE INTO temp.replaced_ops SELECT session_id, op_id, stamp, connection,
-         ts_ms, rank, line, block, is_error, completeness, doc, kept
+         ts_ms, rank, line, block, is_error, kind, effect, tool, target, completeness, model,
+         doc, kept
        FROM operations WHERE session_id = ? AND file = ?`,
     ).run(sessionId, file);
     this.kept = true;

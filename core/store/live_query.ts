@@ -4,7 +4,7 @@
  * canonical order and with their places in the timeline, so a view can put each one where it
  * belongs without reloading.
  */
-import { type PayloadText, readStoredDoc } from "./prepare.ts";
+import { type PayloadText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { TimelineItem } from "./types.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
 
@@ -145,10 +145,10 @@ export function sessionChanges(
   const after = options.after;
   const rowid = Number.isFinite(after.rowid) ? after.rowid : Number.MAX_SAFE_INTEGER;
   const rows = sql.stmt(
-    `SELECT rowid, stamp, op_id, connection, ts_ms, rank, line, block, file, doc, kept
+    `SELECT rowid, stamp, op_id, connection, ts_ms, rank, line, block, ${storedOpColumns()}, kept
      FROM operations WHERE session_id = ? AND (stamp, rowid) > (?, ?)
      ORDER BY stamp, rowid LIMIT ?`,
-  ).all(sessionId, after.stamp, rowid, limit + 1) as {
+  ).all(sessionId, after.stamp, rowid, limit + 1) as unknown as ({
     rowid: number;
     stamp: number;
     op_id: string;
@@ -157,10 +157,8 @@ export function sessionChanges(
     rank: number;
     line: number;
     block: number;
-    file: string;
-    doc: string;
     kept: number | null;
-  }[];
+  } & StoredOp)[];
   const more = rows.length > limit;
   if (more) rows.length = limit;
   const last = rows[rows.length - 1];
@@ -194,7 +192,7 @@ export function sessionChanges(
     connection: r.connection,
     ts_ms: r.ts_ms,
     offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-    op: readStoredDoc(r.doc, r.file, payloadText),
+    op: readStoredDoc(r, payloadText),
     ...(r.kept === 1 ? { kept: true as const } : {}),
   }));
   return { ops, next, more, ...stamps, totals };

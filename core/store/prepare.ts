@@ -184,11 +184,44 @@ function payloadOf(
 }
 
 /**
- * An operation as the store keeps it: its JSON without the source file of its ranges where
- * that is the row's own `file` column (every operation names it once or twice, at length), and,
- * for a reply or thinking whose text is exactly its response payload (`payloads` holds it),
- * `"text": null` instead of a second copy of that text (a quarter of all documents' bytes).
- * {@link readStoredDoc} puts both back.
+ * The fields of an operation its row's columns hold as they are (`kind`, `effect`,
+ * `completeness`; `tool`, `target`, `model` or NULL): its stored doc leaves them out.
+ */
+const COLUMN_FIELDS = ["kind", "effect", "completeness", "tool", "target", "model"] as const;
+
+/** What a stored doc is read with: the doc and the columns it leaves to its row. */
+export interface StoredOp {
+  doc: string;
+  file: string;
+  kind: string;
+  effect: string;
+  completeness: string;
+  tool: string | null;
+  target: string | null;
+  model: string | null;
+}
+
+/** The columns of a {@link StoredOp}, for a SELECT; `alias` is the operations table's. */
+export function storedOpColumns(alias = ""): string {
+  return ["doc", "file", ...COLUMN_FIELDS].map((c) => alias + c).join(", ");
+}
+
+/**
+ * SQL: what the stored doc `doc` says an operation did, whatever it was read from: the doc
+ * without its provenance, and without the fields a doc stored before they moved to the columns
+ * still holds (the caller compares the columns).
+ */
+export function stepOfDoc(doc: string): string {
+  return `json_remove(${doc}, '$.provenance', ${COLUMN_FIELDS.map((f) => `'$.${f}'`).join(", ")})`;
+}
+
+/**
+ * An operation as the store keeps it: its JSON without what its row's columns already say
+ * (kind, effect, completeness, tool, target, model: an eighth of a document's bytes), without
+ * the source file of its ranges where that is the row's own `file` column (every operation
+ * names it once or twice, at length), and, for a reply or thinking whose text is exactly its
+ * response payload (`payloads` holds it), `"text": null` instead of a second copy of that text
+ * (a quarter of all documents' bytes). {@link readStoredDoc} puts them back.
  */
 export function storedDoc(
   op: Operation,
@@ -199,14 +232,18 @@ export function storedDoc(
     .filter((r): r is SourceRange => r?.file === file);
   const text = op.text;
   const shared = payloads !== undefined && textIsResponse(op, payloads);
-  // JSON leaves out a property whose value is undefined: blank the file for the moment of
+  const own = op as unknown as Record<string, unknown>;
+  const columns = COLUMN_FIELDS.filter((f) => own[f] !== undefined).map((f) => [f, own[f]]);
+  // JSON leaves out a property whose value is undefined: blank them for the moment of
   // stringifying rather than copy the operation (the values change, not the object's shape).
   for (const r of ranges) (r as { file?: string }).file = undefined;
+  for (const [f] of columns) own[f as string] = undefined;
   if (shared) (op as { text?: string | null }).text = null;
   try {
     return JSON.stringify(op);
   } finally {
     for (const r of ranges) r.file = file;
+    for (const [f, v] of columns) own[f as string] = v;
     if (shared) op.text = text;
   }
 }
@@ -226,14 +263,25 @@ function textIsResponse(op: Operation, payloads: Pick<Map<string, Uint8Array>, "
 export type PayloadText = (sha256: string) => string | null;
 
 /**
- * The Operation of a stored doc (see {@link storedDoc}): its ranges' source file restored from
- * the row's `file`, and a reply's or thinking's text from its response payload.
+ * The Operation of a stored doc (see {@link storedDoc}): the fields its row's columns hold, its
+ * ranges' source file from the row's `file`, and a reply's or thinking's text from its response
+ * payload. A doc stored before the columns were left out reads the same.
  */
-export function readStoredDoc(doc: string, file: string, payloadText: PayloadText): Operation {
-  const op = JSON.parse(doc) as Operation;
+export function readStoredDoc(row: StoredOp, payloadText: PayloadText): Operation {
+  // (a doc stored before the columns took these fields holds them too, with the same values)
+  const parsed = JSON.parse(row.doc) as Omit<Operation, (typeof COLUMN_FIELDS)[number]>;
+  const op = {
+    kind: row.kind,
+    effect: row.effect,
+    ...(row.tool !== null ? { tool: row.tool } : {}),
+    ...(row.target !== null ? { target: row.target } : {}),
+    completeness: row.completeness,
+    ...(row.model !== null ? { model: row.model } : {}),
+    ...parsed,
+  } as Operation;
   const p = op.provenance;
   // A stored range may lack its file: put it back, first, as the importer wrote it.
-  const restore = (r: Partial<SourceRange>) => ({ file, ...r }) as SourceRange;
+  const restore = (r: Partial<SourceRange>) => ({ file: row.file, ...r }) as SourceRange;
   if (p?.source_range) {
     p.source_range = restore(p.source_range);
     if (p.completion?.source_range) p.completion.source_range = restore(p.completion.source_range);

@@ -16,7 +16,7 @@ import {
   type SessionIssue,
   type UsageEntry,
 } from "../model/mod.ts";
-import { type PayloadText, readStoredDoc } from "./prepare.ts";
+import { type PayloadText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import { indexContinuations } from "./search.ts";
 import { ftsQuery, TEXT_FILTER_WINDOW } from "./search_query.ts";
 import { likeEscape, likePrefix, OP_ORDER, type Sql } from "./_sql.ts";
@@ -190,23 +190,21 @@ export class Queries {
       `SELECT count(*) AS n FROM operations WHERE session_id = ? ${connFilter}`,
     ).get(...params) as { n: number }).n;
     const rows = this.sql.db.prepare(
-      `SELECT op_id, connection, ts_ms, file, doc, kept FROM operations
+      `SELECT op_id, connection, ts_ms, ${storedOpColumns()}, kept FROM operations
        WHERE session_id = ? ${connFilter} ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
-    ).all(...params, limit, offset) as {
+    ).all(...params, limit, offset) as unknown as ({
       op_id: string;
       connection: string;
       ts_ms: number | null;
-      file: string;
-      doc: string;
       kept: number | null;
-    }[];
+    } & StoredOp)[];
     const items = rows.map((r, i) => ({
       seq: offset + i,
       op_id: r.op_id,
       connection: r.connection,
       ts_ms: r.ts_ms,
       offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-      op: readStoredDoc(r.doc, r.file, this.payloadText),
+      op: readStoredDoc(r, this.payloadText),
       ...(r.kept === 1 ? { kept: true as const } : {}),
     }));
     return { total, items };
@@ -271,7 +269,8 @@ export class Queries {
     if (!s) return null;
     const rows = <T>(sql: string) => this.sql.db.prepare(sql).all(id) as T[];
     const operations: OperationRecord[] = rows<Record<string, string | number | null>>(
-      "SELECT op_id, connection, ts_ms, rank, line, block, file, doc FROM operations WHERE session_id = ?",
+      `SELECT op_id, connection, ts_ms, rank, line, block, ${storedOpColumns()}
+       FROM operations WHERE session_id = ?`,
     ).map((r) => ({
       id: String(r.op_id),
       connection: String(r.connection),
@@ -281,7 +280,7 @@ export class Queries {
         line: Number(r.line),
         block: Number(r.block),
       },
-      op: readStoredDoc(String(r.doc), String(r.file), this.payloadText),
+      op: readStoredDoc(r as unknown as StoredOp, this.payloadText),
     }));
     const connections = rows<{ doc: string }>(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",

@@ -14,7 +14,7 @@
 import type { Operation, PayloadRef } from "../model/mod.ts";
 import { backlogSize } from "./backlog.ts";
 import type { PayloadStore } from "./payloads.ts";
-import { readStoredDoc } from "./prepare.ts";
+import { readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { Queries } from "./queries.ts";
 import {
   type Continuations,
@@ -156,12 +156,12 @@ export class Search {
 
   private hit(rowid: number, pattern: RegExp | null): SearchHit {
     const r = this.sql.stmt(
-      `SELECT o.session_id, o.op_id, o.kind, o.tool, o.file, o.doc, s.title, s.user_title,
+      `SELECT o.session_id, o.op_id, ${storedOpColumns("o.")}, s.title, s.user_title,
          s.first_prompt, s.starred_at, s.source, s.project_path
        FROM operations o JOIN sessions s ON s.id = o.session_id
        WHERE o.rowid = ?`,
     ).get(rowid) as SqlRow;
-    const op = readStoredDoc(String(r.doc), String(r.file), this.payloads.textOf);
+    const op = readStoredDoc(r as unknown as StoredOp, this.payloads.textOf);
     const { field, snippet } = this.snippetOf(op, pattern);
     const str = (v: string | number | null) => v === null ? null : String(v);
     return {

@@ -60,7 +60,13 @@ import {
   type PlainCursor,
   type PlainSlice,
 } from "./payloads.ts";
-import { indexText, type PreparedUnit, readStoredDoc } from "./prepare.ts";
+import {
+  indexText,
+  type PreparedUnit,
+  readStoredDoc,
+  type StoredOp,
+  storedOpColumns,
+} from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
 import { ShareTable } from "./shares.ts";
@@ -212,9 +218,11 @@ export class ChronicleStore {
   private reindexSearch(): void {
     const insert = this.db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
     const payloads = { get: (sha: string) => this.payload(sha) ?? undefined };
-    for (const row of this.db.prepare("SELECT rowid, doc FROM operations").iterate()) {
-      const { rowid, doc } = row as { rowid: number; doc: string };
-      const op = readStoredDoc(doc, "", this.payloads.textOf);
+    const rows = this.db.prepare(`SELECT rowid, ${storedOpColumns()} FROM operations`);
+    for (const row of rows.iterate()) {
+      const r = row as unknown as StoredOp & { rowid: number };
+      const rowid = r.rowid;
+      const op = readStoredDoc(r, this.payloads.textOf);
       const body = indexText(op, payloads);
       if (body) insert.run(rowid, body);
     }

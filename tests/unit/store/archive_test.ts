@@ -7,7 +7,13 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
-import { ChronicleStore, importAll, type ImportOptions } from "../../../core/store/mod.ts";
+import {
+  ChronicleStore,
+  importAll,
+  type ImportOptions,
+  type StoredOp,
+  storedOpColumns,
+} from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 
 const AGENTS = [
@@ -133,30 +139,54 @@ for (const { agent, source, dir } of AGENTS) {
   });
 }
 
-Deno.test("codex: lines removed before a step move its id; the step is not doubled", async () => {
-  await using s = await scratch("codex", ".codex/sessions");
-  await s.run();
-  const before = s.only();
-  const tokens = () =>
-    dbOf(s.store).prepare("SELECT count(*) AS n, sum(input + output) AS t FROM usage").get();
-  const spent = tokens();
-  const all = lines(await Deno.readTextFile(s.log));
-  // drop one record from the middle: every later line-numbered id moves up by one
-  const mid = all.findIndex((l, i) => i > all.length / 2 && l.includes('"response_item"'));
-  assert(mid > 0);
-  await Deno.writeTextFile(s.log, [...all.slice(0, mid), ...all.slice(mid + 1)].join("\n") + "\n");
-  await s.run();
-  const after = s.only();
-  const steps = s.rows().map((r) => {
-    const doc = JSON.parse(r.doc);
-    delete doc.provenance;
-    return JSON.stringify(doc);
-  });
-  assertEquals(new Set(steps).size, steps.length, "no step twice");
-  assert(after.op_count <= before.op_count, `${after.op_count} > ${before.op_count}`);
-  assert(after.kept_count <= 1, `${after.kept_count} kept: only the removed record's step`);
-  assertEquals(tokens(), spent, "every response's tokens once");
-});
+for (const earlier of [false, true]) {
+  Deno.test(
+    `codex: lines removed before a step move its id; the step is not doubled${
+      earlier ? " (docs an earlier Chronicle stored whole)" : ""
+    }`,
+    async () => {
+      await using s = await scratch("codex", ".codex/sessions");
+      await s.run();
+      const before = s.only();
+      if (earlier) wholeDocs(dbOf(s.store));
+      const tokens = () =>
+        dbOf(s.store).prepare("SELECT count(*) AS n, sum(input + output) AS t FROM usage").get();
+      const spent = tokens();
+      const all = lines(await Deno.readTextFile(s.log));
+      // drop one record from the middle: every later line-numbered id moves up by one
+      const mid = all.findIndex((l, i) => i > all.length / 2 && l.includes('"response_item"'));
+      assert(mid > 0);
+      await Deno.writeTextFile(
+        s.log,
+        [...all.slice(0, mid), ...all.slice(mid + 1)].join("\n") + "\n",
+      );
+      await s.run();
+      const after = s.only();
+      const steps = s.rows().map((r) => {
+        const doc = JSON.parse(r.doc);
+        delete doc.provenance;
+        return JSON.stringify(doc);
+      });
+      assertEquals(new Set(steps).size, steps.length, "no step twice");
+      assert(after.op_count <= before.op_count, `${after.op_count} > ${before.op_count}`);
+      assert(after.kept_count <= 1, `${after.kept_count} kept: only the removed record's step`);
+      assertEquals(tokens(), spent, "every response's tokens once");
+    },
+  );
+}
+
+/** Puts back in every stored doc the fields its row's columns hold, as earlier versions kept them. */
+function wholeDocs(db: ReturnType<typeof dbOf>): void {
+  const rows = db.prepare(`SELECT rowid, ${storedOpColumns()} FROM operations`)
+    .all() as unknown as (StoredOp & { rowid: number })[];
+  const update = db.prepare("UPDATE operations SET doc = ? WHERE rowid = ?");
+  for (const r of rows) {
+    const { kind, effect, completeness, tool, target, model } = r;
+    const columns = Object.entries({ kind, effect, completeness, tool, target, model })
+      .filter(([, v]) => v !== null);
+    update.run(JSON.stringify({ ...Object.fromEntries(columns), ...JSON.parse(r.doc) }), r.rowid);
+  }
+}
 
 Deno.test("a log rewritten without a tool's result keeps the whole call", async () => {
   await using s = await scratch("claude", ".claude/projects");

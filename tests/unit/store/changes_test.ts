@@ -105,6 +105,27 @@ Deno.test("a file replaced by the same content sends nothing and resets nothing"
   assert.equal(c.reset_stamp, 0);
 });
 
+Deno.test("a file replaced by one where only a call's model differs sends that call", async () => {
+  await using t = await setup();
+  await t.append({ user: "fix the build" }, bash(1), bash(2));
+  await t.run();
+  const text = await Deno.readTextFile(t.path);
+  const before = t.store.changeClock();
+  // The model is a column, not part of the stored doc: a change to it alone is still news. (The
+  // same length, so no later record's byte range moves.)
+  const at = text.indexOf('"model":"claude-opus-4-8"');
+  const edited = text.slice(0, at) + '"model":"claude-opus-4-9"' + text.slice(at + 25);
+  await Deno.writeTextFile(`${t.path}.new`, edited);
+  await Deno.rename(`${t.path}.new`, t.path);
+  assert.equal((await t.run()).sources["claude-code"].full, 1, "read again from zero");
+  const c = t.changes(before);
+  assert.deepEqual(c.ops.map((o) => [o.op.model, o.op.summary]), [[
+    "claude-opus-4-9",
+    "make step1",
+  ]]);
+  assert.equal(c.reset_stamp, 0);
+});
+
 Deno.test("a file rewritten without its operations: they change (now kept), nothing resets", async () => {
   await using t = await setup();
   await t.append({ user: "fix the build" }, bash(1), bash(2), bash(3));

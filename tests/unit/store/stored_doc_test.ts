@@ -1,13 +1,34 @@
 /** Stored operation docs leave out the row's own source file and get it back on reading. */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import type { Operation } from "../../../core/model/mod.ts";
-import { ChronicleStore, prepareUnit, readStoredDoc, storedDoc } from "../../../core/store/mod.ts";
+import {
+  ChronicleStore,
+  prepareUnit,
+  readStoredDoc,
+  storedDoc,
+  type StoredOp,
+  storedOpColumns,
+} from "../../../core/store/mod.ts";
 import { recordKey } from "../../../core/sources/claude_code/seen.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { scratch } from "./_sessions.ts";
 import { appendClaudePrompt } from "../../e2e/_synthetic.ts";
 
 const none = () => null;
+
+/** An operation's row as the store writes it: its stored doc and the columns beside it. */
+function stored(op: Operation, file: string, payloads?: Map<string, Uint8Array>): StoredOp {
+  return {
+    doc: storedDoc(op, file, payloads),
+    file,
+    kind: op.kind,
+    effect: op.effect,
+    completeness: op.completeness,
+    tool: op.tool ?? null,
+    target: op.target ?? null,
+    model: op.model ?? null,
+  };
+}
 
 const op = (callFile: string, resultFile?: string): Operation => ({
   kind: "exec",
@@ -34,16 +55,47 @@ Deno.test("a doc leaves out the row's own file, whichever range names it, and re
     const original of [op(row), op(row, row), op("/elsewhere.jsonl", row), op(row, "/other.jsonl")]
   ) {
     const doc = storedDoc(original, row);
-    assertEquals(readStoredDoc(doc, row, none), original);
+    assertEquals(readStoredDoc(stored(original, row), none), original);
     assertEquals(JSON.parse(doc).provenance.source_range.file === row, false);
     assert(
       !doc.includes(row) ||
         doc.split(row).length - 1 < JSON.stringify(original).split(row).length - 1,
     );
   }
-  // nothing to leave out: the doc is the operation's JSON
+  // no range in the row's file: the doc names both files
   const foreign = op("/a.jsonl", "/b.jsonl");
-  assertEquals(storedDoc(foreign, row), JSON.stringify(foreign));
+  assertEquals(JSON.parse(storedDoc(foreign, row)).provenance, foreign.provenance);
+  assertEquals(readStoredDoc(stored(foreign, row), none), foreign);
+});
+
+Deno.test("a doc leaves out what its row's columns say, and reads back whole; an older doc too", () => {
+  const row = "/home/dev/.codex/sessions/2026/12/04/rollout-x.jsonl";
+  const full: Operation = {
+    ...op(row),
+    kind: "edit",
+    effect: "fs_write",
+    tool: "apply_patch",
+    target: "src/m0.py",
+    model: "gpt-5.5",
+    summary: "update src/m0.py",
+    ts_ms: 1767254400592,
+  };
+  const bare = op(row);
+  for (const original of [full, bare]) {
+    const s = stored(original, row);
+    const doc = JSON.parse(s.doc);
+    for (const f of ["kind", "effect", "completeness", "tool", "target", "model"]) {
+      assert(!(f in doc), `${f} is left to its column`);
+    }
+    assertEquals(readStoredDoc(s, none), original);
+    assertEquals(Object.keys(readStoredDoc(s, none)).sort(), Object.keys(original).sort());
+    // the operation itself is left as it was
+    assertEquals(original.kind, s.kind);
+    // a doc an earlier Chronicle stored (every field in it) reads the same
+    assertEquals(readStoredDoc({ ...s, doc: JSON.stringify(original) }, none), original);
+  }
+  assertEquals(full.summary, "update src/m0.py", "fields that are no column stay in the doc");
+  assert(stored(full, row).doc.includes("update src/m0.py"));
 });
 
 Deno.test("a reply's or thinking's text that is its response payload is kept once, in the payload", async (t) => {
@@ -68,7 +120,7 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
       const doc = storedDoc(original, row, payloads);
       assertEquals(JSON.parse(doc).text, null);
       assert(!doc.includes("ünïcode"), "the text is not in the doc");
-      assertEquals(readStoredDoc(doc, row, read), original);
+      assertEquals(readStoredDoc(stored(original, row, payloads), read), original);
       assertEquals(original.text, text, "the operation itself is left as it was");
     });
   }
@@ -76,7 +128,7 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
     const other = reply("reply", "Done: the tests pass.");
     const doc = storedDoc(other, row, payloads);
     assertEquals(JSON.parse(doc).text, "Done: the tests pass.");
-    assertEquals(readStoredDoc(doc, row, read), other);
+    assertEquals(readStoredDoc(stored(other, row, payloads), read), other);
   });
   await t.step("without the payload's bytes, the text stays in the doc", () => {
     assertEquals(JSON.parse(storedDoc(reply("reply", text), row, new Map())).text, text);
@@ -86,8 +138,7 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
     assertEquals(JSON.parse(storedDoc(call, row, payloads)).text, text);
   });
   await t.step("an unreadable payload loses the text, nothing else", () => {
-    const doc = storedDoc(reply("reply", text), row, payloads);
-    const back = readStoredDoc(doc, row, none);
+    const back = readStoredDoc(stored(reply("reply", text), row, payloads), none);
     assertEquals(back.text, undefined);
     assertEquals(back.response, { sha256: sha, size: bytes.byteLength });
   });
@@ -209,4 +260,36 @@ Deno.test("migration 17 moves the importer states out of sources; a later append
   assertEquals(again.sources["claude-code"].appended, 1, "resumed from its checkpoint and state");
   assertEquals(after.totals().operations, ops + 1, "nothing read twice");
   after.close();
+});
+
+Deno.test("docs an earlier Chronicle stored whole read, re-read and search as before", async () => {
+  await using s = await scratch();
+  const store = await s.imported("aaaaaaaa-2", ["first output", "second output"]);
+  const db = dbOf(store);
+  const id = (db.prepare("SELECT id FROM sessions").get() as { id: string }).id;
+  const before = store.loadSession(id);
+  const ops = store.totals().operations;
+  // every doc back to what an earlier Chronicle wrote: the columns' fields in it
+  const rows = db.prepare(`SELECT rowid, ${storedOpColumns()} FROM operations`)
+    .all() as unknown as (StoredOp & { rowid: number })[];
+  const update = db.prepare("UPDATE operations SET doc = ? WHERE rowid = ?");
+  for (const r of rows) {
+    const whole = readStoredDoc(r, () => null);
+    const doc = JSON.parse(storedDoc(whole, r.file));
+    update.run(JSON.stringify({ ...whole, provenance: doc.provenance, text: doc.text }), r.rowid);
+  }
+  const olds = db.prepare("SELECT doc FROM operations WHERE tool = 'Bash'").all() as {
+    doc: string;
+  }[];
+  assert(olds.every((o) => JSON.parse(o.doc).tool === "Bash"), "the docs hold the tool again");
+  assertEquals(store.loadSession(id), before, "read the same");
+  // a full re-read finds every step it already has: nothing doubled, nothing left over
+  await s.run(store, { full: true });
+  assertEquals(store.totals().operations, ops);
+  // the same steps, read again (a new epoch)
+  const steps = (session: typeof before) =>
+    Object.entries(session?.operations ?? {}).map(([id, op]) => [id, { ...op, provenance: 0 }]);
+  assertEquals(steps(store.loadSession(id)), steps(before));
+  assertEquals(store.search("step1").total, 1, "a tool input is still found");
+  store.close();
 });
