@@ -33,6 +33,7 @@ import {
   stepOfDoc,
 } from "./prepare.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
+import { FILE_IS, opFileId } from "./op_files.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
 import { type AdmitOptions, admitted } from "./admit.ts";
 import type { SourceRow } from "./types.ts";
@@ -202,7 +203,8 @@ export function settleSlices(w: Writer, path: string): void {
  */
 export function slicedOperations(sql: Sql, path: string, clock: number): number {
   const count = sql.stmt(
-    "SELECT count(*) AS n FROM operations WHERE session_id = ? AND stamp > ? AND file = ? AND kept IS NULL",
+    `SELECT count(*) AS n FROM operations
+     WHERE session_id = ?1 AND stamp > ?2 AND ${FILE_IS("?1", "?3")} AND kept IS NULL`,
   );
   let n = 0;
   for (const sid of getSource(sql, path)?.sessions ?? []) {
@@ -221,7 +223,8 @@ export function markUnitGone(w: Writer, path: string): string[] {
   if (!prev) return [];
   const stamp = w.changes.next();
   const mark = w.sql.stmt(
-    "UPDATE operations SET kept = 1, stamp = ? WHERE session_id = ? AND file = ? AND kept IS NULL",
+    `UPDATE operations SET kept = 1, stamp = ?1
+     WHERE session_id = ?2 AND ${FILE_IS("?2", "?3")} AND kept IS NULL`,
   );
   const touched = new Set<string>();
   for (const sid of prev.sessions) {
@@ -361,7 +364,7 @@ const usageStep = (u: UsageRow) =>
  * connections stay, pending, until `settleReread` knows which of them the file still holds.
  */
 function replaceFileRows(sql: Sql, sessionId: string, file: string): UsageRow[] {
-  sql.stmt(`UPDATE operations SET kept = ${PENDING} WHERE session_id = ? AND file = ?`).run(
+  sql.stmt(`UPDATE operations SET kept = ${PENDING} WHERE session_id = ?1 AND ${FILE_IS()}`).run(
     sessionId,
     file,
   );
@@ -392,7 +395,7 @@ function settleReread(
     sql.stmt(
       `SELECT rowid, json_array(${STEP}, kind, effect, completeness, tool, target, model) AS step
        FROM operations
-       WHERE session_id = ? AND file = ? AND kept ${kept}`,
+       WHERE session_id = ?1 AND ${FILE_IS()} AND kept ${kept}`,
     ).all(sessionId, file) as { rowid: number; step: string }[];
   const pending = step(`= ${PENDING}`);
   if (!pending.length) return;
@@ -405,7 +408,8 @@ function settleReread(
     delOp.run(r.rowid);
   }
   sql.stmt(
-    `UPDATE operations SET kept = 1, stamp = ? WHERE session_id = ? AND file = ? AND kept = ${PENDING}`,
+    `UPDATE operations SET kept = 1, stamp = ?1
+     WHERE session_id = ?2 AND ${FILE_IS("?2", "?3")} AND kept = ${PENDING}`,
   ).run(stamp, sessionId, file);
   // A connection nothing points at any more goes with the file's last word on it.
   sql.stmt(
@@ -518,9 +522,14 @@ function applyDelta(
   }
   // Plain inserts only when nothing can conflict: a new file of a new session.
   const noConflict = fresh && !existing;
+  const fileId = opFileId(w.sql, d.session_id, d.file);
   const written: WrittenOp[] = [];
   for (const rec of d.operations) {
-    const op = upsertOperation(w.sql, d, rec, { fresh: noConflict, stamp: w.changes.current });
+    const op = upsertOperation(w.sql, d, rec, {
+      fresh: noConflict,
+      stamp: w.changes.current,
+      fileId,
+    });
     if (op) written.push(op);
     // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
     if (rec.spawns) {
@@ -615,13 +624,13 @@ export function upsertOperation(
   sql: Sql,
   d: PreparedDelta,
   rec: PreparedOp,
-  { fresh, stamp }: { fresh: boolean; stamp: number },
+  { fresh, stamp, fileId }: { fresh: boolean; stamp: number; fileId: number },
 ): WrittenOp | null {
   const values = [
     d.session_id,
     rec.id,
     rec.connection,
-    d.file,
+    fileId,
     rec.order.ts_ms,
     rec.order.rank,
     rec.order.line,
@@ -750,20 +759,28 @@ export function deleteSession(sql: Sql, id: string): void {
   dropSessionStats(sql, id);
   sql.stmt("DELETE FROM stats_backlog WHERE session_id = ?").run(id);
   for (
-    const t of ["operations", "connections", "usage", "session_issues", "loss_windows", "epochs"]
+    const t of [
+      "operations",
+      "op_files",
+      "connections",
+      "usage",
+      "session_issues",
+      "loss_windows",
+      "epochs",
+    ]
   ) sql.stmt(`DELETE FROM ${t} WHERE session_id = ?`).run(id);
   sql.stmt("DELETE FROM sessions WHERE id = ?").run(id);
 }
 
 const OP_COLS =
-  "session_id, op_id, connection, file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc, stamp";
+  "session_id, op_id, connection, file_id, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc, stamp";
 const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
 
 // Built once: the statement cache is keyed by the SQL text, whose hash a constant keeps.
 const INSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`;
 const UPSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
   ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
-    file = excluded.file, ts_ms = excluded.ts_ms, rank = excluded.rank,
+    file_id = excluded.file_id, ts_ms = excluded.ts_ms, rank = excluded.rank,
     line = excluded.line, block = excluded.block, kind = excluded.kind,
     effect = excluded.effect, tool = excluded.tool, target = excluded.target,
     is_error = excluded.is_error, completeness = excluded.completeness,

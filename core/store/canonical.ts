@@ -24,6 +24,7 @@ import {
   type Writer,
   type WrittenOp,
 } from "./apply.ts";
+import { opFileId } from "./op_files.ts";
 import { prepareUnit } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
 
@@ -132,8 +133,9 @@ export function putCanonical(
   w.payloads.write(unit.payloads);
   for (const d of unit.deltas) {
     const written: WrittenOp[] = [];
+    const fileId = opFileId(w.sql, d.session_id, d.file);
     for (const rec of d.operations) {
-      const op = upsertOperation(w.sql, d, rec, { fresh: true, stamp });
+      const op = upsertOperation(w.sql, d, rec, { fresh: true, stamp, fileId });
       if (op) written.push(op);
     }
     indexOperations(w.sql, written, unit.payloads, { stored: (sha) => w.payloads.bytes(sha) });

@@ -8,6 +8,7 @@
  * doubled) gets a reset stamp (a live view reloads it). The read side is `live_query.ts`.
  */
 import type { Sql } from "./_sql.ts";
+import { FILE_IS } from "./op_files.ts";
 
 /** The document without what a new pass changes by itself: the epochs of its provenance. */
 const content = (t: string) =>
@@ -59,7 +60,7 @@ export class ChangeStamps {
       `INSERT OR REPLACE INTO temp.replaced_ops SELECT session_id, op_id, stamp, connection,
          ts_ms, rank, line, block, is_error, kind, effect, tool, target, completeness, model,
          doc, kept
-       FROM operations WHERE session_id = ? AND file = ?`,
+       FROM operations WHERE session_id = ?1 AND ${FILE_IS()}`,
     ).run(sessionId, file);
     this.kept = true;
   }

@@ -203,7 +203,8 @@ export interface StoredOp {
 
 /** The columns of a {@link StoredOp}, for a SELECT; `alias` is the operations table's. */
 export function storedOpColumns(alias = ""): string {
-  return ["doc", "file", ...COLUMN_FIELDS].map((c) => alias + c).join(", ");
+  const file = `(SELECT path FROM op_files WHERE id = ${alias}file_id) AS file`;
+  return [`${alias}doc`, file, ...COLUMN_FIELDS.map((c) => alias + c)].join(", ");
 }
 
 /**

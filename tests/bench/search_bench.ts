@@ -96,9 +96,9 @@ const insertSession = db.prepare(
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '{}', ?)`,
 );
 const insertOp = db.prepare(
-  `INSERT INTO operations (rowid, session_id, op_id, connection, file, ts_ms, rank, line, block,
+  `INSERT INTO operations (rowid, session_id, op_id, connection, file_id, ts_ms, rank, line, block,
      kind, effect, tool, target, is_error, completeness, model, doc)
-   VALUES (?, ?, ?, 'main', 'f', ?, 0, ?, 0, ?, 'none', ?, NULL, NULL, 'complete', NULL, ?)`,
+   VALUES (?, ?, ?, 'main', 0, ?, 0, ?, 0, ?, 'none', ?, NULL, NULL, 'complete', NULL, ?)`,
 );
 const insertFts = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
 const t0 = Date.parse("2026-01-01T00:00:00Z");

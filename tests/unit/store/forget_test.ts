@@ -107,7 +107,8 @@ Deno.test("forget() deletes a session and all it owns; the database file and the
   // nothing of A is left
   assertEquals(store.getSession(id(A)), null);
   assertEquals(store.loadSession(id(A)), null);
-  for (const t of ["operations", "connections", "usage", "epochs", "session_stats"]) {
+  // (op_files: the paths of its logs, which name its project and its id)
+  for (const t of ["operations", "op_files", "connections", "usage", "epochs", "session_stats"]) {
     const n = share.prepare(`SELECT count(*) AS n FROM ${t} WHERE session_id = ?`).get(id(A)) as {
       n: number;
     };

@@ -293,3 +293,54 @@ Deno.test("docs an earlier Chronicle stored whole read, re-read and search as be
   assertEquals(store.search("step1").total, 1, "a tool input is still found");
   store.close();
 });
+
+Deno.test("migration 21 numbers the logs operations were read from; they read, re-read and stay when their log goes", async () => {
+  await using s = await scratch();
+  const store = await s.imported("aaaaaaaa-3", ["first output", "second output"]);
+  await s.write("aaaaaaaa-4", ["other output"]);
+  await s.run(store);
+  const db = dbOf(store);
+  const ids = (db.prepare("SELECT id FROM sessions ORDER BY id").all() as { id: string }[])
+    .map((r) => r.id);
+  const before = ids.map((id) => store.loadSession(id));
+  const ops = store.totals().operations;
+  // The operations table as version 20 left it: each row's log path in a `file` column.
+  db.exec(`
+    ALTER TABLE operations ADD COLUMN file TEXT NOT NULL DEFAULT '';
+    UPDATE operations SET file = (SELECT path FROM op_files WHERE id = file_id);
+    ALTER TABLE operations DROP COLUMN file_id;
+    DROP TABLE op_files;
+    DELETE FROM migrations WHERE version = 21;`);
+  store.close();
+  const after = s.open();
+  const adb = dbOf(after);
+  const cols = (adb.prepare("PRAGMA table_info(operations)").all() as { name: string }[])
+    .map((c) => c.name);
+  assert(!cols.includes("file") && cols.includes("file_id"), cols.join(", "));
+  assertEquals(
+    (adb.prepare("SELECT count(*) AS n FROM op_files").get() as { n: number }).n,
+    2,
+    "one log each",
+  );
+  assertEquals(ids.map((id) => after.loadSession(id)), before);
+  // a re-read of every log finds every step where it was
+  await s.run(after, { full: true });
+  assertEquals(after.totals().operations, ops);
+  assertEquals(
+    (adb.prepare("SELECT count(*) AS n FROM op_files").get() as { n: number }).n,
+    2,
+    "no log numbered twice",
+  );
+  // a log that is gone: its operations stay, marked kept
+  const paths = (adb.prepare("SELECT path FROM op_files ORDER BY path").all() as {
+    path: string;
+  }[]).map((r) => r.path);
+  await Deno.remove(paths[0]);
+  await s.run(after);
+  assertEquals(after.totals().operations, ops);
+  const kept = adb.prepare("SELECT count(*) AS n FROM operations WHERE kept = 1").get() as {
+    n: number;
+  };
+  assert(kept.n > 0, "the gone log's operations are kept");
+  after.close();
+});
