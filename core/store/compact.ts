@@ -16,7 +16,7 @@
  *   truncated, so freed pages, and the deleted text in them, leave the file (`reclaimPages`).
  */
 import { PACK_WRITE_SLICE } from "./packs.ts";
-import type { PayloadStore } from "./payloads.ts";
+import { type PayloadStore, SHA_HEX } from "./payloads.ts";
 import type { DeadRange } from "./forget.ts";
 import { isBusy, type Sql } from "./_sql.ts";
 
@@ -74,9 +74,9 @@ export function compactPacks(
     batch = [];
     batchSize = 0;
   };
-  const move = sql.stmt("UPDATE payloads SET pack = ?, pack_offset = ? WHERE sha256 = ?");
+  const move = sql.stmt("UPDATE payloads SET pack = ?, pack_offset = ? WHERE sha256 = unhex(?)");
   const rows = sql.stmt(
-    `SELECT sha256, pack, pack_offset, coalesce(stored, size) AS length FROM payloads
+    `SELECT ${SHA_HEX}, pack, pack_offset, coalesce(stored, size) AS length FROM payloads
      WHERE pack IN (${victims.map(() => "?").join(", ")}) ORDER BY pack, pack_offset`,
   ).all(...victims) as { sha256: string; pack: number; pack_offset: number; length: number }[];
   // The payloads of a frame share its place: it is copied once, and they all follow it.

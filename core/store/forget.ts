@@ -9,6 +9,7 @@
  */
 import { deleteSession } from "./apply.ts";
 import { CODEC_FRAME, CODEC_PLAIN_FRAME, isFramed } from "./payload_codec.ts";
+import { SHA_HEX } from "./payloads.ts";
 import { likePrefix, type Sql } from "./_sql.ts";
 import type { ForgottenSession } from "./types.ts";
 
@@ -142,7 +143,7 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
     }
   }
   const del = sql.stmt(
-    `DELETE FROM payloads WHERE sha256 = ?
+    `DELETE FROM payloads WHERE sha256 = unhex(?)
      RETURNING size, pack, pack_offset, codec, coalesce(stored, size) AS length`,
   );
   const frames = new Map<string, DeadRange>();
@@ -171,7 +172,7 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
   if (frames.size) {
     // One pass over the framed payloads: those that stay in a frame that loses others.
     const framed = sql.stmt(
-      `SELECT sha256, pack, pack_offset FROM payloads
+      `SELECT ${SHA_HEX}, pack, pack_offset FROM payloads
        WHERE codec IN (${CODEC_FRAME}, ${CODEC_PLAIN_FRAME})`,
     );
     for (

@@ -3,7 +3,7 @@
  * payload kept in a pack file read back and checked against its SHA-256 (a pack is a file the
  * store does not control; it can be cut short or changed under it).
  */
-import type { PayloadStore } from "./payloads.ts";
+import { type PayloadStore, SHA_HEX } from "./payloads.ts";
 import type { Sql } from "./_sql.ts";
 import type { StoreHealth } from "./types.ts";
 
@@ -24,7 +24,7 @@ export function storeHealth(
   let checked = 0;
   if (options.verifyPacks !== false) {
     const shas = sql.stmt(
-      "SELECT sha256 FROM payloads WHERE pack IS NOT NULL ORDER BY pack, pack_offset",
+      `SELECT ${SHA_HEX} FROM payloads WHERE pack IS NOT NULL ORDER BY pack, pack_offset`,
     )
       .all() as { sha256: string }[];
     for (const { sha256 } of shas) {

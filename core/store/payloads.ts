@@ -26,6 +26,12 @@ import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
 
+/**
+ * SQL: a payload row's hash as the rest of Chronicle spells it, lowercase hex. The table keeps
+ * the 32 bytes (migration 22), and SQL given a hash takes it as `unhex(?)`.
+ */
+export const SHA_HEX = "lower(hex(sha256)) AS sha256";
+
 /** The columns a payload is read from. */
 const ROW = "size, pack, pack_offset, bytes, codec, stored, frame_offset";
 interface PayloadRow {
@@ -132,7 +138,7 @@ export class PayloadStore {
     // the ones stored already (not compressed again), found in one statement, not one each
     const known = new Set(
       (this.sql.stmt(
-        "SELECT sha256 FROM payloads WHERE sha256 IN (SELECT value FROM json_each(?))",
+        `SELECT ${SHA_HEX} FROM payloads WHERE sha256 IN (SELECT unhex(value) FROM json_each(?))`,
       ).all(JSON.stringify(packed.sha256)) as { sha256: string }[]).map((r) => r.sha256),
     );
     const fresh = new Uint8Array(packed.sha256.length);
@@ -145,7 +151,7 @@ export class PayloadStore {
     if (!bytes && !fresh.includes(1)) return;
     if (!this.packs || bytes < PACK_MIN_BYTES) {
       const inline = this.sql.stmt(
-        "INSERT INTO payloads (sha256, size, bytes, codec) VALUES (?, ?, ?, ?)",
+        "INSERT INTO payloads (sha256, size, bytes, codec) VALUES (unhex(?), ?, ?, ?)",
       );
       for (let i = 0; i < packed.sha256.length; i++) {
         if (!fresh[i]) continue;
@@ -158,7 +164,7 @@ export class PayloadStore {
     const plain = this.plain;
     const insert = this.sql.stmt(
       `INSERT INTO payloads (sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset)
-       VALUES (?, ?, X'', ?, ?, ${plain ? CODEC_PLAIN_FRAME : CODEC_FRAME}, ?, ?)`,
+       VALUES (unhex(?), ?, X'', ?, ?, ${plain ? CODEC_PLAIN_FRAME : CODEC_FRAME}, ?, ?)`,
     );
     const out = this.appender(
       (sha, size, pack, offset, stored, at) => insert.run(sha, size, pack, offset, stored, at),
@@ -182,7 +188,7 @@ export class PayloadStore {
     if (!this.packs || !sha256s.length) return 0;
     const move = this.sql.stmt(
       `UPDATE payloads SET bytes = X'', pack = ?, pack_offset = ?, codec = ${CODEC_FRAME},
-         stored = ?, frame_offset = ? WHERE sha256 = ?`,
+         stored = ?, frame_offset = ? WHERE sha256 = unhex(?)`,
     );
     const out = this.appender((sha, _size, pack, offset, stored, at) =>
       move.run(pack, offset, stored, at, sha)
@@ -207,7 +213,7 @@ export class PayloadStore {
   readPlain(after: PlainCursor | null, maxFrames = COMPRESS_SLICE_FRAMES): PlainSlice | null {
     if (!this.packs) return null;
     const rows = this.sql.stmt(
-      `SELECT sha256, size, pack, pack_offset, stored, frame_offset FROM payloads
+      `SELECT ${SHA_HEX}, size, pack, pack_offset, stored, frame_offset FROM payloads
        WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) IN (
          SELECT pack, pack_offset FROM payloads
          WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) > (?, ?)
@@ -259,7 +265,7 @@ export class PayloadStore {
     const move = this.sql.stmt(
       `UPDATE payloads SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?,
          frame_offset = ?
-       WHERE sha256 = ? AND codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
+       WHERE sha256 = unhex(?) AND codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
     );
     const out = this.appender((sha, _size, pack, offset, stored, at) =>
       move.run(pack, offset, stored, at, sha, from.pack, from.offset)
@@ -381,7 +387,7 @@ export class PayloadStore {
 
   /** The first `maxBytes` bytes of a payload (all of it when shorter). */
   head(sha256: string, maxBytes: number): Uint8Array | null {
-    const row = this.sql.stmt(`SELECT ${ROW} FROM payloads WHERE sha256 = ?`).get(sha256) as
+    const row = this.sql.stmt(`SELECT ${ROW} FROM payloads WHERE sha256 = unhex(?)`).get(sha256) as
       | PayloadRow
       | undefined;
     if (!row) return null;
@@ -401,8 +407,8 @@ export class PayloadStore {
   storedMany(sha256s: readonly string[]): StoredPayload[] {
     if (!sha256s.length) return [];
     const rows = this.sql.stmt(
-      `SELECT sha256, ${ROW} FROM payloads WHERE sha256 IN (SELECT value FROM json_each(?))
-       ORDER BY pack, pack_offset`,
+      `SELECT ${SHA_HEX}, ${ROW} FROM payloads
+       WHERE sha256 IN (SELECT unhex(value) FROM json_each(?)) ORDER BY pack, pack_offset`,
     ).all(JSON.stringify(sha256s)) as unknown as (PayloadRow & { sha256: string })[];
     const out: StoredPayload[] = [];
     // a frame read once, and sent once (one object) for all its payloads

@@ -261,6 +261,8 @@ export class ChronicleStore {
       if (this.db.isTransaction) this.db.exec("ROLLBACK");
       throw e;
     }
+    // A migration that rebuilds a table (21, 22) leaves its old pages free: back to the disk.
+    while (vacuumFreePages(this.sql, VACUUM_SLICE_PAGES) > 0) { /* a slice at a time */ }
   }
 
   private applyMigration(m: (typeof MIGRATIONS)[number]): void {

@@ -24,7 +24,7 @@ const noise = (seed: string, n: number) => big(seed, n);
 /** The data folder's bytes: the database with its log, and the packs. */
 /** Where a payload's frame is in the packs. */
 const frameOf = (store: ChronicleStore, text: string) =>
-  dbOf(store).prepare("SELECT pack, pack_offset, stored FROM payloads WHERE sha256 = ?")
+  dbOf(store).prepare("SELECT pack, pack_offset, stored FROM payloads WHERE sha256 = unhex(?)")
     .get(sha256Hex(text)) as { pack: number; pack_offset: number; stored: number };
 
 /** Whether a frame's bytes are all zeros (scrubbed), or gone with their pack (compacted). */

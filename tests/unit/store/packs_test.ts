@@ -22,7 +22,7 @@ type Scratch = Awaited<ReturnType<typeof scratch>>;
 
 const encoder = new TextEncoder();
 const place = (store: ChronicleStore, text: string) =>
-  dbOf(store).prepare("SELECT pack, pack_offset, size FROM payloads WHERE sha256 = ?").get(
+  dbOf(store).prepare("SELECT pack, pack_offset, size FROM payloads WHERE sha256 = unhex(?)").get(
     sha256Hex(text),
   ) as { pack: number | null; pack_offset: number | null; size: number } | undefined;
 
@@ -200,16 +200,29 @@ Deno.test("a store made before packs still reads its payloads, and adds new ones
   store.close();
 });
 
-Deno.test("migration 16 keys the payloads by hash and every payload, framed or inline, reads the same", async () => {
-  await using s = await scratch();
+/**
+ * A store with payloads of both kinds: two sessions, one whose outputs are framed in a pack and
+ * one whose output stays in the database; what reading them gives, to compare after a change.
+ */
+async function framedAndInline(s: Scratch) {
   const results = [big("framed one"), big("framed two")];
   const store = await s.imported("aaaaaaaa-1", results);
   const small = "an inline result";
   await s.write("bbbbbbbb-2", [small]);
   await s.run(store);
-  const texts = [...results, small];
-  const session = JSON.stringify(store.loadSession("claude-code:aaaaaaaa-1"));
-  const counts = store.health().payloads;
+  return {
+    store,
+    results,
+    small,
+    texts: [...results, small],
+    session: JSON.stringify(store.loadSession("claude-code:aaaaaaaa-1")),
+    counts: store.health().payloads,
+  };
+}
+
+Deno.test("migration 16 keys the payloads by hash and every payload, framed or inline, reads the same", async () => {
+  await using s = await scratch();
+  const { store, small, texts, session, counts } = await framedAndInline(s);
   assert(counts.inline > 0 && counts.packed > 0, JSON.stringify(counts));
   // The payloads table as version 15 left it: a rowid table beside its index of hashes.
   dbOf(store).exec(`
@@ -217,20 +230,23 @@ Deno.test("migration 16 keys the payloads by hash and every payload, framed or i
       size INTEGER NOT NULL, bytes BLOB NOT NULL, pack INTEGER, pack_offset INTEGER,
       codec INTEGER NOT NULL DEFAULT 0, stored INTEGER, frame_offset INTEGER);
     INSERT INTO payloads_v15 (sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset)
-      SELECT sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset FROM payloads;
+      SELECT lower(hex(sha256)), size, bytes, pack, pack_offset, codec, stored, frame_offset
+      FROM payloads;
     DROP TABLE payloads;
     ALTER TABLE payloads_v15 RENAME TO payloads;
-    DELETE FROM migrations WHERE version = 16;`);
+    DELETE FROM migrations WHERE version IN (16, 22);`);
   store.close();
   const after = s.open();
   const table = dbOf(after).prepare("SELECT sql FROM sqlite_schema WHERE name = 'payloads'")
     .get() as { sql: string };
   assert(/WITHOUT ROWID/.test(table.sql), table.sql);
   assertEquals(
-    (dbOf(after).prepare("SELECT count(*) AS n FROM sqlite_schema WHERE tbl_name = 'payloads'")
-      .get() as { n: number }).n,
+    (dbOf(after).prepare(
+      `SELECT count(*) AS n FROM sqlite_schema
+       WHERE tbl_name = 'payloads' AND name <> 'payloads_plain'`,
+    ).get() as { n: number }).n,
     1,
-    "no index beside the table",
+    "no index of hashes beside the table",
   );
   for (const t of texts) assertEquals(after.payload(sha256Hex(t)), encoder.encode(t));
   assertEquals(place(after, small)?.pack, null);
@@ -238,6 +254,47 @@ Deno.test("migration 16 keys the payloads by hash and every payload, framed or i
   const health = after.health();
   assertEquals(health.quick_check, []);
   assertEquals(health.payloads, { ...counts, checked: counts.packed, bad: 0 });
+  after.close();
+});
+
+Deno.test("migration 22 keys the payloads by their 32 bytes; every payload reads the same, none is stored twice", async () => {
+  await using s = await scratch();
+  const { store, results, texts, session, counts } = await framedAndInline(s);
+  const db = dbOf(store);
+  const rows = () => (db.prepare("SELECT count(*) AS n FROM payloads").get() as { n: number }).n;
+  const total = rows();
+  // The payloads table as version 21 left it: keyed by the hash's 64 hex characters.
+  db.exec(`
+    CREATE TABLE payloads_v21 (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL,
+      bytes BLOB NOT NULL, pack INTEGER, pack_offset INTEGER, codec INTEGER NOT NULL DEFAULT 0,
+      stored INTEGER, frame_offset INTEGER) WITHOUT ROWID;
+    INSERT INTO payloads_v21 SELECT lower(hex(sha256)), size, bytes, pack, pack_offset, codec,
+      stored, frame_offset FROM payloads;
+    DROP TABLE payloads;
+    ALTER TABLE payloads_v21 RENAME TO payloads;
+    CREATE INDEX payloads_plain ON payloads (pack, pack_offset) WHERE codec = 3;
+    DELETE FROM migrations WHERE version = 22;`);
+  store.close();
+  const after = s.open();
+  const adb = dbOf(after);
+  const keys = adb.prepare("SELECT DISTINCT typeof(sha256) AS t, length(sha256) AS n FROM payloads")
+    .all();
+  assertEquals(keys.map((k) => ({ ...k })), [{ t: "blob", n: 32 }]);
+  for (const t of texts) assertEquals(after.payload(sha256Hex(t)), encoder.encode(t));
+  assertEquals(JSON.stringify(after.loadSession("claude-code:aaaaaaaa-1")), session);
+  assertEquals(after.health().payloads, { ...counts, checked: counts.packed, bad: 0 });
+  // A session that repeats a stored output, and one new one: only the new one is added.
+  const added = big("added");
+  await s.write("cccccccc-3", [results[0], added]);
+  await s.run(after);
+  assertEquals(
+    (adb.prepare("SELECT count(*) AS n FROM payloads").get() as { n: number }).n,
+    // its prompt and its new output; its two commands are the first session's, as is its
+    // first output
+    total + 2,
+  );
+  assertEquals(after.payload(sha256Hex(added)), encoder.encode(added));
+  assertEquals(after.search("added").total > 0, true);
   after.close();
 });
 
@@ -259,7 +316,7 @@ Deno.test("a big unit's payloads are stored in Zstandard frames, a small unit's 
   const row = (text: string) =>
     dbOf(store).prepare(
       `SELECT size, codec, stored, pack, pack_offset, frame_offset, length(bytes) AS inline
-       FROM payloads WHERE sha256 = ?`,
+       FROM payloads WHERE sha256 = unhex(?)`,
     ).get(sha256Hex(text)) as Record<string, number | null>;
   const alone = row(log); // bigger than a frame: a frame of its own
   assertEquals([alone.size, alone.codec, alone.pack, alone.frame_offset], [log.length, 2, 1, 0]);
