@@ -14,10 +14,10 @@
 import { decodeStored, type InflatedFrames } from "./payload_codec.ts";
 import type { PayloadStore, StoredPayload } from "./payloads.ts";
 import { indexText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
+import type { Sql } from "./_sql.ts";
 
 /** A LEFT JOIN's stored op: every column null when the operation is gone. */
 type NullableStoredOp = { [K in keyof StoredOp]: StoredOp[K] | null };
-import type { Sql } from "./_sql.ts";
 
 /**
  * Operations indexed per transaction: short write locks. FTS5 holds a transaction's terms in
@@ -73,7 +73,7 @@ export function readBacklog(
   // The hashes come from SQLite's JSON functions: the documents are parsed where the texts
   // are built (a worker), not here.
   const rows = sql.stmt(
-    `SELECT b.rowid AS rowid, o.stamp AS stamp, ${storedOpColumns("o.")},
+    `SELECT b.rowid AS rowid, o.stamp AS stamp, ${storedOpColumns("o.", { file: false })},
        json_extract(o.doc, '$.request.sha256') AS input,
        -- a reply's or thinking's own text, when its doc leaves it to the payload (prepare.ts)
        CASE WHEN o.kind NOT IN ('reply', 'thinking') OR json_type(o.doc, '$.text') = 'null'

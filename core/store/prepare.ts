@@ -201,9 +201,14 @@ export interface StoredOp {
   model: string | null;
 }
 
-/** The columns of a {@link StoredOp}, for a SELECT; `alias` is the operations table's. */
-export function storedOpColumns(alias = ""): string {
-  const file = `(SELECT path FROM op_files WHERE id = ${alias}file_id) AS file`;
+/**
+ * The columns of a {@link StoredOp}, for a SELECT; `alias` is the operations table's. Without
+ * `file`, the file is "" (search texts need none: the log's path is looked up for nothing).
+ */
+export function storedOpColumns(alias = "", { file: withFile = true } = {}): string {
+  const file = withFile
+    ? `(SELECT path FROM op_files WHERE id = ${alias}file_id) AS file`
+    : "'' AS file";
   return [`${alias}doc`, file, ...COLUMN_FIELDS.map((c) => alias + c)].join(", ");
 }
 

@@ -60,7 +60,13 @@ import {
   type PlainCursor,
   type PlainSlice,
 } from "./payloads.ts";
-import { indexText, type PreparedUnit, readStoredDoc, type StoredOp } from "./prepare.ts";
+import {
+  indexText,
+  type PreparedUnit,
+  readStoredDoc,
+  type StoredOp,
+  storedOpColumns,
+} from "./prepare.ts";
 import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
 import { ShareTable } from "./shares.ts";
@@ -212,9 +218,9 @@ export class ChronicleStore {
   private reindexSearch(): void {
     const insert = this.db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
     const payloads = { get: (sha: string) => this.payload(sha) ?? undefined };
-    // (a migration's: the columns every version had, the file left out, as search needs none)
+    // (a migration's, before or after 21: the file left out, as search needs none)
     const rows = this.db.prepare(
-      "SELECT rowid, doc, '' AS file, kind, effect, completeness, tool, target, model FROM operations",
+      `SELECT rowid, ${storedOpColumns("", { file: false })} FROM operations`,
     );
     for (const row of rows.iterate()) {
       const r = row as unknown as StoredOp & { rowid: number };
