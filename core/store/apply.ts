@@ -369,9 +369,10 @@ function replaceFileRows(sql: Sql, sessionId: string, file: string): UsageRow[] 
     file,
   );
   const usage = sql.stmt(
-    `SELECT ${USAGE_COLS} FROM usage WHERE session_id = ? AND file = ?`,
+    `SELECT ${USAGE_COLS} FROM usage WHERE session_id = ?1 AND ${FILE_IS()}`,
   ).all(sessionId, file) as unknown as UsageRow[];
-  for (const table of ["usage", "session_issues", "loss_windows", "epochs"]) {
+  sql.stmt(`DELETE FROM usage WHERE session_id = ?1 AND ${FILE_IS()}`).run(sessionId, file);
+  for (const table of ["session_issues", "loss_windows", "epochs"]) {
     sql.stmt(`DELETE FROM ${table} WHERE session_id = ? AND file = ?`).run(sessionId, file);
   }
   return usage;
@@ -425,7 +426,7 @@ function settleReread(
 function settleUsage(sql: Sql, sessionId: string, file: string, old: UsageRow[]): void {
   if (!old.length) return;
   const now = sql.stmt(
-    `SELECT ${USAGE_COLS} FROM usage WHERE session_id = ? AND file = ?`,
+    `SELECT ${USAGE_COLS} FROM usage WHERE session_id = ?1 AND ${FILE_IS()}`,
   ).all(sessionId, file) as unknown as UsageRow[];
   const oldKeys = new Set(old.map((u) => u.key));
   const keys = new Set(now.map((u) => u.key));
@@ -434,8 +435,9 @@ function settleUsage(sql: Sql, sessionId: string, file: string, old: UsageRow[])
     if (!oldKeys.has(u.key)) moved.set(usageStep(u), (moved.get(usageStep(u)) ?? 0) + 1);
   }
   const put = sql.stmt(
-    `INSERT INTO usage (session_id, file, ${USAGE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO usage (session_id, file_id, ${USAGE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const fileId = opFileId(sql, sessionId, file);
   for (const u of old) {
     if (keys.has(u.key)) continue;
     const n = moved.get(usageStep(u)) ?? 0;
@@ -443,7 +445,7 @@ function settleUsage(sql: Sql, sessionId: string, file: string, old: UsageRow[])
     else {
       put.run(
         sessionId,
-        file,
+        fileId,
         u.key,
         u.model,
         u.input,
@@ -540,7 +542,8 @@ function applyDelta(
     }
   }
   const upUsage = w.sql.stmt(
-    `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write, ts_ms)
+    `INSERT INTO usage (session_id, key, file_id, model, input, output, cache_read, cache_write,
+       ts_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(session_id, key) DO UPDATE SET model = excluded.model, input = excluded.input,
        output = excluded.output, cache_read = excluded.cache_read,
@@ -550,7 +553,7 @@ function applyDelta(
     upUsage.run(
       d.session_id,
       u.key,
-      d.file,
+      fileId,
       u.model,
       u.usage.input,
       u.usage.output,

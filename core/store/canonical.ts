@@ -153,13 +153,16 @@ export function putCanonical(
     conn.run(id, c.id, firstFile.get(c.id) ?? "", JSON.stringify(c));
   }
   const usage = w.sql.stmt(
-    `INSERT INTO usage (session_id, key, file, model, input, output, cache_read, cache_write,
-       ts_ms) VALUES (?, ?, '', ?, ?, ?, ?, ?, NULL)`,
+    `INSERT INTO usage (session_id, key, file_id, model, input, output, cache_read, cache_write,
+       ts_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
   );
+  // (an export's usage comes from no log of this machine: the file "", as before)
+  const noFile = parts.usage.length ? opFileId(w.sql, id, "") : 0;
   for (const u of parts.usage) {
     usage.run(
       id,
       u.key,
+      noFile,
       u.model,
       u.usage.input,
       u.usage.output,

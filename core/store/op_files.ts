@@ -1,13 +1,14 @@
 /**
- * The logs an operations row was read from, by number (migration 21): each session's log paths
- * are rows of `op_files`, and an operation names its own by `file_id` rather than repeating a
- * path of a hundred-odd bytes on every row. A session's rows go with it (`deleteSession`).
+ * The logs a session's rows were read from, by number: each session's log paths are rows of
+ * `op_files`, and an operation (migration 21) or a usage row (23) names its own by `file_id`
+ * rather than repeating a path of a hundred-odd bytes on every row. A session's paths go with
+ * it (`deleteSession`).
  */
 import type { Sql } from "./_sql.ts";
 
 /**
- * SQL: an operations row is of the log `path` (the session's file number, migration 21); by
- * default the session is `?1` and the path `?2`.
+ * SQL: an operations or usage row is of the log `path` (its session's file number); by default
+ * the session is `?1` and the path `?2`.
  */
 export const FILE_IS = (session = "?1", path = "?2") =>
   `file_id = (SELECT id FROM op_files WHERE session_id = ${session} AND path = ${path})`;

@@ -512,4 +512,31 @@ ALTER TABLE payloads_by_bytes RENAME TO payloads;
 CREATE INDEX payloads_plain ON payloads (pack, pack_offset) WHERE codec = 3;
 `,
   },
+  {
+    version: 23,
+    name: "usage names its log by number",
+    // As the operations since 21: a usage row named its log by path (2.9 MB of a 300 MB Claude
+    // Code history's store), now by its op_files number.
+    sql: `
+INSERT OR IGNORE INTO op_files (session_id, path) SELECT DISTINCT session_id, file FROM usage;
+CREATE TABLE usage_by_file_id (
+  session_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  file_id INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  ts_ms REAL,
+  PRIMARY KEY (session_id, key)
+) WITHOUT ROWID;
+INSERT INTO usage_by_file_id
+  SELECT u.session_id, u.key, f.id, u.model, u.input, u.output, u.cache_read, u.cache_write,
+    u.ts_ms
+  FROM usage u JOIN op_files f ON f.session_id = u.session_id AND f.path = u.file;
+DROP TABLE usage;
+ALTER TABLE usage_by_file_id RENAME TO usage;
+`,
+  },
 ];

@@ -344,3 +344,46 @@ Deno.test("migration 21 numbers the logs operations were read from; they read, r
   assert(kept.n > 0, "the gone log's operations are kept");
   after.close();
 });
+
+Deno.test("migration 23 numbers the logs usage was read from; tokens read and re-read as before", async () => {
+  await using s = await scratch();
+  const store = await s.imported("aaaaaaaa-5", ["first output", "second output"]);
+  const db = dbOf(store);
+  const usage = () =>
+    db.prepare(
+      `SELECT session_id, key, (SELECT path FROM op_files WHERE id = file_id) AS file, model,
+         input, output, cache_read, cache_write FROM usage ORDER BY session_id, key`,
+    ).all();
+  const before = usage();
+  assert(before.length > 0, "the session spent tokens");
+  const stats = JSON.stringify(store.stats({}));
+  // The usage table as version 22 left it: each row's log path in a `file` column.
+  db.exec(`
+    CREATE TABLE usage_v22 (session_id TEXT NOT NULL, key TEXT NOT NULL, file TEXT NOT NULL,
+      model TEXT NOT NULL, input INTEGER NOT NULL, output INTEGER NOT NULL,
+      cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, ts_ms REAL,
+      PRIMARY KEY (session_id, key)) WITHOUT ROWID;
+    INSERT INTO usage_v22 SELECT session_id, key, (SELECT path FROM op_files WHERE id = file_id),
+      model, input, output, cache_read, cache_write, ts_ms FROM usage;
+    DROP TABLE usage;
+    ALTER TABLE usage_v22 RENAME TO usage;
+    DELETE FROM migrations WHERE version = 23;`);
+  store.close();
+  const after = s.open();
+  const adb = dbOf(after);
+  const cols = (adb.prepare("PRAGMA table_info(usage)").all() as { name: string }[])
+    .map((c) => c.name);
+  assert(!cols.includes("file") && cols.includes("file_id"), cols.join(", "));
+  const again = () =>
+    adb.prepare(
+      `SELECT session_id, key, (SELECT path FROM op_files WHERE id = file_id) AS file, model,
+         input, output, cache_read, cache_write FROM usage ORDER BY session_id, key`,
+    ).all();
+  assertEquals(again(), before);
+  assertEquals(JSON.stringify(after.stats({})), stats);
+  // a full re-read counts every token once
+  await s.run(after, { full: true });
+  assertEquals(again(), before);
+  assertEquals(JSON.stringify(after.stats({})), stats);
+  after.close();
+});
