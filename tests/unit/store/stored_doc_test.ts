@@ -349,12 +349,7 @@ Deno.test("migration 23 numbers the logs usage was read from; tokens read and re
   await using s = await scratch();
   const store = await s.imported("aaaaaaaa-5", ["first output", "second output"]);
   const db = dbOf(store);
-  const usage = () =>
-    db.prepare(
-      `SELECT session_id, key, (SELECT path FROM op_files WHERE id = file_id) AS file, model,
-         input, output, cache_read, cache_write FROM usage ORDER BY session_id, key`,
-    ).all();
-  const before = usage();
+  const before = usageRows(db);
   assert(before.length > 0, "the session spent tokens");
   const stats = JSON.stringify(store.stats({}));
   // The usage table as version 22 left it: each row's log path in a `file` column.
@@ -374,11 +369,7 @@ Deno.test("migration 23 numbers the logs usage was read from; tokens read and re
   const cols = (adb.prepare("PRAGMA table_info(usage)").all() as { name: string }[])
     .map((c) => c.name);
   assert(!cols.includes("file") && cols.includes("file_id"), cols.join(", "));
-  const again = () =>
-    adb.prepare(
-      `SELECT session_id, key, (SELECT path FROM op_files WHERE id = file_id) AS file, model,
-         input, output, cache_read, cache_write FROM usage ORDER BY session_id, key`,
-    ).all();
+  const again = () => usageRows(adb);
   assertEquals(again(), before);
   assertEquals(JSON.stringify(after.stats({})), stats);
   // a full re-read counts every token once
@@ -387,3 +378,11 @@ Deno.test("migration 23 numbers the logs usage was read from; tokens read and re
   assertEquals(JSON.stringify(after.stats({})), stats);
   after.close();
 });
+
+/** Every usage row, its log by path. */
+function usageRows(db: ReturnType<typeof dbOf>) {
+  return db.prepare(
+    `SELECT session_id, key, (SELECT path FROM op_files WHERE id = file_id) AS file, model,
+       input, output, cache_read, cache_write FROM usage ORDER BY session_id, key`,
+  ).all();
+}
