@@ -25,12 +25,13 @@ import { queueForSearch, unqueue } from "./backlog.ts";
 import type { ChangeStamps } from "./change_stamps.ts";
 import type { PayloadStore } from "./payloads.ts";
 import {
+  COLUMN_FIELDS,
   opBody,
   type PackedPayloads,
   type PreparedDelta,
   type PreparedOp,
   type PreparedUnit,
-  stepOfDoc,
+  stepOf,
 } from "./prepare.ts";
 import { OP_ORDER, type Sql } from "./_sql.ts";
 import { FILE_IS, opFileId } from "./op_files.ts";
@@ -41,8 +42,10 @@ import type { SourceRow } from "./types.ts";
 /** `operations.kept` of a file being read again, until the read shows what it still holds. */
 const PENDING = 2;
 
-/** SQL: what an operations row's doc says it did, whatever it was read from (prepare.ts). */
-const STEP = stepOfDoc("doc");
+/** SQL: what an operations row did, whatever it was read from (prepare.ts). */
+const STEP = stepOf();
+/** SQL: the same of an operation given as parameters: its doc, then its columns' values. */
+const STEP_GIVEN = stepOf("?", COLUMN_FIELDS.map(() => "?"));
 
 /** The import pipeline that wrote a recording: Chronicle's own version. */
 export const PIPELINE_VERSION = VERSION;
@@ -394,8 +397,7 @@ function settleReread(
   settleUsage(sql, sessionId, file, usage);
   const step = (kept: string) =>
     sql.stmt(
-      `SELECT rowid, json_array(${STEP}, kind, effect, completeness, tool, target, model) AS step
-       FROM operations
+      `SELECT rowid, ${STEP} AS step FROM operations
        WHERE session_id = ?1 AND ${FILE_IS()} AND kept ${kept}`,
     ).all(sessionId, file) as { rowid: number; step: string }[];
   const pending = step(`= ${PENDING}`);
@@ -654,20 +656,10 @@ export function upsertOperation(
   }
   // The same step but for where it was read from (a re-read's epoch): the same search text.
   const before = sql.stmt(
-    `SELECT ${STEP} = ${stepOfDoc("?")} AND kind = ? AND effect = ? AND completeness = ?
-       AND tool IS ? AND target IS ? AND model IS ? AS same
-     FROM operations WHERE session_id = ? AND op_id = ?`,
-  ).get(
-    rec.doc,
-    rec.kind,
-    rec.effect,
-    rec.completeness,
-    rec.tool,
-    rec.target,
-    rec.model,
-    d.session_id,
-    rec.id,
-  ) as { same: number } | undefined;
+    `SELECT ${STEP} = ${STEP_GIVEN} AS same FROM operations WHERE session_id = ? AND op_id = ?`,
+  ).get(rec.doc, ...COLUMN_FIELDS.map((f) => rec[f]), d.session_id, rec.id) as
+    | { same: number }
+    | undefined;
   const row = sql.stmt(UPSERT_OP).get(...values) as { rowid: number } | undefined;
   if (!row || before?.same === 1) return null;
   return { rowid: row.rowid, rec, replaced: before !== undefined };

@@ -9,15 +9,17 @@
  */
 import type { Sql } from "./_sql.ts";
 import { FILE_IS } from "./op_files.ts";
+import { COLUMN_FIELDS } from "./prepare.ts";
 
 /** The document without what a new pass changes by itself: the epochs of its provenance. */
 const content = (t: string) =>
   `json_remove(${t}.doc, '$.provenance.epoch', '$.provenance.completion.epoch')`;
 
 /** Columns compared to decide that a re-written operation did not change. */
-const SAME = ["connection", "rank", "line", "block", "kind", "effect", "completeness"]
+const SAME = ["connection", "rank", "line", "block"]
   .map((c) => `o.${c} = r.${c}`)
-  .concat(["ts_ms", "is_error", "tool", "target", "model"].map((c) => `o.${c} IS r.${c}`))
+  // (the fields a stored doc leaves to its columns, prepare.ts)
+  .concat(["ts_ms", "is_error", ...COLUMN_FIELDS].map((c) => `o.${c} IS r.${c}`))
   .concat([
     // an operation the file no longer holds (now kept) is news to a live view
     "o.kept IS r.kept",

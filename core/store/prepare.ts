@@ -187,7 +187,7 @@ function payloadOf(
  * The fields of an operation its row's columns hold as they are (`kind`, `effect`,
  * `completeness`; `tool`, `target`, `model` or NULL): its stored doc leaves them out.
  */
-const COLUMN_FIELDS = ["kind", "effect", "completeness", "tool", "target", "model"] as const;
+export const COLUMN_FIELDS = ["kind", "effect", "completeness", "tool", "target", "model"] as const;
 
 /** What a stored doc is read with: the doc and the columns it leaves to its row. */
 export interface StoredOp {
@@ -213,12 +213,13 @@ export function storedOpColumns(alias = "", { file: withFile = true } = {}): str
 }
 
 /**
- * SQL: what the stored doc `doc` says an operation did, whatever it was read from: the doc
- * without its provenance, and without the fields a doc stored before they moved to the columns
- * still holds (the caller compares the columns).
+ * SQL: what a stored operation did, whatever it was read from: its doc (`doc`) without its
+ * provenance, and without the fields a doc stored before they moved to the columns still holds,
+ * beside those columns' values (`columns`: the row's own, or what to compare them with).
  */
-export function stepOfDoc(doc: string): string {
-  return `json_remove(${doc}, '$.provenance', ${COLUMN_FIELDS.map((f) => `'$.${f}'`).join(", ")})`;
+export function stepOf(doc = "doc", columns: readonly string[] = COLUMN_FIELDS): string {
+  const fields = COLUMN_FIELDS.map((f) => `'$.${f}'`).join(", ");
+  return `json_array(json_remove(${doc}, '$.provenance', ${fields}), ${columns.join(", ")})`;
 }
 
 /**

@@ -267,7 +267,7 @@ export class ChronicleStore {
       if (this.db.isTransaction) this.db.exec("ROLLBACK");
       throw e;
     }
-    // A migration that rebuilds a table (21, 22) leaves its old pages free: back to the disk.
+    // A migration that rebuilds a table (21-23) leaves its old pages free: back to the disk.
     while (vacuumFreePages(this.sql, VACUUM_SLICE_PAGES) > 0) { /* a slice at a time */ }
   }
 
