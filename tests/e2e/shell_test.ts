@@ -262,6 +262,13 @@ Deno.test({
         await page.locator('.hits[data-query="the"] li').nth(8).waitFor();
         const n = await page.locator(".hits li").count();
         for (let i = 0; i < n - 1; i++) await page.keyboard.press("ArrowDown");
+        // every key handled and drawn (a loaded machine renders late): the input names the hit
+        // drawn active
+        await page.waitForFunction(() => {
+          const active = document.querySelector(".hits li.is-active");
+          return !!active && active.id === document.querySelector(".palette-input")
+                ?.getAttribute("aria-activedescendant");
+        });
         const visible = await page.locator(".hits li.is-active").evaluate((el) => {
           const box = el.closest(".hits")!.getBoundingClientRect();
           const r = el.getBoundingClientRect();
