@@ -15,8 +15,10 @@ Searches every imported session: prompts, replies, thinking, tool inputs (code w
 commands run) and whole tool outputs. Hits come newest first.
 
   word            every word must appear; the last one is also a prefix (from 2 letters)
-  aws_access_key  an identifier or path (_ . - / ::) matches its words in order
-  "exact phrase"  a quoted phrase matches its words in order, adjacent
+  aws_access_key  an identifier or path matches its words in order, joined by any
+                  punctuation (_ . - / ::) but not by spaces
+  "exact phrase"  a quoted phrase matches its words in order, adjacent, whatever is
+                  between them
 
 Options:
   --source ID     only this agent: ${SOURCE_IDS.join(", ")}

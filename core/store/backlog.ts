@@ -63,6 +63,24 @@ export interface BacklogSlice {
   payloads: StoredPayload[];
 }
 
+/**
+ * What building an operation's search text reads of its row (`o`): its stored doc and columns,
+ * and the hashes of its input and result. The hashes come from SQLite's JSON functions: the
+ * documents are parsed where the texts are built (a worker, for the backlog), not here.
+ */
+const TEXT_SOURCE = `o.stamp AS stamp, ${storedOpColumns("o.", { file: false })},
+  json_extract(o.doc, '$.request.sha256') AS input,
+  -- a reply's or thinking's own text, when its doc leaves it to the payload (prepare.ts)
+  CASE WHEN o.kind NOT IN ('reply', 'thinking') OR json_type(o.doc, '$.text') = 'null'
+    THEN json_extract(o.doc, '$.response.sha256') END AS result`;
+
+type TextSourceRow = {
+  rowid: number;
+  stamp: number | null;
+  input: string | null;
+  result: string | null;
+} & NullableStoredOp;
+
 /** The next slice of the backlog after rowid `after`, or null when there is none. */
 export function readBacklog(
   sql: Sql,
@@ -70,23 +88,31 @@ export function readBacklog(
   after = 0,
   max = BACKLOG_SLICE,
 ): BacklogSlice | null {
-  // The hashes come from SQLite's JSON functions: the documents are parsed where the texts
-  // are built (a worker), not here.
   const rows = sql.stmt(
-    `SELECT b.rowid AS rowid, o.stamp AS stamp, ${storedOpColumns("o.", { file: false })},
-       json_extract(o.doc, '$.request.sha256') AS input,
-       -- a reply's or thinking's own text, when its doc leaves it to the payload (prepare.ts)
-       CASE WHEN o.kind NOT IN ('reply', 'thinking') OR json_type(o.doc, '$.text') = 'null'
-         THEN json_extract(o.doc, '$.response.sha256') END AS result
+    `SELECT b.rowid AS rowid, ${TEXT_SOURCE}
      FROM search_backlog b LEFT JOIN operations o ON o.rowid = b.rowid
      WHERE b.rowid > ? ORDER BY b.rowid LIMIT ?`,
-  ).all(after, max) as unknown as ({
-    rowid: number;
-    stamp: number | null;
-    input: string | null;
-    result: string | null;
-  } & NullableStoredOp)[];
-  if (!rows.length) return null;
+  ).all(after, max) as unknown as TextSourceRow[];
+  return rows.length ? sliceOf(rows, payloads) : null;
+}
+
+/**
+ * The operations `rowids` name, in that order, read as a backlog slice is (one gone is null):
+ * search builds their texts to check a phrase (search.ts).
+ */
+export function readOperations(
+  sql: Sql,
+  payloads: PayloadStore,
+  rowids: readonly number[],
+): BacklogSlice {
+  const rows = sql.stmt(
+    `SELECT r.value AS rowid, ${TEXT_SOURCE}
+     FROM json_each(?) r LEFT JOIN operations o ON o.rowid = r.value ORDER BY r.key`,
+  ).all(JSON.stringify(rowids)) as unknown as TextSourceRow[];
+  return sliceOf(rows, payloads);
+}
+
+function sliceOf(rows: TextSourceRow[], payloads: PayloadStore): BacklogSlice {
   const wanted = new Set<string>();
   for (const r of rows) {
     if (typeof r.input === "string") wanted.add(r.input);
@@ -103,8 +129,11 @@ export function readBacklog(
 
 const decoder = new TextDecoder();
 
-/** The search text of each operation of a slice ("" for one deleted). Pure: runs in a worker. */
-export function buildTexts(slice: BacklogSlice): string[] {
+/**
+ * The search text of each operation of a slice ("" for one deleted), with its joined pairs
+ * unless `pairs` is false (search_text.ts). Pure: runs in a worker.
+ */
+export function buildTexts(slice: BacklogSlice, pairs = true): string[] {
   const bytes = new Map<string, Uint8Array>();
   const frames: InflatedFrames = new Map();
   for (const p of slice.payloads) {
@@ -115,7 +144,9 @@ export function buildTexts(slice: BacklogSlice): string[] {
     const b = bytes.get(sha);
     return b ? decoder.decode(b) : null;
   };
-  return slice.docs.map((doc) => doc === null ? "" : indexText(readStoredDoc(doc, text), bytes));
+  return slice.docs.map((doc) =>
+    doc === null ? "" : indexText(readStoredDoc(doc, text), bytes, pairs)
+  );
 }
 
 /**

@@ -333,11 +333,15 @@ function opWords(op: Operation): string {
   return parts.join("\n");
 }
 
-/** The text search sees of a stored operation (for rebuilding the index). */
+/**
+ * The text search sees of a stored operation (for rebuilding the index; without its joined
+ * pairs, `pairs: false`, for checking a phrase).
+ */
 export function indexText(
   op: Operation,
   payloads: Pick<Map<string, Uint8Array>, "get">,
+  pairs = true,
 ): string {
   const result = hasResult(op) ? payloadOf(op.response, payloads) : null;
-  return searchBody(opWords(op), payloadOf(op.request, payloads), result);
+  return searchBody(opWords(op), payloadOf(op.request, payloads), result, pairs);
 }

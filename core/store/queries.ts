@@ -17,8 +17,6 @@ import {
   type UsageEntry,
 } from "../model/mod.ts";
 import { type PayloadText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
-import { indexContinuations } from "./search.ts";
-import { ftsQuery, TEXT_FILTER_WINDOW } from "./search_query.ts";
 import { likeEscape, likePrefix, OP_ORDER, type Sql } from "./_sql.ts";
 import type {
   ConnectionView,
@@ -49,6 +47,11 @@ export class Queries {
     private readonly sql: Sql,
     /** The text of a reply or thinking, which its stored doc leaves to its payload. */
     private readonly payloadText: PayloadText,
+    /**
+     * The sessions with an operation matching a text (search.ts), null when nothing in it is
+     * searchable: the session list's text filter.
+     */
+    private readonly matchingSessions: (text: string) => string[] | null,
   ) {}
 
   /**
@@ -153,15 +156,8 @@ export class Queries {
     // the partial index sessions_starred (migration 12) holds exactly these rows
     if (q.starred) clauses.push(`${a}starred_at IS NOT NULL`);
     if (q.text) {
-      const match = ftsQuery(q.text, { next: indexContinuations(this.sql) });
-      if (match) {
-        // The newest matches only: a word in every session would otherwise cost a join per
-        // matching operation (seconds over a million of them).
-        const ids = (this.sql.stmt(
-          `SELECT DISTINCT o.session_id AS id FROM (SELECT rowid FROM operations_fts
-             WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${TEXT_FILTER_WINDOW}) m
-           JOIN operations o ON o.rowid = m.rowid`,
-        ).all(match) as { id: string }[]).map((r) => r.id);
+      const ids = this.matchingSessions(q.text);
+      if (ids) {
         const like = `%${likeEscape(q.text)}%`;
         clauses.push(
           `(${a}id IN (SELECT value FROM json_each(?)) OR ${a}title LIKE ? ESCAPE '\\'

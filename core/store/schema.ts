@@ -539,4 +539,29 @@ DROP TABLE usage;
 ALTER TABLE usage_by_file_id RENAME TO usage;
 `,
   },
+  {
+    version: 24,
+    name: "search: which operations hold each word, not where",
+    // With positions (detail=full) the index was a third of the store: 66 MB of a 300 MB
+    // Claude Code history's 188, 28 of them the three-character prefixes' positions. Without
+    // (detail=none) it is 9 MB, and faster to build. A phrase (an identifier, a path, a quoted
+    // phrase) is now found as its words, and each candidate's text checked for them in order
+    // (search_query.ts). The index is filled again from the search backlog by the next import,
+    // as in migration 14.
+    sql: `
+DROP TABLE operations_fts_words;
+DROP TABLE operations_fts;
+CREATE VIRTUAL TABLE operations_fts USING fts5(
+  body,
+  content='',
+  contentless_delete=1,
+  detail=none,
+  prefix='3',
+  tokenize='unicode61 remove_diacritics 2'
+);
+INSERT INTO operations_fts(operations_fts, rank) VALUES ('automerge', 16);
+CREATE VIRTUAL TABLE operations_fts_words USING fts5vocab(operations_fts, row);
+INSERT OR IGNORE INTO search_backlog (rowid) SELECT rowid FROM operations;
+`,
+  },
 ];

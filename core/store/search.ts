@@ -1,18 +1,21 @@
 /**
  * Full-text search over every operation: what a user can see of it (prompts, replies,
- * thinking, tool inputs, whole outputs) is in the FTS5 index, with positions, so words,
- * prefixes, identifiers and quoted phrases all match (see search_query.ts).
+ * thinking, tool inputs, whole outputs) is in the FTS5 index, which names the operations
+ * holding each word. Words and prefixes are answered by the index alone; a phrase (an
+ * identifier, a path, a quoted phrase) by the index's candidates, each one's text checked for
+ * the phrase (search_query.ts).
  *
  * Hits come newest first, and paging reaches every one of them. (BM25 ranking was dropped: it
  * counts every row holding each word, a scan of the word's whole doclist, which for a common
  * word or a short prefix over a million messages costs hundreds of milliseconds.) The count is
  * exact up to {@link COUNT_CAP} (with a session filter, among the newest
- * {@link FILTERED_COUNT_SCAN} matches); past that it is a lower bound and `total_capped` says
- * so. Operations a bulk import has stored but not indexed yet are not found; `unindexed`
+ * {@link FILTERED_COUNT_SCAN} matches; for a phrase, when every candidate was checked, or
+ * at least {@link PHRASE_CHECKS} of them); past that it is a lower bound and `total_capped`
+ * says so. Operations a bulk import has stored but not indexed yet are not found; `unindexed`
  * says how many there are (backlog.ts).
  */
 import type { Operation, PayloadRef } from "../model/mod.ts";
-import { backlogSize } from "./backlog.ts";
+import { backlogSize, buildTexts, readOperations } from "./backlog.ts";
 import type { PayloadStore } from "./payloads.ts";
 import { readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { Queries } from "./queries.ts";
@@ -22,6 +25,8 @@ import {
   FILTERED_COUNT_SCAN,
   ftsQuery,
   matchPattern,
+  phraseCheck,
+  TEXT_FILTER_WINDOW,
 } from "./search_query.ts";
 import { INDEXED_PAYLOAD_BYTES, payloadWords } from "./search_text.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
@@ -46,6 +51,15 @@ export function indexContinuations(sql: Sql): Continuations {
 /** At most this many hits a page. */
 export const SEARCH_PAGE_MAX = 200;
 
+/**
+ * How many candidates of a phrase query are checked at least (for its count, or the session
+ * list's filter); a page further down checks as deep as it lies.
+ */
+export const PHRASE_CHECKS = 1_000;
+/** Candidates read and checked at a time: first few (a page is often full after them), then more. */
+const CHECK_BATCH = 40;
+const CHECK_BATCH_MAX = 640;
+
 export class Search {
   constructor(
     private readonly sql: Sql,
@@ -68,7 +82,10 @@ export class Search {
       : "operations_fts f";
     const cond = filter ? `AND ${filter}` : "";
 
-    const { page, total, capped } = filter
+    const check = phraseCheck(q);
+    const { page, total, capped } = check
+      ? this.checkedPage(match, check, { from, cond, params, limit, offset })
+      : filter
       ? this.filteredPage(match, { cond, from, params, limit, offset })
       : this.plainPage(match, { from, limit, offset });
     const pattern = matchPattern(q);
@@ -81,6 +98,94 @@ export class Search {
       hits,
       unindexed,
     };
+  }
+
+  /**
+   * The sessions with an operation matching `text`, among its newest
+   * {@link TEXT_FILTER_WINDOW} matches (the session list's text filter); null when nothing in
+   * `text` is searchable. A phrase is checked on the newest candidates of each session until
+   * one holds it, {@link PHRASE_CHECKS} texts in all.
+   */
+  matchingSessions(text: string): string[] | null {
+    const match = ftsQuery(text, { next: indexContinuations(this.sql) });
+    if (!match) return null;
+    // The newest matches only: a word in every session would otherwise cost a join per
+    // matching operation (seconds over a million of them).
+    const rows = this.sql.stmt(
+      `SELECT m.rowid AS rowid, o.session_id AS id FROM (SELECT rowid FROM operations_fts
+         WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${TEXT_FILTER_WINDOW}) m
+       JOIN operations o ON o.rowid = m.rowid ORDER BY m.rowid DESC`,
+    ).all(match) as { rowid: number; id: string }[];
+    const check = phraseCheck(text);
+    if (!check) return [...new Set(rows.map((r) => r.id))];
+    const found = new Set<string>();
+    let checked = 0;
+    for (let i = 0; i < rows.length && checked < PHRASE_CHECKS; i += CHECK_BATCH) {
+      const batch = rows.slice(i, i + CHECK_BATCH).filter((r) => !found.has(r.id));
+      const texts = this.textsOf(batch.map((r) => r.rowid));
+      batch.forEach((r, j) => {
+        if (!found.has(r.id) && check(texts[j])) found.add(r.id);
+      });
+      checked += batch.length;
+    }
+    return [...found];
+  }
+
+  /**
+   * A query with a phrase: the index names the candidates (every word somewhere), newest
+   * first, and each candidate's text is checked for the phrase, as far down as the page lies
+   * and for the count at least {@link PHRASE_CHECKS} candidates. The count is exact when every
+   * candidate was checked (up to {@link COUNT_CAP}); past that it says "at least".
+   */
+  private checkedPage(
+    match: string,
+    check: (text: string) => boolean,
+    { from, cond, params, limit, offset }: {
+      from: string;
+      cond: string;
+      params: (string | number)[];
+      limit: number;
+      offset: number;
+    },
+  ): { page: number[]; total: number; capped: boolean } {
+    // One statement read as the checks go: FTS5 merges the words' lists once (re-reading
+    // them a batch at a time, from a rowid down, cost 3 ms a batch).
+    const candidates = this.sql.stmt(
+      `SELECT f.rowid AS rowid FROM ${from} WHERE operations_fts MATCH ? ${cond}
+       ORDER BY f.rowid DESC`,
+    ).iterate(match, ...params) as Iterator<{ rowid: number }>;
+    const hits: number[] = [];
+    let checked = 0;
+    let batch: number[] = [];
+    let size = CHECK_BATCH;
+    const result = (all: boolean) => ({
+      page: hits.slice(offset, offset + limit),
+      total: Math.min(hits.length, COUNT_CAP),
+      capped: !all || hits.length > COUNT_CAP,
+    });
+    try {
+      for (;;) {
+        const row = candidates.next();
+        if (!row.done) batch.push(row.value.rowid);
+        if (batch.length < size && !row.done) continue;
+        const texts = this.textsOf(batch);
+        batch.forEach((rowid, i) => check(texts[i]) && hits.push(rowid));
+        checked += batch.length;
+        if (row.done) return result(true);
+        const enough = hits.length >= offset + limit &&
+          (checked >= PHRASE_CHECKS || hits.length > COUNT_CAP);
+        if (enough) return result(false);
+        batch = [];
+        size = Math.min(size * 2, CHECK_BATCH_MAX);
+      }
+    } finally {
+      candidates.return?.();
+    }
+  }
+
+  /** The search texts of operations, without their joined pairs ("" for one gone). */
+  private textsOf(rowids: readonly number[]): string[] {
+    return rowids.length ? buildTexts(readOperations(this.sql, this.payloads, rowids), false) : [];
   }
 
   /**

@@ -2,15 +2,25 @@
  * What a user typed, turned into the search index's query language. Pure.
  *
  * The index splits text into words of letters and digits (FTS5 `unicode61`, diacritics
- * removed), keeping each word's position. So:
+ * removed) and keeps which operations hold each word, not where (`detail=none`: a seventh of
+ * the size with positions, migration 24). So:
  * - a word must appear; the last one typed is a prefix (search-as-you-type) from
  *   {@link MIN_PREFIX} characters, and a shorter one is matched whole;
  * - an identifier or path typed as one chunk (`aws_access_key_id`, `core/store/store.ts`,
- *   `--max-count`, `std::vector`, `v1.2.3`) is the phrase of its words, in order and adjacent;
- * - a quoted `"exact phrase"` is a phrase (an unclosed quote runs to the end);
+ *   `--max-count`, `std::vector`, `v1.2.3`) is its words in order, adjacent, with no
+ *   whitespace between them (any other separators: `AWS-ACCESS-KEY-ID` matches); the index
+ *   holds each two words so joined as a word of its own (search_text.ts), so it finds them;
+ * - a quoted `"exact phrase"` is its words in order and adjacent, whatever separates them (an
+ *   unclosed quote runs to the end);
  * - FTS syntax typed by the user (`AND`, `*`, `NEAR`, `^`, parentheses) is plain text: no input
  *   is a syntax error.
+ *
+ * The index finds the operations holding every pair of an identifier and every word of a
+ * quoted phrase ({@link ftsQuery}); whether they stand in order and adjacent is checked on each
+ * candidate's text ({@link phraseCheck}).
  */
+
+import { PAIR_MARK } from "./search_text.ts";
 
 /** Hits are counted exactly up to this many; past it the count says "at least". */
 export const COUNT_CAP = 10_000;
@@ -82,11 +92,12 @@ export type Continuations = (prefix: string) => readonly string[];
 const ASCII_NEXT = [..."abcdefghijklmnopqrstuvwxyz0123456789"];
 
 /**
- * Turns what a user typed into a safe FTS5 query: every part must appear; a part of several
- * words is a phrase; the part being typed ends in a prefix (unless `prefix: false`). Null when
- * nothing in it is searchable.
+ * Turns what a user typed into a safe FTS5 query: every word of every part must appear (the
+ * index has no positions: a phrase is its words here, and {@link phraseCheck} checks their
+ * order); the part being typed ends in a prefix (unless `prefix: false`). Null when nothing in
+ * it is searchable.
  *
- * A prefix shorter than {@link INDEXED_PREFIX} has no index: FTS5 would merge the positions of
+ * A prefix shorter than {@link INDEXED_PREFIX} has no index: FTS5 would merge the lists of
  * every word it begins, hundreds of milliseconds over a million messages. With `next`, it is
  * the word itself or any of its indexed prefixes one character longer (`"ab" OR "aba"* OR …`),
  * each read newest first as the page needs it; the characters `next` names complete the list,
@@ -103,16 +114,89 @@ export function ftsQuery(
   // Words are letters and digits only, so quoting them is enough to make them inert; a
   // continuation comes from the index, and is quoted all the same.
   const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
-  return parts.map((p) => {
-    const phrase = p.words.join(" ");
-    if (!prefix || !p.prefix) return quote(phrase);
+  const terms: string[] = [];
+  const add = (term: string) => terms.includes(term) || terms.push(term);
+  for (const p of parts) {
+    const typing = prefix && p.prefix;
+    if (!p.quoted && p.words.length > 1) {
+      // An identifier: its joined pairs (search_text.ts), the last one a prefix when typed.
+      for (let i = 1; i < p.words.length; i++) {
+        const pair = quote(p.words[i - 1] + PAIR_MARK + p.words[i]);
+        add(typing && i === p.words.length - 1 ? `${pair}*` : pair);
+      }
+      continue;
+    }
+    for (const w of p.words.slice(0, typing ? -1 : undefined)) add(quote(w));
+    if (!typing) continue;
     const last = p.words[p.words.length - 1];
     if (!options.next || last.length >= INDEXED_PREFIX || !/^[a-z0-9]+$/.test(last)) {
-      return `${quote(phrase)}*`;
+      add(`${quote(last)}*`);
+      continue;
     }
     const next = [...ASCII_NEXT, ...options.next(last).filter((c) => !ASCII_NEXT.includes(c))];
-    return `(${[quote(phrase), ...next.map((c) => `${quote(phrase + c)}*`)].join(" OR ")})`;
-  }).join(" AND ");
+    add(`(${[quote(last), ...next.map((c) => `${quote(last + c)}*`)].join(" OR ")})`);
+  }
+  return terms.join(" AND ");
+}
+
+/**
+ * Folds a text as the index does before it compares words: diacritics off (`é` → `e`), so a
+ * phrase is checked on the words the index matched. Text without them is returned as it is.
+ */
+function fold(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return /[^\x00-\x7f]/.test(text) ? text.replace(/[^\x00-\x7f]/g, baseLetter) : text;
+}
+
+/**
+ * A letter with diacritics written as one character (`é`) is its base letter (`e`), as the
+ * tokenizer folds it; a combining mark written on its own is left: the tokenizer splits on it.
+ */
+function baseLetter(c: string): string {
+  let base = BASES.get(c);
+  if (base === undefined) {
+    const d = c.normalize("NFD");
+    base = d.length > 1 && /^\p{L}\p{Mn}+$/u.test(d) ? d[0] : c;
+    if (BASES.size > 4096) BASES.clear();
+    BASES.set(c, base);
+  }
+  return base;
+}
+const BASES = new Map<string, string>();
+
+/**
+ * Whether a candidate's text holds every phrase of the query (a part of several words: an
+ * identifier, a path, a quoted phrase) with its words in order and adjacent, separated by
+ * anything but letters and digits. Null when the query has no phrase: then the index's answer is
+ * exact as it is. The last word of the part being typed is a prefix, as in {@link ftsQuery}.
+ */
+export function phraseCheck(
+  q: string,
+  options: { prefix?: boolean } = {},
+): ((text: string) => boolean) | null {
+  const prefix = options.prefix ?? true;
+  const phrases = queryParts(q).filter((p) => p.words.length > 1).map((p) =>
+    partPattern(p.words.map(fold), prefix && p.prefix, !p.quoted)
+  );
+  if (!phrases.length) return null;
+  return (text) => {
+    const folded = fold(text);
+    return phrases.every((re) => re.test(folded));
+  };
+}
+
+const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * One part's words in order, any separators between them, whole words only (as the index
+ * matches them); the prefix part's last word followed by the rest of its word.
+ */
+function partPattern(words: readonly string[], prefix: boolean, joined = false): RegExp {
+  const ws = words.map(esc);
+  const word = "\\p{L}\\p{N}\\p{Co}";
+  if (prefix) ws[ws.length - 1] += `[${word}]*`;
+  const between = joined ? `[^${word}\\s]+` : `[^${word}]+`;
+  return new RegExp(`(?<![${word}])${ws.join(between)}(?![${word}])`, "iu");
 }
 
 /**
@@ -123,12 +207,5 @@ export function ftsQuery(
 export function matchPattern(q: string): RegExp | null {
   const parts = queryParts(q);
   if (!parts.length) return null;
-  const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const alts = parts.map((p) => {
-    const words = p.words.map(esc);
-    if (p.prefix) words[words.length - 1] += "[\\p{L}\\p{N}]*";
-    // Whole words only, as the index matches them (a word is letters and digits).
-    return `(?<![\\p{L}\\p{N}])${words.join("[^\\p{L}\\p{N}]+")}(?![\\p{L}\\p{N}])`;
-  });
-  return new RegExp(alts.join("|"), "giu");
+  return new RegExp(parts.map((p) => partPattern(p.words, p.prefix).source).join("|"), "giu");
 }

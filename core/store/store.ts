@@ -172,7 +172,11 @@ export class ChronicleStore {
     this.db = db;
     this.sql = new Sql(db);
     this.payloads = new PayloadStore(this.sql, options.packs ?? null, options.packLimit);
-    this.queries = new Queries(this.sql, this.payloads.textOf);
+    this.queries = new Queries(
+      this.sql,
+      this.payloads.textOf,
+      (text) => this.searcher.matchingSessions(text),
+    );
     this.searcher = new Search(this.sql, this.payloads, this.queries);
     this.ruleTable = new RuleTable(this.sql);
     this.shareTable = new ShareTable(this.sql);

@@ -5,21 +5,43 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
-import { COUNT_CAP, FILTERED_COUNT_SCAN, ftsQuery, matchPattern } from "../../../core/store/mod.ts";
+import {
+  COUNT_CAP,
+  FILTERED_COUNT_SCAN,
+  ftsQuery,
+  joinedPairs,
+  matchPattern,
+  PAIR_MARK,
+  PHRASE_CHECKS,
+  phraseCheck,
+} from "../../../core/store/mod.ts";
 import { claudeSessionPath, writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
 
-Deno.test("ftsQuery() makes phrases of identifiers and quotes, a prefix of the word being typed", async (t) => {
+Deno.test("ftsQuery() asks for an identifier's joined pairs, a phrase's words, a prefix of the word being typed", async (t) => {
+  const J = PAIR_MARK;
   const cases: { name: string; input: string; expected: string | null }[] = [
     { name: "words, the last a prefix", input: "make den", expected: `"make" AND "den"*` },
     { name: "a one-letter last word is whole", input: "make d", expected: `"make" AND "d"` },
     { name: "a finished word is whole", input: "make ", expected: `"make"` },
-    { name: "snake_case", input: "aws_access_key_id ", expected: `"aws access key id"` },
-    { name: "a path", input: "core/store/store.ts", expected: `"core store store ts"*` },
-    { name: "a flag", input: "--max-count ", expected: `"max count"` },
-    { name: "a Rust path", input: "std::vec::Vec ", expected: `"std vec vec"` },
-    { name: "a quoted phrase", input: '"exit code" make', expected: `"exit code" AND "make"*` },
-    { name: "an open quote is typed", input: '"exit co', expected: `"exit co"*` },
+    {
+      name: "snake_case",
+      input: "aws_access_key_id ",
+      expected: `"aws${J}access" AND "access${J}key" AND "key${J}id"`,
+    },
+    {
+      name: "a path, the last pair a prefix",
+      input: "core/store/store.ts",
+      expected: `"core${J}store" AND "store${J}store" AND "store${J}ts"*`,
+    },
+    { name: "a flag", input: "--max-count ", expected: `"max${J}count"` },
+    { name: "a Rust path", input: "std::vec::Vec ", expected: `"std${J}vec" AND "vec${J}vec"` },
+    {
+      name: "a quoted phrase",
+      input: '"exit code" make',
+      expected: `"exit" AND "code" AND "make"*`,
+    },
+    { name: "an open quote is typed", input: '"exit co', expected: `"exit" AND "co"*` },
     { name: "a three-letter prefix", input: "mak", expected: `"mak"*` },
     { name: "a prefix beyond ASCII", input: "пр", expected: `"пр"*` },
     {
@@ -36,7 +58,7 @@ Deno.test("ftsQuery() makes phrases of identifiers and quotes, a prefix of the w
     const alts = [..."abcdefghijklmnopqrstuvwxyz0123456789ß"].map((c) => `"da${c}"*`);
     assertEquals(q, `"make" AND ("da" OR ${alts.join(" OR ")})`);
     // inside a phrase or an identifier, the same for its last word
-    assert(ftsQuery('"exit co', { next })!.startsWith(`("exit co" OR "exit coa"* OR`));
+    assert(ftsQuery('"exit co', { next })!.startsWith(`"exit" AND ("co" OR "coa"* OR`));
     // three letters and more have an index of their own
     assertEquals(ftsQuery("mak", { next }), `"mak"*`);
   });
@@ -47,6 +69,36 @@ Deno.test("matchPattern() finds an identifier whatever joins its words, and whol
   assertEquals("set AWS_ACCESS_KEY_ID=x".match(re)?.[0], "AWS_ACCESS_KEY_ID");
   assertEquals("aws_access_key_identity".match(re), null);
   assertEquals("rendering".match(matchPattern("rend")!)?.[0], "rendering");
+});
+
+Deno.test("joinedPairs() joins the words of each identifier, not words apart", () => {
+  const J = PAIR_MARK;
+  assertEquals(
+    joinedPairs("aws_access_key_id = x; src/main.rs\nfoo bar v1.2"),
+    [`aws${J}access`, `access${J}key`, `key${J}id`, `src${J}main`, `main${J}rs`, `v1${J}2`]
+      .join(" "),
+  );
+  assertEquals(joinedPairs("one two\tthree"), "");
+  assertEquals(joinedPairs(`a${J}b-c`), "", "a word holding the mark makes no pair");
+});
+
+Deno.test("phraseCheck() wants each phrase's words in order and adjacent, folded as the index folds", () => {
+  assertEquals(phraseCheck("deploy now"), null, "no phrase: the index's answer is exact");
+  const id = phraseCheck("aws_access_key_id ")!;
+  assert(id("export AWS_ACCESS_KEY_ID=x"));
+  assert(id("AWS-ACCESS.KEY::ID"), "any separators between the words but whitespace");
+  assert(!id("the aws access key id"), "an identifier is one chunk");
+  assert(phraseCheck('"aws access key id"')!("AWS_ACCESS_KEY_ID"), "a quoted phrase any");
+  assert(!id("aws key access id"), "out of order");
+  assert(!id("aws_access_key_identity"), "whole words");
+  assert(!id("aws access, a key id"), "not adjacent");
+  const both = phraseCheck('"exit code" src/main.rs')!;
+  assert(both("src/main.rs failed: exit code 1"));
+  assert(!both("exit code 1"), "every phrase");
+  assert(phraseCheck('"café crème"')!("un cafe creme"), "diacritics fold");
+  assert(phraseCheck('"cafe creme"')!("un café crème"));
+  assert(phraseCheck("std::vec::Ve")!("use std::vec::Vec;"), "the typed word is a prefix");
+  assert(!phraseCheck("std::vec::Ve", { prefix: false })!("use std::vec::Vec;"));
 });
 
 /** A store with one session per entry; each result is one Bash call's output. */
@@ -209,6 +261,116 @@ Deno.test("migration 14 drops the two-letter prefix index and the next import in
   // Nothing is searchable until an import indexes the backlog, and search says why.
   assertEquals(after.search("deploy").unindexed, ops);
   assertEquals(after.search("deploy").total, 0);
+  await s.run(after);
+  assertEquals(queries.map((q) => after.search(q).total), before);
+  assertEquals(after.search("deploy").unindexed, 0);
+  after.close();
+});
+
+Deno.test("a phrase is found only where its words stand in order and adjacent; its count and pages are exact", async () => {
+  // Every output holds both words; only the even ones hold them as the phrase, half of those
+  // as an identifier.
+  const results = Array.from(
+    { length: 90 },
+    (_, i) =>
+      i % 2
+        ? `code ${i} exit, again exit and code`
+        : i % 4
+        ? `run ${i}: exit code ${i}`
+        : `run ${i}: EXIT_CODE=${i}`,
+  );
+  const { s, store } = await storeWith({ "aaaaaaaa-1": results });
+  await using _ = s;
+  const cases: [string, number, RegExp][] = [
+    ['"exit code"', 45, /^exit[ _]code$/],
+    ["exit_code ", 23, /^exit_code$/],
+    ["EXIT-CODE ", 23, /^exit_code$/],
+    ["exit_co", 23, /^exit_code$/],
+  ];
+  for (const [q, n, shown] of cases) {
+    const seen: string[] = [];
+    for (let offset = 0;; offset += 20) {
+      const page = store.search(q, { offset, limit: 20 });
+      assertEquals([page.total, page.total_capped], [n, false], q);
+      seen.push(...page.hits.map((h) => h.op_id));
+      for (const h of page.hits) {
+        const matched = h.snippet.filter((x) => x.match).map((x) => x.text.toLowerCase());
+        assert(matched.length > 0 && matched.every((m) => shown.test(m)), `${q}: ${matched}`);
+      }
+      if (page.hits.length < 20) break;
+    }
+    assertEquals(new Set(seen).size, n, q);
+  }
+  assertEquals(store.search('"code exit"').total, 0);
+  assertEquals(store.search("exit code").total, 90, "two words, no phrase");
+  // with a filter, the same
+  assertEquals(store.search('"exit code"', { project: "/work/demo" }).total, 45);
+  assertEquals(store.search('"exit code"', { project: "/elsewhere" }).total, 0);
+  store.close();
+});
+
+Deno.test("the session list's text filter keeps only sessions holding the phrase", async () => {
+  const { s, store } = await storeWith({
+    "aaaaaaaa-1": ["the build failed: exit code 2"],
+    "bbbbbbbb-2": ["code-review done, exit now"],
+  });
+  await using _ = s;
+  const ids = (text: string) =>
+    store.listSessions({ text }).items.map((i) => i.id.slice(-10)).sort();
+  assertEquals(ids('"exit code"'), ["aaaaaaaa-1"]);
+  assertEquals(ids("exit code"), ["aaaaaaaa-1", "bbbbbbbb-2"]);
+  assertEquals(ids("code_review"), ["bbbbbbbb-2"]);
+  store.close();
+});
+
+Deno.test("a phrase past the candidates checked for the count says 'at least', and a deep hit is still paged to", async () => {
+  const { s, store } = await storeWith({ "aaaaaaaa-1": ["exit code 3"] });
+  await using _ = s;
+  // Candidates holding both words whose text does not (no operation: an empty text), newer
+  // and older than the hit, more than the checks a count makes.
+  const db = dbOf(store);
+  const insert = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, 'code exit')");
+  db.exec("BEGIN");
+  for (let i = 1; i <= 2 * PHRASE_CHECKS; i++) insert.run(-i);
+  db.exec("COMMIT");
+  const one = store.search('"exit code"', { limit: 1 });
+  assertEquals([one.total, one.total_capped, one.hits.length], [1, true, 1]);
+  // a full page is not there, so every candidate is checked: the count is exact
+  const page = store.search('"exit code"', { limit: 20 });
+  assertEquals([page.total, page.total_capped], [1, false]);
+  // newer candidates than the hit, more than the count checks: the hit is still reached
+  db.exec("BEGIN");
+  for (let i = 1; i <= 2 * PHRASE_CHECKS; i++) insert.run(1_000_000 + i);
+  db.exec("COMMIT");
+  const deep = store.search('"exit code"', { limit: 1 });
+  assertEquals(deep.hits.length, 1);
+  assertEquals(deep.hits[0].snippet.some((x) => x.match && x.text === "exit code"), true);
+  assertEquals([deep.total, deep.total_capped], [1, true], "the older candidates are not checked");
+  store.close();
+});
+
+Deno.test("migration 24 drops the index's positions and the next import indexes everything again", async () => {
+  const { s, store } = await storeWith({
+    "aaaaaaaa-1": ["deploying the frontend", "aws_key_id", "the key aws id", "café crème"],
+  });
+  await using _ = s;
+  const queries = ["de", "deploy", '"the frontend"', "aws_key_id", "id_key", '"cafe creme"'];
+  const before = queries.map((q) => store.search(q).total);
+  assertEquals(before, [1, 1, 1, 1, 0, 1]);
+  // The store as version 23 left it: an index with positions.
+  dbOf(store).exec(`DROP TABLE operations_fts_words; DROP TABLE operations_fts;
+    CREATE VIRTUAL TABLE operations_fts USING fts5(body, content='', contentless_delete=1,
+      detail=full, prefix='3', tokenize='unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE operations_fts_words USING fts5vocab(operations_fts, row);
+    DELETE FROM migrations WHERE version = 24;`);
+  store.close();
+  const after = s.open();
+  const db = dbOf(after);
+  const ddl = (db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'operations_fts'").get() as {
+    sql: string;
+  }).sql;
+  assert(ddl.includes("detail=none"), ddl);
+  assertEquals(after.search("deploy").unindexed, after.totals().operations);
   await s.run(after);
   assertEquals(queries.map((q) => after.search(q).total), before);
   assertEquals(after.search("deploy").unindexed, 0);
