@@ -149,6 +149,13 @@ function refuseForeignDatabase(db: DatabaseSync, path: string): void {
   );
 }
 
+/**
+ * SQLite's own page cache, KiB (the system's file cache holds the rest). It stays full: with
+ * 16 MiB, a cold import of a 300 MB Codex history peaked at 304-314 MB RSS, with 4 MiB at 280
+ * MB, in the same time.
+ */
+const CACHE_KIB = 4096;
+
 export class ChronicleStore {
   private readonly db: DatabaseSync;
   private readonly sql: Sql;
@@ -201,7 +208,7 @@ export class ChronicleStore {
       if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec("PRAGMA temp_store = MEMORY");
-      db.exec("PRAGMA cache_size = -16384");
+      db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
     } catch (e) {
       if (e instanceof ChronicleError) throw e;
       throw new ChronicleError("io", `Cannot open the store "${path}": ${(e as Error).message}`, {

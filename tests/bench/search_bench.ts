@@ -9,7 +9,7 @@
  *   deno run -A tests/bench/search_bench.ts [--messages N] [--queries N]
  */
 import { dbOf } from "../_helpers/store_db.ts";
-import { ChronicleStore } from "../../core/store/mod.ts";
+import { ChronicleStore, joinedPairs } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { TOKEN_HEADER } from "../../core/security/local_access.ts";
 import { prng } from "../unit/security/_fake_secrets.ts";
@@ -147,7 +147,9 @@ for (let s = 0; !reuse && rowid < MESSAGES; s++) {
       replay: { replayable: false, blockers: [] },
     });
     insertOp.run(rowid, id, `op_${rowid}`, start + i * 1000, i, kind, tool, doc);
-    insertFts.run(rowid, text);
+    // the body the store indexes: the text, then its identifiers' joined pairs
+    const pairs = joinedPairs(text);
+    insertFts.run(rowid, pairs ? `${text}\n${pairs}` : text);
   }
   if (s % 200 === 199) {
     db.exec("COMMIT");
