@@ -60,6 +60,30 @@ export const PHRASE_CHECKS = 1_000;
 const CHECK_BATCH = 40;
 const CHECK_BATCH_MAX = 640;
 
+/**
+ * Where a page of matches is read: the index alone (`from`), or joined to the sessions a filter
+ * selects (its SQL `cond` and `params`), and which page.
+ */
+interface PageQuery {
+  from: string;
+  cond: string;
+  params: (string | number)[];
+  limit: number;
+  offset: number;
+}
+
+/** A page of matching rowids, newest first, and the count of the matches. */
+interface Page {
+  page: number[];
+  total: number;
+  capped: boolean;
+}
+
+/** SQL: every match of the query (`?`) that `q` selects, newest first. */
+const newestMatches = ({ from, cond }: PageQuery) =>
+  `SELECT f.rowid AS rowid FROM ${from} WHERE operations_fts MATCH ? ${cond}
+   ORDER BY f.rowid DESC`;
+
 export class Search {
   constructor(
     private readonly sql: Sql,
@@ -81,13 +105,14 @@ export class Search {
            JOIN sessions s ON s.id = o.session_id`
       : "operations_fts f";
     const cond = filter ? `AND ${filter}` : "";
+    const query: PageQuery = { from, cond, params, limit, offset };
 
     const check = phraseCheck(q);
     const { page, total, capped } = check
-      ? this.checkedPage(match, check, { from, cond, params, limit, offset })
+      ? this.checkedPage(match, check, query)
       : filter
-      ? this.filteredPage(match, { cond, from, params, limit, offset })
-      : this.plainPage(match, { from, limit, offset });
+      ? this.filteredPage(match, query)
+      : this.plainPage(match, query);
     const pattern = matchPattern(q);
     const hits = page.map((rowid) => this.hit(rowid, pattern));
     return {
@@ -111,13 +136,18 @@ export class Search {
     if (!match) return null;
     // The newest matches only: a word in every session would otherwise cost a join per
     // matching operation (seconds over a million of them).
+    const newest = `SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
+      ORDER BY rowid DESC LIMIT ${TEXT_FILTER_WINDOW}`;
+    const check = phraseCheck(text);
+    if (!check) {
+      return (this.sql.stmt(
+        `SELECT DISTINCT o.session_id AS id FROM (${newest}) m JOIN operations o ON o.rowid = m.rowid`,
+      ).all(match) as { id: string }[]).map((r) => r.id);
+    }
     const rows = this.sql.stmt(
-      `SELECT m.rowid AS rowid, o.session_id AS id FROM (SELECT rowid FROM operations_fts
-         WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ${TEXT_FILTER_WINDOW}) m
+      `SELECT m.rowid AS rowid, o.session_id AS id FROM (${newest}) m
        JOIN operations o ON o.rowid = m.rowid ORDER BY m.rowid DESC`,
     ).all(match) as { rowid: number; id: string }[];
-    const check = phraseCheck(text);
-    if (!check) return [...new Set(rows.map((r) => r.id))];
     const found = new Set<string>();
     let checked = 0;
     for (let i = 0; i < rows.length && checked < PHRASE_CHECKS; i += CHECK_BATCH) {
@@ -137,23 +167,12 @@ export class Search {
    * and for the count at least {@link PHRASE_CHECKS} candidates. The count is exact when every
    * candidate was checked (up to {@link COUNT_CAP}); past that it says "at least".
    */
-  private checkedPage(
-    match: string,
-    check: (text: string) => boolean,
-    { from, cond, params, limit, offset }: {
-      from: string;
-      cond: string;
-      params: (string | number)[];
-      limit: number;
-      offset: number;
-    },
-  ): { page: number[]; total: number; capped: boolean } {
+  private checkedPage(match: string, check: (text: string) => boolean, query: PageQuery): Page {
+    const { params, limit, offset } = query;
     // One statement read as the checks go: FTS5 merges the words' lists once (re-reading
     // them a batch at a time, from a rowid down, cost 3 ms a batch).
-    const candidates = this.sql.stmt(
-      `SELECT f.rowid AS rowid FROM ${from} WHERE operations_fts MATCH ? ${cond}
-       ORDER BY f.rowid DESC`,
-    ).iterate(match, ...params) as Iterator<{ rowid: number }>;
+    const candidates = this.sql.stmt(newestMatches(query))
+      .iterate(match, ...params) as Iterator<{ rowid: number }>;
     const hits: number[] = [];
     let checked = 0;
     let batch: number[] = [];
@@ -192,10 +211,8 @@ export class Search {
    * Without a filter: one pass over the newest {@link COUNT_CAP} + 1 matches gives both the
    * page and the count, so a prefix that has no index of its own expands to its words once.
    */
-  private plainPage(
-    match: string,
-    { from, limit, offset }: { from: string; limit: number; offset: number },
-  ): { page: number[]; total: number; capped: boolean } {
+  private plainPage(match: string, query: PageQuery): Page {
+    const { limit, offset } = query;
     const r = this.sql.stmt(
       `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
          ORDER BY rowid DESC LIMIT ${COUNT_CAP + 1})
@@ -206,7 +223,7 @@ export class Search {
     let page = JSON.parse(r.page) as number[];
     // A page past the counted matches: read as deep as it lies.
     if (page.length < limit && n > COUNT_CAP) {
-      page = this.deepPage(match, { from, cond: "" }, [], limit, offset);
+      page = this.deepPage(match, query);
     }
     return { page, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
   }
@@ -216,16 +233,8 @@ export class Search {
    * checked against it once, for the count and, when it lies among them, the page. Only a page
    * further down reads deeper; so a selective filter and a common word cost a bounded scan.
    */
-  private filteredPage(
-    match: string,
-    { cond, from, params, limit, offset }: {
-      cond: string;
-      from: string;
-      params: (string | number)[];
-      limit: number;
-      offset: number;
-    },
-  ): { page: number[]; total: number; capped: boolean } {
+  private filteredPage(match: string, query: PageQuery): Page {
+    const { cond, params, limit, offset } = query;
     const r = this.sql.stmt(
       `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
          ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN + 1}),
@@ -240,23 +249,16 @@ export class Search {
     const deeper = Number(r.scanned) > FILTERED_COUNT_SCAN;
     let page = JSON.parse(r.page) as number[];
     if (page.length < limit && deeper) {
-      page = this.deepPage(match, { from, cond }, params, limit, offset);
+      page = this.deepPage(match, query);
     }
     return { page, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP || deeper };
   }
 
   /** A page wherever it lies among the matches, newest first. */
-  private deepPage(
-    match: string,
-    { from, cond }: { from: string; cond: string },
-    params: (string | number)[],
-    limit: number,
-    offset: number,
-  ): number[] {
-    return (this.sql.stmt(
-      `SELECT f.rowid AS rowid FROM ${from} WHERE operations_fts MATCH ? ${cond}
-       ORDER BY f.rowid DESC LIMIT ? OFFSET ?`,
-    ).all(match, ...params, limit, offset) as { rowid: number }[]).map((r) => r.rowid);
+  private deepPage(match: string, query: PageQuery): number[] {
+    const { params, limit, offset } = query;
+    return (this.sql.stmt(`${newestMatches(query)} LIMIT ? OFFSET ?`)
+      .all(match, ...params, limit, offset) as { rowid: number }[]).map((r) => r.rowid);
   }
 
   private hit(rowid: number, pattern: RegExp | null): SearchHit {
