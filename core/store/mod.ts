@@ -11,9 +11,8 @@ export * from "./prepare.ts";
 export * from "./packs.ts";
 export * from "./write_group.ts";
 export * from "./search_query.ts";
-export { joinedPairs, PAIR_MARK } from "./search_text.ts";
 export { makeSnippet, PHRASE_CHECKS, SEARCH_PAGE_MAX } from "./search.ts";
-export { INDEXED_PAYLOAD_BYTES } from "./search_text.ts";
+export { INDEXED_PAYLOAD_BYTES, joinedPairs, PAIR_MARK, searchBody } from "./search_text.ts";
 export { RuleTable } from "./rule_table.ts";
 export type {
   ChangeCursor,

@@ -20,7 +20,7 @@
  * candidate's text ({@link phraseCheck}).
  */
 
-import { PAIR_MARK } from "./search_text.ts";
+import { INDEX_WORD, PAIR_MARK, WORD_CHARS } from "./search_text.ts";
 
 /** Hits are counted exactly up to this many; past it the count says "at least". */
 export const COUNT_CAP = 10_000;
@@ -52,9 +52,9 @@ export interface QueryPart {
   quoted: boolean;
 }
 
-/** The words of a text as the index splits them (letters and digits), lower-cased. */
+/** The words of a text as the index splits them ({@link WORD_CHARS}), lower-cased. */
 export function indexWords(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
+  return text.toLowerCase().match(INDEX_WORD) ?? [];
 }
 
 /** The parts of a query: quoted phrases and whitespace-separated chunks, in order. */
@@ -193,10 +193,10 @@ const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 function partPattern(words: readonly string[], prefix: boolean, joined = false): RegExp {
   const ws = words.map(esc);
-  const word = "\\p{L}\\p{N}\\p{Co}";
-  if (prefix) ws[ws.length - 1] += `[${word}]*`;
-  const between = joined ? `[^${word}\\s]+` : `[^${word}]+`;
-  return new RegExp(`(?<![${word}])${ws.join(between)}(?![${word}])`, "iu");
+  const w = WORD_CHARS;
+  if (prefix) ws[ws.length - 1] += `[${w}]*`;
+  const between = joined ? `[^${w}\\s]+` : `[^${w}]+`;
+  return new RegExp(`(?<![${w}])${ws.join(between)}(?![${w}])`, "iu");
 }
 
 /**

@@ -63,8 +63,13 @@ export function searchBody(
  */
 export const PAIR_MARK = "\uE000";
 
-/** A word as the index splits text (letters, digits and private-use characters). */
-const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
+/**
+ * The characters of a word as the index splits text, for a regular expression's class: FTS5
+ * `unicode61` keeps letters, digits and private-use characters, and splits on the rest.
+ */
+export const WORD_CHARS = "\\p{L}\\p{N}\\p{Co}";
+/** A word as the index splits text (global: for `match` and `matchAll`, which keep no state). */
+export const INDEX_WORD = new RegExp(`[${WORD_CHARS}]+`, "gu");
 /** Whitespace between two words: they are not one identifier. */
 const SPACE = /\s/;
 
@@ -83,14 +88,12 @@ export function joinedPairs(text: string): string {
   // cold import's peak RSS by 30-40 MB).
   const out = new Set<string>();
   let prev = "";
-  let prevEnd = -1;
-  for (const m of text.matchAll(WORD)) {
-    const word = m[0];
-    if (prevEnd >= 0 && !SPACE.test(text.slice(prevEnd, m.index)) && !word.includes(PAIR_MARK)) {
-      out.add(prev + PAIR_MARK + word);
-    }
-    prev = word.includes(PAIR_MARK) ? "" : word;
-    prevEnd = prev ? m.index! + word.length : -1;
+  let prevEnd = 0;
+  for (const m of text.matchAll(INDEX_WORD)) {
+    const word = m[0].includes(PAIR_MARK) ? "" : m[0];
+    if (word && prev && !SPACE.test(text.slice(prevEnd, m.index))) out.add(prev + PAIR_MARK + word);
+    prev = word;
+    prevEnd = m.index! + m[0].length;
   }
   return [...out].join(" ");
 }

@@ -9,7 +9,7 @@
  *   deno run -A tests/bench/search_bench.ts [--messages N] [--queries N]
  */
 import { dbOf } from "../_helpers/store_db.ts";
-import { ChronicleStore, joinedPairs } from "../../core/store/mod.ts";
+import { ChronicleStore, searchBody } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { TOKEN_HEADER } from "../../core/security/local_access.ts";
 import { prng } from "../unit/security/_fake_secrets.ts";
@@ -148,8 +148,7 @@ for (let s = 0; !reuse && rowid < MESSAGES; s++) {
     });
     insertOp.run(rowid, id, `op_${rowid}`, start + i * 1000, i, kind, tool, doc);
     // the body the store indexes: the text, then its identifiers' joined pairs
-    const pairs = joinedPairs(text);
-    insertFts.run(rowid, pairs ? `${text}\n${pairs}` : text);
+    insertFts.run(rowid, searchBody(text, null, null));
   }
   if (s % 200 === 199) {
     db.exec("COMMIT");
