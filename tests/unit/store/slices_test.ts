@@ -8,6 +8,7 @@ import { copyTree, FIXTURES } from "../../_helpers/fixtures.ts";
 import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { addCursorChats } from "../../_helpers/cursor_db.ts";
+import { columnsOf } from "../../_helpers/store_db.ts";
 import { DatabaseSync } from "node:sqlite";
 
 const REAL = `${FIXTURES}/realclients`;
@@ -372,12 +373,10 @@ async function opencodeHome(tmp: string, copies: number): Promise<string> {
   await copyTree(`${REAL}/opencode/s4-long/native/.local/share/opencode`, dir);
   const db = new DatabaseSync(`${dir}/opencode.db`);
   try {
-    const cols = (t: string) =>
-      (db.prepare(`PRAGMA table_info("${t}")`).all() as { name: string }[]).map((c) => c.name);
     const suffixed = ["id", "session_id", "message_id"];
     for (let k = 1; k < copies; k++) {
       for (const t of ["session", "message", "part"]) {
-        const names = cols(t);
+        const names = columnsOf(db, t);
         const values = names.map((c) =>
           suffixed.includes(c)
             ? `${c} || '~${k}'`

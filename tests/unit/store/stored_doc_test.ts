@@ -10,7 +10,7 @@ import {
   storedOpColumns,
 } from "../../../core/store/mod.ts";
 import { recordKey } from "../../../core/sources/claude_code/seen.ts";
-import { dbOf } from "../../_helpers/store_db.ts";
+import { columnsOf, dbOf } from "../../_helpers/store_db.ts";
 import { scratch } from "./_sessions.ts";
 import { appendClaudePrompt } from "../../e2e/_synthetic.ts";
 
@@ -248,8 +248,7 @@ Deno.test("migration 17 moves the importer states out of sources; a later append
     DELETE FROM migrations WHERE version = 17;`);
   store.close();
   const after = s.open();
-  const cols = (dbOf(after).prepare("PRAGMA table_info(sources)").all() as { name: string }[])
-    .map((c) => c.name);
+  const cols = columnsOf(dbOf(after), "sources");
   assert(!cols.includes("state"), cols.join(", "));
   assertEquals(after.sourceState(path), state);
   assertEquals(JSON.stringify(after.getSource(path)?.checkpoint), checkpoint);
@@ -314,8 +313,7 @@ Deno.test("migration 21 numbers the logs operations were read from; they read, r
   store.close();
   const after = s.open();
   const adb = dbOf(after);
-  const cols = (adb.prepare("PRAGMA table_info(operations)").all() as { name: string }[])
-    .map((c) => c.name);
+  const cols = columnsOf(adb, "operations");
   assert(!cols.includes("file") && cols.includes("file_id"), cols.join(", "));
   assertEquals(
     (adb.prepare("SELECT count(*) AS n FROM op_files").get() as { n: number }).n,
@@ -366,8 +364,7 @@ Deno.test("migration 23 numbers the logs usage was read from; tokens read and re
   store.close();
   const after = s.open();
   const adb = dbOf(after);
-  const cols = (adb.prepare("PRAGMA table_info(usage)").all() as { name: string }[])
-    .map((c) => c.name);
+  const cols = columnsOf(adb, "usage");
   assert(!cols.includes("file") && cols.includes("file_id"), cols.join(", "));
   const again = () => usageRows(adb);
   assertEquals(again(), before);
