@@ -58,6 +58,11 @@ Deno.test({
         await page.waitForFunction(() =>
           document.activeElement?.classList.contains("palette-input") ?? false
         );
+        // An identifier as typed, found once: the count agrees with its noun.
+        await page.keyboard.type("OPENAI_API_KEY");
+        await page.locator(".palette-status", { hasText: /^1 match, newest first/ }).waitFor();
+        await page.locator(".hits li mark", { hasText: "OPENAI_API_KEY" }).waitFor();
+        await page.locator(".palette-input").fill("");
         // One letter matches whole words only, and the palette says so.
         await page.keyboard.type("w");
         await page.locator(".palette-status", { hasText: "a one-letter word is matched whole" })
@@ -68,10 +73,10 @@ Deno.test({
         await page.locator(".hits li mark", { hasText: /wirte/i }).first().waitFor();
         const mark = await page.locator(".hits li mark").first().textContent();
         assert.match(mark ?? "", /wirte/i);
-        assert.doesNotMatch(
-          (await page.locator(".palette-status").textContent()) ?? "",
-          /matched whole/,
-        );
+        const status = (await page.locator(".palette-status").textContent()) ?? "";
+        assert.doesNotMatch(status, /matched whole/);
+        // the count agrees with its noun: "1 match", "2 matches"
+        assert.match(status, /^(?:at least )?(?:1 match|(?!1 )[\d,]+ matches), newest first/);
         await screenshot(page, "02_search");
         await page.keyboard.press("Enter");
         await page.waitForSelector(".op.is-focused");

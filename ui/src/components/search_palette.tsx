@@ -128,9 +128,9 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
           {error.value ??
             (total.value === null
               ? "Type to search prompts, replies, commands and outputs. ↑↓ to move, Enter to open, Esc to close."
-              : `${capped.value ? "at least " : ""}${
-                total.value.toLocaleString("en-US")
-              } matches, newest first · ${ms.value} ms${
+              : `${capped.value ? "at least " : ""}${total.value.toLocaleString("en-US")} ${
+                total.value === 1 && !capped.value ? "match" : "matches"
+              }, newest first · ${ms.value} ms${
                 shortLastWord(q.value) ? " · a one-letter word is matched whole" : ""
               } · "quotes" for a phrase`)}
         </div>
