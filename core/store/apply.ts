@@ -44,8 +44,17 @@ const PENDING = 2;
 
 /** SQL: what an operations row did, whatever it was read from (prepare.ts). */
 const STEP = stepOf();
-/** SQL: the same of an operation given as parameters: its doc, then its columns' values. */
-const STEP_GIVEN = stepOf("?", COLUMN_FIELDS.map(() => "?"));
+/**
+ * SQL: the same of an operation given as numbered parameters: its doc (?1), its columns'
+ * values (?2...), then its order time.
+ */
+const STEP_GIVEN = stepOf(
+  "?1",
+  COLUMN_FIELDS.map((_, i) => `?${i + 2}`),
+  `?${COLUMN_FIELDS.length + 2}`,
+);
+/** The next free parameter number after {@link STEP_GIVEN}'s. */
+const AFTER_STEP_GIVEN = COLUMN_FIELDS.length + 3;
 
 /** The import pipeline that wrote a recording: Chronicle's own version. */
 export const PIPELINE_VERSION = VERSION;
@@ -656,8 +665,9 @@ export function upsertOperation(
   }
   // The same step but for where it was read from (a re-read's epoch): the same search text.
   const before = sql.stmt(
-    `SELECT ${STEP} = ${STEP_GIVEN} AS same FROM operations WHERE session_id = ? AND op_id = ?`,
-  ).get(rec.doc, ...COLUMN_FIELDS.map((f) => rec[f]), d.session_id, rec.id) as
+    `SELECT ${STEP} = ${STEP_GIVEN} AS same FROM operations
+     WHERE session_id = ?${AFTER_STEP_GIVEN} AND op_id = ?${AFTER_STEP_GIVEN + 1}`,
+  ).get(rec.doc, ...COLUMN_FIELDS.map((f) => rec[f]), rec.order.ts_ms, d.session_id, rec.id) as
     | { same: number }
     | undefined;
   const row = sql.stmt(UPSERT_OP).get(...values) as { rowid: number } | undefined;

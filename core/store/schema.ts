@@ -564,4 +564,16 @@ CREATE VIRTUAL TABLE operations_fts_words USING fts5vocab(operations_fts, row);
 INSERT OR IGNORE INTO search_backlog (rowid) SELECT rowid FROM operations;
 `,
   },
+  {
+    version: 25,
+    name: "a doc says when its operation has no time of its own",
+    // A doc now leaves out its time where its row's order time is the same, and says
+    // `"ts_ms": null` for an operation without one in a row with one (prepare.ts storedDoc).
+    // Docs stored before left the time out only when the operation had none: they say so now.
+    // (Few rows change: no copy of every page, as an UPDATE of every row would keep.)
+    sql: `
+UPDATE operations SET doc = json_set(doc, '$.ts_ms', json('null'))
+  WHERE ts_ms IS NOT NULL AND json_type(doc, '$.ts_ms') IS NULL;
+`,
+  },
 ];

@@ -1,8 +1,9 @@
 /** Stored operation docs leave out the row's own source file and get it back on reading. */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
-import type { Operation } from "../../../core/model/mod.ts";
+import { type Operation, replayAttributes } from "../../../core/model/mod.ts";
 import {
   ChronicleStore,
+  type DocRow,
   prepareUnit,
   readStoredDoc,
   storedDoc,
@@ -16,11 +17,28 @@ import { appendClaudePrompt } from "../../e2e/_synthetic.ts";
 
 const none = () => null;
 
-/** An operation's row as the store writes it: its stored doc and the columns beside it. */
-function stored(op: Operation, file: string, payloads?: Map<string, Uint8Array>): StoredOp {
+/** The row of an operation read from `file`: its order time and line are its own. */
+const rowOf = (file: string, op: Operation): DocRow => ({
+  file,
+  ts_ms: op.ts_ms ?? null,
+  line: op.provenance.source_range.lines[0],
+});
+
+/**
+ * An operation's row as the store writes it: its stored doc and the columns beside it (`at`: its
+ * file, or its whole row).
+ */
+function stored(
+  op: Operation,
+  at: string | DocRow,
+  payloads?: Map<string, Uint8Array>,
+): StoredOp {
+  const row = typeof at === "string" ? rowOf(at, op) : at;
   return {
-    doc: storedDoc(op, file, payloads),
-    file,
+    doc: storedDoc(op, row, payloads),
+    file: row.file,
+    ts_ms: row.ts_ms,
+    line: row.line,
     kind: op.kind,
     effect: op.effect,
     completeness: op.completeness,
@@ -54,7 +72,7 @@ Deno.test("a doc leaves out the row's own file, whichever range names it, and re
   for (
     const original of [op(row), op(row, row), op("/elsewhere.jsonl", row), op(row, "/other.jsonl")]
   ) {
-    const doc = storedDoc(original, row);
+    const doc = storedDoc(original, rowOf(row, original));
     assertEquals(readStoredDoc(stored(original, row), none), original);
     assertEquals(JSON.parse(doc).provenance.source_range.file === row, false);
     assert(
@@ -64,7 +82,9 @@ Deno.test("a doc leaves out the row's own file, whichever range names it, and re
   }
   // no range in the row's file: the doc names both files
   const foreign = op("/a.jsonl", "/b.jsonl");
-  assertEquals(JSON.parse(storedDoc(foreign, row)).provenance, foreign.provenance);
+  const foreignDoc = JSON.parse(storedDoc(foreign, { file: row, ts_ms: null, line: 1 }));
+  assertEquals(foreignDoc.provenance.source_range.file, "/a.jsonl");
+  assertEquals(foreignDoc.provenance.completion.source_range.file, "/b.jsonl");
   assertEquals(readStoredDoc(stored(foreign, row), none), foreign);
 });
 
@@ -98,6 +118,83 @@ Deno.test("a doc leaves out what its row's columns say, and reads back whole; an
   assert(stored(full, row).doc.includes("update src/m0.py"));
 });
 
+Deno.test("a doc leaves out its time, its call's line, epoch 0 and the replay its kind gives where its row says them, and reads back whole", () => {
+  const file = "/home/dev/.codex/sessions/2026/12/04/rollout-x.jsonl";
+  const base: Operation = { ...op(file, file), ts_ms: 1767254400592 };
+  base.provenance.completion!.epoch = 0;
+  base.replay = replayAttributes(base);
+  const at = (o: Operation, row: Partial<DocRow> = {}): DocRow => ({ ...rowOf(file, o), ...row });
+  const shared = (): Operation => {
+    const range = { file, lines: [3, 3] as [number, number], bytes: [10, 90] as [number, number] };
+    return {
+      ...base,
+      provenance: { epoch: 0, source_range: range, completion: { epoch: 0, source_range: range } },
+    };
+  };
+  const cases: [string, Operation, DocRow, (doc: Record<string, unknown>) => void][] = [
+    ["its own time and line", base, at(base), (d) => {
+      assert(!("ts_ms" in d) && !("replay" in d), JSON.stringify(d));
+      const p = d.provenance as Record<string, Record<string, unknown>>;
+      assert(!("epoch" in p) && !("lines" in p.source_range) && !("epoch" in p.completion));
+      const completion = p.completion as { source_range: { lines: unknown } };
+      assertEquals(completion.source_range.lines, [4, 4], "a completion keeps its lines");
+    }],
+    ["a row ordered at another time keeps the op's", base, at(base, { ts_ms: 5 }), (d) => {
+      assertEquals(d.ts_ms, base.ts_ms);
+    }],
+    ["no time of its own in a row with one", op(file), at(op(file), { ts_ms: 5 }), (d) => {
+      assertEquals(d.ts_ms, null);
+    }],
+    ["no time in a row without one", op(file), at(op(file)), (d) => assert(!("ts_ms" in d))],
+    ["a row at another line", base, at(base, { line: 7 }), (d) => {
+      assertEquals((d.provenance as { source_range: unknown }).source_range, {
+        lines: [3, 3],
+        bytes: [10, 90],
+      });
+    }],
+    [
+      "a call over several lines",
+      {
+        ...base,
+        provenance: { epoch: 2, source_range: { file, lines: [3, 5], bytes: [10, 90] } },
+      },
+      at(base),
+      (d) => {
+        assertEquals(d.provenance, { epoch: 2, source_range: { lines: [3, 5], bytes: [10, 90] } });
+      },
+    ],
+    ["a completion whose range is the call's own, one object", shared(), at(base), (d) => {
+      assertEquals(d.provenance, {
+        source_range: { bytes: [10, 90] },
+        completion: { source_range: { bytes: [10, 90] } },
+      });
+    }],
+    [
+      "replay attributes its kind does not give",
+      {
+        ...base,
+        replay: { replayable: false, blockers: ["out_of_scope"] },
+      },
+      at(base),
+      (d) => assertEquals(d.replay, { replayable: false, blockers: ["out_of_scope"] }),
+    ],
+  ];
+  for (const [name, original, row, check] of cases) {
+    const before = structuredClone(original);
+    const s = stored(original, row);
+    check(JSON.parse(s.doc));
+    assertEquals(readStoredDoc(s, none), original, name);
+    assertEquals(original, before, `${name}: the operation itself is left as it was`);
+    assert(!("ts_ms" in original) || original.ts_ms !== undefined, name);
+  }
+  // what is left out is a seventh of a doc, or more
+  const whole = JSON.stringify(base).length;
+  assert(
+    stored(base, at(base)).doc.length < whole * 0.7,
+    `${stored(base, at(base)).doc} of ${whole}`,
+  );
+});
+
 Deno.test("a reply's or thinking's text that is its response payload is kept once, in the payload", async (t) => {
   const row = "/home/dev/.claude/projects/-p/8f2c.jsonl";
   const text = "Done: the tests pass — ünïcode too.";
@@ -117,7 +214,7 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
   for (const kind of ["reply", "thinking"] as const) {
     await t.step(kind, () => {
       const original = reply(kind, text);
-      const doc = storedDoc(original, row, payloads);
+      const doc = storedDoc(original, rowOf(row, original), payloads);
       assertEquals(JSON.parse(doc).text, null);
       assert(!doc.includes("ünïcode"), "the text is not in the doc");
       assertEquals(readStoredDoc(stored(original, row, payloads), read), original);
@@ -126,16 +223,17 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
   }
   await t.step("a text other than its payload stays in the doc", () => {
     const other = reply("reply", "Done: the tests pass.");
-    const doc = storedDoc(other, row, payloads);
+    const doc = storedDoc(other, rowOf(row, other), payloads);
     assertEquals(JSON.parse(doc).text, "Done: the tests pass.");
     assertEquals(readStoredDoc(stored(other, row, payloads), read), other);
   });
   await t.step("without the payload's bytes, the text stays in the doc", () => {
-    assertEquals(JSON.parse(storedDoc(reply("reply", text), row, new Map())).text, text);
+    const own = reply("reply", text);
+    assertEquals(JSON.parse(storedDoc(own, rowOf(row, own), new Map())).text, text);
   });
   await t.step("a tool call's text is never left out", () => {
     const call: Operation = { ...reply("reply", text), kind: "exec", effect: "process" };
-    assertEquals(JSON.parse(storedDoc(call, row, payloads)).text, text);
+    assertEquals(JSON.parse(storedDoc(call, rowOf(row, call), payloads)).text, text);
   });
   await t.step("an unreadable payload loses the text, nothing else", () => {
     const back = readStoredDoc(stored(reply("reply", text), row, payloads), none);
@@ -274,8 +372,12 @@ Deno.test("docs an earlier Chronicle stored whole read, re-read and search as be
   const update = db.prepare("UPDATE operations SET doc = ? WHERE rowid = ?");
   for (const r of rows) {
     const whole = readStoredDoc(r, () => null);
-    const doc = JSON.parse(storedDoc(whole, r.file));
-    update.run(JSON.stringify({ ...whole, provenance: doc.provenance, text: doc.text }), r.rowid);
+    const doc = JSON.parse(storedDoc(whole, r));
+    // (its ranges in the row's own log without the file, as since migration 21)
+    const provenance = JSON.parse(
+      JSON.stringify(whole.provenance, (k, v) => k === "file" && v === r.file ? undefined : v),
+    );
+    update.run(JSON.stringify({ ...whole, provenance, text: doc.text }), r.rowid);
   }
   const olds = db.prepare("SELECT doc FROM operations WHERE tool = 'Bash'").all() as {
     doc: string;
@@ -383,3 +485,36 @@ function usageRows(db: ReturnType<typeof dbOf>) {
        input, output, cache_read, cache_write FROM usage ORDER BY session_id, key`,
   ).all();
 }
+
+Deno.test("migration 25: an older doc of an operation without a time of its own, in a row with one, still reads without one", async () => {
+  await using s = await scratch();
+  const store = await s.imported("aaaaaaaa-5", ["first output", "second output"]);
+  const db = dbOf(store);
+  const id = (db.prepare("SELECT id FROM sessions").get() as { id: string }).id;
+  const rows = db.prepare(`SELECT rowid, ${storedOpColumns()} FROM operations ORDER BY rowid`)
+    .all() as unknown as (StoredOp & { rowid: number })[];
+  assert(rows.length >= 3 && rows.every((r) => r.ts_ms !== null));
+  // As an earlier Chronicle stored them: the first operation had no time of its own (its doc
+  // said nothing of it), the second its own time in its doc.
+  const [untimed, timed] = rows.map((r) => readStoredDoc(r, () => null));
+  delete untimed.ts_ms;
+  const whole = (op: Operation, r: StoredOp) =>
+    JSON.stringify({
+      ...op,
+      provenance: undefined,
+      ...JSON.parse(storedDoc(op, r)),
+      ts_ms: op.ts_ms,
+    });
+  const update = db.prepare("UPDATE operations SET doc = ? WHERE rowid = ?");
+  update.run(whole(untimed, rows[0]), rows[0].rowid);
+  update.run(whole(timed, rows[1]), rows[1].rowid);
+  assert(!("ts_ms" in JSON.parse(whole(untimed, rows[0]))));
+  db.exec("DELETE FROM migrations WHERE version = 25");
+  store.close();
+  const after = s.open();
+  const ops = Object.values(after.loadSession(id)!.operations);
+  assertEquals(ops[0].ts_ms, undefined, "no time it never had");
+  assertEquals(ops[1].ts_ms, timed.ts_ms);
+  assertEquals(ops[1], timed);
+  after.close();
+});
