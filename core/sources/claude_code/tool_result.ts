@@ -20,6 +20,8 @@ const TUR_BULK_FIELDS = [
   "newString",
   "structuredPatch",
   "edits",
+  // Glob's and Grep's matching paths: the result lists them (4 MB of a 300 MB history's store)
+  "filenames",
 ];
 
 export function trimToolUseResult(tur: unknown): { kept: unknown; dropped: string[] } {
@@ -28,7 +30,8 @@ export function trimToolUseResult(tur: unknown): { kept: unknown; dropped: strin
   const dropped: string[] = [];
   for (const [k, v] of Object.entries(tur)) {
     if (
-      TUR_BULK_FIELDS.includes(k) && (typeof v === "string" ? v.length > 256 : Array.isArray(v))
+      TUR_BULK_FIELDS.includes(k) &&
+      (typeof v === "string" ? v.length > 256 : Array.isArray(v) && v.length > 0)
     ) {
       dropped.push(k);
     } else if (k === "file" && isObj(v) && typeof v.content === "string") {

@@ -180,6 +180,43 @@ Deno.test("claude-code importer maps each record type", async (t) => {
       },
     },
     {
+      name: "Glob's matching paths are its result, kept once; none matching stays as it is",
+      lines: [
+        rec("assistant", {
+          message: {
+            id: "m5",
+            model: "claude-x",
+            content: [
+              { type: "tool_use", id: "g1", name: "Glob", input: { pattern: "**/*.ts" } },
+              { type: "tool_use", id: "g2", name: "Glob", input: { pattern: "**/*.rs" } },
+            ],
+          },
+        }),
+        rec("user", {
+          message: {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "g1", content: "/p/a.ts\n/p/b.ts" }],
+          },
+          toolUseResult: { filenames: ["/p/a.ts", "/p/b.ts"], numFiles: 2, truncated: false },
+        }),
+        rec("user", {
+          message: {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "g2", content: "No files found" }],
+          },
+          toolUseResult: { filenames: [], numFiles: 0, truncated: false },
+        }),
+      ],
+      check: (s) => {
+        const [some, none] = ops(s).map((o) => o.extensions?.["claude-code"]);
+        assertEquals(some, {
+          tool_use_result: { numFiles: 2, truncated: false },
+          tool_use_result_dropped: ["filenames"],
+        });
+        assertEquals(none, { tool_use_result: { filenames: [], numFiles: 0, truncated: false } });
+      },
+    },
+    {
       name: "a call without result is incomplete and not replayable",
       lines: [rec("assistant", {
         message: {
