@@ -8,6 +8,12 @@ import { ORDER_FIELDS } from "../model/delta.ts";
 /** The canonical order of a session's operations in SQL, from core/model's `ORDER_FIELDS`. */
 export const OP_ORDER = ORDER_FIELDS.join(", ");
 
+/**
+ * SQL: the number operations name the session `id` by (`sessions.num`, migration 26); `id` is
+ * a parameter (`?`, `?1`) or a column. NULL, so matching nothing, for a session not stored.
+ */
+export const sessionNum = (id = "?") => `(SELECT num FROM sessions WHERE id = ${id})`;
+
 export type SqlRow = Record<string, string | number | null>;
 
 /**

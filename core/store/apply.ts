@@ -33,7 +33,7 @@ import {
   type PreparedUnit,
   stepOf,
 } from "./prepare.ts";
-import { OP_ORDER, type Sql } from "./_sql.ts";
+import { OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 import { FILE_IS, opFileId } from "./op_files.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
 import { type AdmitOptions, admitted } from "./admit.ts";
@@ -216,7 +216,8 @@ export function settleSlices(w: Writer, path: string): void {
 export function slicedOperations(sql: Sql, path: string, clock: number): number {
   const count = sql.stmt(
     `SELECT count(*) AS n FROM operations
-     WHERE session_id = ?1 AND stamp > ?2 AND ${FILE_IS("?1", "?3")} AND kept IS NULL`,
+     WHERE session = ${sessionNum("?1")} AND stamp > ?2 AND ${FILE_IS("?1", "?3")}
+       AND kept IS NULL`,
   );
   let n = 0;
   for (const sid of getSource(sql, path)?.sessions ?? []) {
@@ -236,7 +237,7 @@ export function markUnitGone(w: Writer, path: string): string[] {
   const stamp = w.changes.next();
   const mark = w.sql.stmt(
     `UPDATE operations SET kept = 1, stamp = ?1
-     WHERE session_id = ?2 AND ${FILE_IS("?2", "?3")} AND kept IS NULL`,
+     WHERE session = ${sessionNum("?2")} AND ${FILE_IS("?2", "?3")} AND kept IS NULL`,
   );
   const touched = new Set<string>();
   for (const sid of prev.sessions) {
@@ -376,7 +377,9 @@ const usageStep = (u: UsageRow) =>
  * connections stay, pending, until `settleReread` knows which of them the file still holds.
  */
 function replaceFileRows(sql: Sql, sessionId: string, file: string): UsageRow[] {
-  sql.stmt(`UPDATE operations SET kept = ${PENDING} WHERE session_id = ?1 AND ${FILE_IS()}`).run(
+  sql.stmt(
+    `UPDATE operations SET kept = ${PENDING} WHERE session = ${sessionNum("?1")} AND ${FILE_IS()}`,
+  ).run(
     sessionId,
     file,
   );
@@ -407,7 +410,7 @@ function settleReread(
   const step = (kept: string) =>
     sql.stmt(
       `SELECT rowid, ${STEP} AS step FROM operations
-       WHERE session_id = ?1 AND ${FILE_IS()} AND kept ${kept}`,
+       WHERE session = ${sessionNum("?1")} AND ${FILE_IS()} AND kept ${kept}`,
     ).all(sessionId, file) as { rowid: number; step: string }[];
   const pending = step(`= ${PENDING}`);
   if (!pending.length) return;
@@ -421,12 +424,13 @@ function settleReread(
   }
   sql.stmt(
     `UPDATE operations SET kept = 1, stamp = ?1
-     WHERE session_id = ?2 AND ${FILE_IS("?2", "?3")} AND kept = ${PENDING}`,
+     WHERE session = ${sessionNum("?2")} AND ${FILE_IS("?2", "?3")} AND kept = ${PENDING}`,
   ).run(stamp, sessionId, file);
   // A connection nothing points at any more goes with the file's last word on it.
   sql.stmt(
     `DELETE FROM connections WHERE session_id = ?1 AND file = ?2 AND id <> 'main'
-       AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.session_id = ?1 AND o.connection = id)`,
+       AND NOT EXISTS (SELECT 1 FROM operations o
+         WHERE o.session = ${sessionNum("?1")} AND o.connection = id)`,
   ).run(sessionId, file);
 }
 
@@ -505,27 +509,14 @@ function applyDelta(
       ? { ...(extensions[k] as object), ...v }
       : v;
   }
-  w.sql.stmt(
-    `INSERT INTO sessions (id, source, native_id, project_path, title, started_at, ended_at,
-       info, recording, extensions, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  const { num: session } = w.sql.stmt(
+    `INSERT INTO sessions (${SESSION_COLS}) VALUES (${SESSION_COLS.replace(/\w+/g, "?")})
      ON CONFLICT(id) DO UPDATE SET project_path = excluded.project_path, title = excluded.title,
        started_at = excluded.started_at, ended_at = excluded.ended_at, info = excluded.info,
        recording = excluded.recording, extensions = excluded.extensions,
-       updated_at = excluded.updated_at`,
-  ).run(
-    d.session_id,
-    info.source,
-    info.native_id,
-    info.project.path ?? null,
-    info.title ?? null,
-    info.started_at ?? null,
-    info.ended_at ?? null,
-    JSON.stringify(info),
-    JSON.stringify(recording),
-    JSON.stringify(extensions),
-    now,
-  );
+       updated_at = excluded.updated_at
+     RETURNING num`,
+  ).get(...sessionRow(d.session_id, info, recording, extensions, now)) as { num: number };
   const upConn = w.sql.stmt(
     `INSERT INTO connections (session_id, id, file, doc) VALUES (?, ?, ?, ?)
      ON CONFLICT(session_id, id) DO UPDATE SET doc = excluded.doc, file = excluded.file`,
@@ -538,10 +529,11 @@ function applyDelta(
   const fileId = opFileId(w.sql, d.session_id, d.file);
   const written: WrittenOp[] = [];
   for (const rec of d.operations) {
-    const op = upsertOperation(w.sql, d, rec, {
+    const op = upsertOperation(w.sql, rec, {
       fresh: noConflict,
       stamp: w.changes.current,
       fileId,
+      session,
     });
     if (op) written.push(op);
     // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
@@ -607,7 +599,7 @@ function mergeConnection(sql: Sql, sessionId: string, c: Connection): Connection
   if (!parent && c.kind === "subagent") {
     // The spawning call may have been imported first, from the main file.
     const spawner = sql.stmt(
-      `SELECT op_id FROM operations WHERE session_id = ? AND kind = 'task'
+      `SELECT op_id FROM operations WHERE session = ${sessionNum()} AND kind = 'task'
          AND json_extract(doc, '$.spawns') = ? LIMIT 1`,
     ).get(sessionId, c.id) as { op_id: string } | undefined;
     parent = spawner?.op_id;
@@ -636,12 +628,17 @@ export interface WrittenOp {
  */
 export function upsertOperation(
   sql: Sql,
-  d: PreparedDelta,
   rec: PreparedOp,
-  { fresh, stamp, fileId }: { fresh: boolean; stamp: number; fileId: number },
+  { fresh, stamp, fileId, session }: {
+    fresh: boolean;
+    stamp: number;
+    fileId: number;
+    /** The session's number (`sessions.num`: operations name their session by it). */
+    session: number;
+  },
 ): WrittenOp | null {
   const values = [
-    d.session_id,
+    session,
     rec.id,
     rec.connection,
     fileId,
@@ -666,8 +663,8 @@ export function upsertOperation(
   // The same step but for where it was read from (a re-read's epoch): the same search text.
   const before = sql.stmt(
     `SELECT ${STEP} = ${STEP_GIVEN} AS same FROM operations
-     WHERE session_id = ?${AFTER_STEP_GIVEN} AND op_id = ?${AFTER_STEP_GIVEN + 1}`,
-  ).get(rec.doc, ...COLUMN_FIELDS.map((f) => rec[f]), rec.order.ts_ms, d.session_id, rec.id) as
+     WHERE session = ?${AFTER_STEP_GIVEN} AND op_id = ?${AFTER_STEP_GIVEN + 1}`,
+  ).get(rec.doc, ...COLUMN_FIELDS.map((f) => rec[f]), rec.order.ts_ms, session, rec.id) as
     | { same: number }
     | undefined;
   const row = sql.stmt(UPSERT_OP).get(...values) as { rowid: number } | undefined;
@@ -717,16 +714,16 @@ export function indexOperations(
 export function refreshAggregates(sql: Sql, sessionId: string, deferStats = false): void {
   sql.stmt(
     `UPDATE sessions SET
-       op_count = (SELECT count(*) FROM operations WHERE session_id = ?1),
-       error_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND is_error = 1),
-       kept_count = (SELECT count(*) FROM operations WHERE session_id = ?1 AND kept = 1)
+       op_count = (SELECT count(*) FROM operations WHERE session = num),
+       error_count = (SELECT count(*) FROM operations WHERE session = num AND is_error = 1),
+       kept_count = (SELECT count(*) FROM operations WHERE session = num AND kept = 1)
      WHERE id = ?1`,
   ).run(sessionId);
   // The first prompt the user typed, as a title reads it (a slash command's markup becomes
   // the command): core/model's promptTitle, so list, show, search and export agree.
   const first = sql.stmt(
     `SELECT json_extract(doc, '$.text') AS text FROM operations
-     WHERE session_id = ? AND kind = 'prompt' AND connection = 'main'
+     WHERE session = ${sessionNum()} AND kind = 'prompt' AND connection = 'main'
        AND json_extract(doc, '$.injected') IS NULL
      ORDER BY ${OP_ORDER} LIMIT 1`,
   ).get(sessionId) as { text: unknown } | undefined;
@@ -736,7 +733,7 @@ export function refreshAggregates(sql: Sql, sessionId: string, deferStats = fals
     sql.stmt("INSERT OR IGNORE INTO stats_backlog (session_id) VALUES (?)").run(sessionId);
   } else refreshSessionStats(sql, sessionId);
   const gone = sql.stmt(
-    "SELECT count(*) AS n FROM operations WHERE session_id = ?",
+    `SELECT count(*) AS n FROM operations WHERE session = ${sessionNum()}`,
   ).get(sessionId) as { n: number };
   const sources = sql.stmt(
     "SELECT count(*) AS n FROM epochs WHERE session_id = ?",
@@ -760,12 +757,39 @@ export function settleStats(sql: Sql, max: number): number {
   return ids.length < max ? 0 : sql.count("SELECT count(*) AS n FROM stats_backlog");
 }
 
+/** The columns of a session's row {@link sessionRow} gives, in its order. */
+export const SESSION_COLS =
+  "id, source, native_id, project_path, title, started_at, ended_at, info, recording, extensions, updated_at";
+
+/** A session's row, for {@link SESSION_COLS}. */
+export function sessionRow(
+  id: string,
+  info: SessionInfo,
+  recording: CanonicalSession["recording"],
+  extensions: Record<string, unknown>,
+  now: string,
+): (string | null)[] {
+  return [
+    id,
+    info.source,
+    info.native_id,
+    info.project.path ?? null,
+    info.title ?? null,
+    info.started_at ?? null,
+    info.ended_at ?? null,
+    JSON.stringify(info),
+    JSON.stringify(recording),
+    JSON.stringify(extensions),
+    now,
+  ];
+}
+
 export function deleteSession(sql: Sql, id: string): void {
   dropSessionStats(sql, id);
   sql.stmt("DELETE FROM stats_backlog WHERE session_id = ?").run(id);
+  sql.stmt(`DELETE FROM operations WHERE session = ${sessionNum()}`).run(id);
   for (
     const t of [
-      "operations",
       "op_files",
       "connections",
       "usage",
@@ -778,13 +802,13 @@ export function deleteSession(sql: Sql, id: string): void {
 }
 
 const OP_COLS =
-  "session_id, op_id, connection, file_id, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc, stamp";
+  "session, op_id, connection, file_id, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, model, doc, stamp";
 const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
 
 // Built once: the statement cache is keyed by the SQL text, whose hash a constant keeps.
 const INSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`;
 const UPSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
-  ON CONFLICT(session_id, op_id) DO UPDATE SET connection = excluded.connection,
+  ON CONFLICT(session, op_id) DO UPDATE SET connection = excluded.connection,
     file_id = excluded.file_id, ts_ms = excluded.ts_ms, rank = excluded.rank,
     line = excluded.line, block = excluded.block, kind = excluded.kind,
     effect = excluded.effect, tool = excluded.tool, target = excluded.target,

@@ -20,13 +20,15 @@ import {
   deleteSession,
   indexOperations,
   refreshAggregates,
+  SESSION_COLS,
+  sessionRow,
   upsertOperation,
   type Writer,
   type WrittenOp,
 } from "./apply.ts";
 import { opFileId } from "./op_files.ts";
 import { prepareUnit } from "./prepare.ts";
-import type { Sql } from "./_sql.ts";
+import { sessionNum, type Sql } from "./_sql.ts";
 
 export type CanonicalImportOutcome =
   /** Written: new here, or replacing an earlier canonical import that differed. */
@@ -78,29 +80,22 @@ export function putCanonical(
     | undefined;
   if (stored) {
     w.sql.stmt(
-      "DELETE FROM operations_fts WHERE rowid IN (SELECT rowid FROM operations WHERE session_id = ?)",
+      `DELETE FROM operations_fts WHERE rowid IN
+         (SELECT rowid FROM operations WHERE session = ${sessionNum()})`,
     ).run(id);
     deleteSession(w.sql, id);
   }
   const info = session.session;
-  w.sql.stmt(
-    `INSERT INTO sessions (id, source, native_id, project_path, title, started_at, ended_at,
-       info, recording, extensions, updated_at, user_title, starred_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    id,
-    info.source,
-    info.native_id,
-    info.project.path ?? null,
-    info.title ?? null,
-    info.started_at ?? null,
-    info.ended_at ?? null,
-    JSON.stringify(info),
-    JSON.stringify(session.recording),
-    JSON.stringify(session.extensions),
-    now,
-    marks?.user_title ?? null,
-    marks?.starred_at ?? null,
+  // (its number, `sessions.num`, which its operations name it by)
+  const num = Number(
+    w.sql.stmt(
+      `INSERT INTO sessions (${SESSION_COLS}, user_title, starred_at)
+       VALUES (${SESSION_COLS.replace(/\w+/g, "?")}, ?, ?)`,
+    ).run(
+      ...sessionRow(id, info, session.recording, session.extensions, now),
+      marks?.user_title ?? null,
+      marks?.starred_at ?? null,
+    ).lastInsertRowid,
   );
   // Operations go in by the file their calls were read from, as an import files them.
   const byFile = new Map<string, OperationRecord[]>();
@@ -135,7 +130,7 @@ export function putCanonical(
     const written: WrittenOp[] = [];
     const fileId = opFileId(w.sql, d.session_id, d.file);
     for (const rec of d.operations) {
-      const op = upsertOperation(w.sql, d, rec, { fresh: true, stamp, fileId });
+      const op = upsertOperation(w.sql, rec, { fresh: true, stamp, fileId, session: num });
       if (op) written.push(op);
     }
     indexOperations(w.sql, written, unit.payloads, { stored: (sha) => w.payloads.bytes(sha) });

@@ -7,7 +7,7 @@
  * again with its mark, and a session that lost operations (a step that moved, no longer
  * doubled) gets a reset stamp (a live view reloads it). The read side is `live_query.ts`.
  */
-import type { Sql } from "./_sql.ts";
+import { sessionNum, type Sql } from "./_sql.ts";
 import { FILE_IS } from "./op_files.ts";
 import { COLUMN_FIELDS } from "./prepare.ts";
 
@@ -41,11 +41,11 @@ export class ChangeStamps {
   prepareTemp(): void {
     // Per connection and in memory (temp_store): what a full re-read is about to replace.
     this.sql.db.exec(`CREATE TEMP TABLE IF NOT EXISTS replaced_ops (
-      session_id TEXT NOT NULL, op_id TEXT NOT NULL, stamp INTEGER NOT NULL,
+      session INTEGER NOT NULL, op_id TEXT NOT NULL, stamp INTEGER NOT NULL,
       connection TEXT NOT NULL, ts_ms REAL, rank INTEGER NOT NULL, line INTEGER NOT NULL,
       block INTEGER NOT NULL, is_error INTEGER, kind TEXT NOT NULL, effect TEXT NOT NULL,
       tool TEXT, target TEXT, completeness TEXT NOT NULL, model TEXT, doc TEXT NOT NULL,
-      kept INTEGER, PRIMARY KEY (session_id, op_id)) WITHOUT ROWID`);
+      kept INTEGER, PRIMARY KEY (session, op_id)) WITHOUT ROWID`);
   }
 
   /** Takes the next stamp. Call inside the unit's transaction. */
@@ -59,10 +59,10 @@ export class ChangeStamps {
   /** Before a full re-read removes `file`'s operations of a session: remembers them. */
   keep(sessionId: string, file: string): void {
     this.sql.stmt(
-      `INSERT OR REPLACE INTO temp.replaced_ops SELECT session_id, op_id, stamp, connection,
+      `INSERT OR REPLACE INTO temp.replaced_ops SELECT session, op_id, stamp, connection,
          ts_ms, rank, line, block, is_error, kind, effect, tool, target, completeness, model,
          doc, kept
-       FROM operations WHERE session_id = ?1 AND ${FILE_IS()}`,
+       FROM operations WHERE session = ${sessionNum("?1")} AND ${FILE_IS()}`,
     ).run(sessionId, file);
     this.kept = true;
   }
@@ -76,11 +76,12 @@ export class ChangeStamps {
       this.kept = false;
       this.sql.stmt(
         `UPDATE operations AS o SET stamp = r.stamp FROM temp.replaced_ops AS r
-         WHERE o.session_id = r.session_id AND o.op_id = r.op_id AND ${SAME}`,
+         WHERE o.session = r.session AND o.op_id = r.op_id AND ${SAME}`,
       ).run();
       const lost = this.sql.stmt(
-        `SELECT DISTINCT session_id FROM temp.replaced_ops AS r WHERE NOT EXISTS
-           (SELECT 1 FROM operations o WHERE o.session_id = r.session_id AND o.op_id = r.op_id)`,
+        `SELECT DISTINCT s.id AS session_id FROM temp.replaced_ops AS r
+         JOIN sessions s ON s.num = r.session WHERE NOT EXISTS
+           (SELECT 1 FROM operations o WHERE o.session = r.session AND o.op_id = r.op_id)`,
       ).all() as { session_id: string }[];
       const reset = this.sql.stmt("UPDATE sessions SET reset_stamp = ? WHERE id = ?");
       for (const r of lost) reset.run(stamp, r.session_id);

@@ -10,7 +10,7 @@
 import { deleteSession } from "./apply.ts";
 import { CODEC_FRAME, CODEC_PLAIN_FRAME, isFramed } from "./payload_codec.ts";
 import { SHA_HEX } from "./payloads.ts";
-import { likePrefix, type Sql } from "./_sql.ts";
+import { likePrefix, sessionNum, type Sql } from "./_sql.ts";
 import type { ForgottenSession } from "./types.ts";
 
 /** Where a deleted payload's bytes were in a pack: to scrub, or to let compaction drop. */
@@ -90,14 +90,18 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
     if (!s) continue;
     gone.add(id);
     for (
-      const row of sql.stmt(`SELECT doc FROM operations WHERE session_id = ? AND ${HAS_REF}`)
+      const row of sql
+        .stmt(`SELECT doc FROM operations WHERE session = ${sessionNum()} AND ${HAS_REF}`)
         .iterate(id)
     ) {
       for (const m of String((row as { doc: string }).doc).matchAll(HASH_REF)) {
         candidates.add(m[1]);
       }
     }
-    const operations = sql.count("SELECT count(*) AS n FROM operations WHERE session_id = ?", id);
+    const operations = sql.count(
+      `SELECT count(*) AS n FROM operations WHERE session = ${sessionNum()}`,
+      id,
+    );
     const title = s.title ? s.title.slice(0, TITLE_KEPT) : null;
     sql.stmt(
       `INSERT INTO forgotten (session_id, source, project_path, title, forgotten_at)
@@ -105,7 +109,8 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
        ON CONFLICT(session_id) DO UPDATE SET forgotten_at = excluded.forgotten_at`,
     ).run(id, s.source, s.project_path, title, now);
     sql.stmt(
-      "DELETE FROM operations_fts WHERE rowid IN (SELECT rowid FROM operations WHERE session_id = ?)",
+      `DELETE FROM operations_fts WHERE rowid IN
+         (SELECT rowid FROM operations WHERE session = ${sessionNum()})`,
     ).run(id);
     deleteSession(sql, id);
     out.shares += Number(sql.stmt("DELETE FROM shares WHERE session_id = ?").run(id).changes);

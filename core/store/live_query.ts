@@ -6,7 +6,7 @@
  */
 import { type PayloadText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { TimelineItem } from "./types.ts";
-import { OP_ORDER, type Sql } from "./_sql.ts";
+import { OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 
 /**
  * A place in the stream of changes: everything up to stamp `stamp`, and within it up to
@@ -110,12 +110,12 @@ function place(
     ? [query.sessionId]
     : [query.sessionId, query.connection];
   const total = Number(
-    (sql.stmt(`SELECT count(*) AS n FROM operations WHERE session_id = ? ${conn}`)
+    (sql.stmt(`SELECT count(*) AS n FROM operations WHERE session = ${sessionNum()} ${conn}`)
       .get(...base) as { n: number }).n,
   );
   const first = ops[0].key;
   const tail = sql.stmt(
-    `SELECT op_id FROM operations WHERE session_id = ? ${conn} AND ${
+    `SELECT op_id FROM operations WHERE session = ${sessionNum()} ${conn} AND ${
       fromKey(first)
     } ORDER BY ${OP_ORDER}`,
   ).all(...base, ...keyParams(first)) as { op_id: string }[];
@@ -146,7 +146,7 @@ export function sessionChanges(
   const rowid = Number.isFinite(after.rowid) ? after.rowid : Number.MAX_SAFE_INTEGER;
   const rows = sql.stmt(
     `SELECT rowid, stamp, op_id, connection, ts_ms, rank, line, block, ${storedOpColumns()}, kept
-     FROM operations WHERE session_id = ? AND (stamp, rowid) > (?, ?)
+     FROM operations WHERE session = ${sessionNum()} AND (stamp, rowid) > (?, ?)
      ORDER BY stamp, rowid LIMIT ?`,
   ).all(sessionId, after.stamp, rowid, limit + 1) as unknown as ({
     rowid: number;
@@ -183,7 +183,7 @@ export function sessionChanges(
     totals.connections[connection] = p.total;
     for (const [id, i] of p.at) index.set(id, i);
   }
-  const start = (sql.stmt("SELECT min(ts_ms) AS t FROM operations WHERE session_id = ?")
+  const start = (sql.stmt(`SELECT min(ts_ms) AS t FROM operations WHERE session = ${sessionNum()}`)
     .get(sessionId) as { t: number | null }).t;
   const ops = keyed.map(({ r }) => ({
     seq: all.at.get(r.op_id) ?? 0,

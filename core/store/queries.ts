@@ -17,7 +17,7 @@ import {
   type UsageEntry,
 } from "../model/mod.ts";
 import { type PayloadText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
-import { likeEscape, likePrefix, OP_ORDER, type Sql } from "./_sql.ts";
+import { likeEscape, likePrefix, OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 import type {
   ConnectionView,
   LocatedOp,
@@ -94,9 +94,10 @@ export class Queries {
   /** The session's operations no longer in its agent's logs (kept by the store). */
   keptOps(id: string): Set<string> {
     return new Set(
-      (this.sql.stmt("SELECT op_id FROM operations WHERE session_id = ? AND kept = 1").all(
-        id,
-      ) as { op_id: string }[]).map((r) => r.op_id),
+      (this.sql.stmt(`SELECT op_id FROM operations WHERE session = ${sessionNum()} AND kept = 1`)
+        .all(
+          id,
+        ) as { op_id: string }[]).map((r) => r.op_id),
     );
   }
 
@@ -177,17 +178,19 @@ export class Queries {
     const offset = Math.max(options.offset ?? 0, 0);
     const limit = Math.min(Math.max(options.limit ?? 200, 1), 5000);
     const start =
-      (this.sql.stmt("SELECT min(ts_ms) AS t FROM operations WHERE session_id = ?").get(id) as {
+      (this.sql.stmt(`SELECT min(ts_ms) AS t FROM operations WHERE session = ${sessionNum()}`).get(
+        id,
+      ) as {
         t: number | null;
       }).t;
     const connFilter = options.connection ? "AND connection = ?" : "";
     const params: (string | number)[] = options.connection ? [id, options.connection] : [id];
     const total = (this.sql.db.prepare(
-      `SELECT count(*) AS n FROM operations WHERE session_id = ? ${connFilter}`,
+      `SELECT count(*) AS n FROM operations WHERE session = ${sessionNum()} ${connFilter}`,
     ).get(...params) as { n: number }).n;
     const rows = this.sql.db.prepare(
       `SELECT op_id, connection, ts_ms, ${storedOpColumns()}, kept FROM operations
-       WHERE session_id = ? ${connFilter} ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
+       WHERE session = ${sessionNum()} ${connFilter} ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
     ).all(...params, limit, offset) as unknown as ({
       op_id: string;
       connection: string;
@@ -212,7 +215,7 @@ export class Queries {
    */
   seqOf(sessionId: string, opId: string, options: { connection?: string } = {}): number | null {
     const o = this.sql.stmt(
-      "SELECT ts_ms, rank, line, block FROM operations WHERE session_id = ? AND op_id = ?",
+      `SELECT ts_ms, rank, line, block FROM operations WHERE session = ${sessionNum()} AND op_id = ?`,
     ).get(sessionId, opId) as
       | { ts_ms: number | null; rank: number; line: number; block: number }
       | undefined;
@@ -224,7 +227,7 @@ export class Queries {
     // Operations without a time sort first; both counts walk the (session, order) index.
     const untimed = o.ts_ms === null
       ? this.sql.count(
-        `SELECT count(*) AS n FROM operations WHERE session_id = ? ${conn} AND ts_ms IS NULL
+        `SELECT count(*) AS n FROM operations WHERE session = ${sessionNum()} ${conn} AND ts_ms IS NULL
            AND (rank, line, block) < (?, ?, ?)`,
         ...scope,
         o.rank,
@@ -232,12 +235,12 @@ export class Queries {
         o.block,
       )
       : this.sql.count(
-        `SELECT count(*) AS n FROM operations WHERE session_id = ? ${conn} AND ts_ms IS NULL`,
+        `SELECT count(*) AS n FROM operations WHERE session = ${sessionNum()} ${conn} AND ts_ms IS NULL`,
         ...scope,
       );
     if (o.ts_ms === null) return untimed;
     return untimed + this.sql.count(
-      `SELECT count(*) AS n FROM operations WHERE session_id = ? ${conn}
+      `SELECT count(*) AS n FROM operations WHERE session = ${sessionNum()} ${conn}
          AND (${OP_ORDER}) < (?, ?, ?, ?)`,
       ...scope,
       o.ts_ms,
@@ -266,7 +269,7 @@ export class Queries {
     const rows = <T>(sql: string) => this.sql.db.prepare(sql).all(id) as T[];
     const operations: OperationRecord[] = rows<Record<string, string | number | null>>(
       `SELECT op_id, connection, ts_ms, rank, line, block, ${storedOpColumns()}
-       FROM operations WHERE session_id = ?`,
+       FROM operations WHERE session = ${sessionNum()}`,
     ).map((r) => ({
       id: String(r.op_id),
       connection: String(r.connection),
@@ -370,16 +373,16 @@ export class Queries {
     ).all(id) as { doc: string }[]).map((r) => JSON.parse(r.doc) as Connection);
     if (!conns.some((c) => c.kind === "subagent")) return conns;
     const connectionOf = this.sql.stmt(
-      "SELECT connection FROM operations WHERE session_id = ? AND op_id = ?",
+      `SELECT connection FROM operations WHERE session = ${sessionNum()} AND op_id = ?`,
     );
     const firstAt = this.sql.stmt(
-      "SELECT min(ts_ms) AS t FROM operations WHERE session_id = ? AND connection = ?",
+      `SELECT min(ts_ms) AS t FROM operations WHERE session = ${sessionNum()} AND connection = ?`,
     );
     const parents = spawnParents({
       connections: conns,
       tasks: () =>
         (this.sql.stmt(
-          `SELECT op_id, ts_ms FROM operations WHERE session_id = ? AND kind = 'task'
+          `SELECT op_id, ts_ms FROM operations WHERE session = ${sessionNum()} AND kind = 'task'
            AND connection IN (SELECT id FROM connections WHERE session_id = ? AND
              json_extract(doc, '$.kind') = 'main') ORDER BY ${OP_ORDER}`,
         ).all(id, id) as { op_id: string; ts_ms: number | null }[])
@@ -413,7 +416,7 @@ export class Queries {
     let current: string | undefined = opId;
     for (let depth = 0; current && depth < 16; depth++) {
       const o = this.sql.stmt(
-        "SELECT connection FROM operations WHERE session_id = ? AND op_id = ?",
+        `SELECT connection FROM operations WHERE session = ${sessionNum()} AND op_id = ?`,
       ).get(sessionId, current) as { connection: string } | undefined;
       if (!o) break;
       const nested = o.connection !== main && byId.get(o.connection)?.kind === "subagent";

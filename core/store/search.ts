@@ -102,7 +102,7 @@ export class Search {
     const filter = where ? where.slice("WHERE ".length) : "";
     const from = filter
       ? `operations_fts f JOIN operations o ON o.rowid = f.rowid
-           JOIN sessions s ON s.id = o.session_id`
+           JOIN sessions s ON s.num = o.session`
       : "operations_fts f";
     const cond = filter ? `AND ${filter}` : "";
     const query: PageQuery = { from, cond, params, limit, offset };
@@ -141,12 +141,14 @@ export class Search {
     const check = phraseCheck(text);
     if (!check) {
       return (this.sql.stmt(
-        `SELECT DISTINCT o.session_id AS id FROM (${newest}) m JOIN operations o ON o.rowid = m.rowid`,
+        `SELECT s.id FROM sessions s WHERE s.num IN
+           (SELECT o.session FROM (${newest}) m JOIN operations o ON o.rowid = m.rowid)`,
       ).all(match) as { id: string }[]).map((r) => r.id);
     }
     const rows = this.sql.stmt(
-      `SELECT m.rowid AS rowid, o.session_id AS id FROM (${newest}) m
-       JOIN operations o ON o.rowid = m.rowid ORDER BY m.rowid DESC`,
+      `SELECT m.rowid AS rowid, s.id FROM (${newest}) m
+       JOIN operations o ON o.rowid = m.rowid JOIN sessions s ON s.num = o.session
+       ORDER BY m.rowid DESC`,
     ).all(match) as { rowid: number; id: string }[];
     const found = new Set<string>();
     let checked = 0;
@@ -239,7 +241,7 @@ export class Search {
       `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
          ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN + 1}),
        hits AS MATERIALIZED (SELECT m.rowid AS rowid FROM m
-         JOIN operations o ON o.rowid = m.rowid JOIN sessions s ON s.id = o.session_id
+         JOIN operations o ON o.rowid = m.rowid JOIN sessions s ON s.num = o.session
          WHERE m.rowid IS NOT NULL ${cond})
        SELECT (SELECT count(*) FROM m) AS scanned, (SELECT count(*) FROM hits) AS n,
          (SELECT json_group_array(rowid) FROM
@@ -263,9 +265,9 @@ export class Search {
 
   private hit(rowid: number, pattern: RegExp | null): SearchHit {
     const r = this.sql.stmt(
-      `SELECT o.session_id, o.op_id, ${storedOpColumns("o.")}, s.title, s.user_title,
+      `SELECT s.id AS session_id, o.op_id, ${storedOpColumns("o.")}, s.title, s.user_title,
          s.first_prompt, s.starred_at, s.source, s.project_path
-       FROM operations o JOIN sessions s ON s.id = o.session_id
+       FROM operations o JOIN sessions s ON s.num = o.session
        WHERE o.rowid = ?`,
     ).get(rowid) as SqlRow;
     const op = readStoredDoc(r as unknown as StoredOp, this.payloads.textOf);

@@ -20,7 +20,7 @@ function timeBound(value: string, end: boolean): number {
 function opWhere(f: StatsFilter): { sql: string; params: SqlValue[] } {
   const parts: string[] = [];
   const params: SqlValue[] = [];
-  if (f.session_id !== undefined) (parts.push("o.session_id = ?"), params.push(f.session_id));
+  if (f.session_id !== undefined) (parts.push("s.id = ?"), params.push(f.session_id));
   if (f.project !== undefined) (parts.push("s.project_path = ?"), params.push(f.project));
   if (f.source !== undefined) (parts.push("s.source = ?"), params.push(f.source));
   if (f.from) (parts.push("o.ts_ms >= ?"), params.push(timeBound(f.from, false)));
@@ -54,7 +54,7 @@ const FAILED = "(o.is_error = 1 AND o.tool IS NOT NULL)";
 /** Counts for the operations the filter selects. */
 export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
   const w = opWhere(filter);
-  const from = "FROM operations o JOIN sessions s ON s.id = o.session_id";
+  const from = "FROM operations o JOIN sessions s ON s.num = o.session";
   const all = (query: string, params: SqlValue[] = w.params) =>
     sql.db.prepare(query).all(...params) as SqlRow[];
 
@@ -63,7 +63,7 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
   ).map((r) => ({ kind: String(r.kind), count: num(r.count) }));
 
   const [totals] = all(
-    `SELECT count(*) AS ops, count(DISTINCT o.session_id) AS sessions, min(o.ts_ms) AS first,
+    `SELECT count(*) AS ops, count(DISTINCT o.session) AS sessions, min(o.ts_ms) AS first,
        max(o.ts_ms) AS last, coalesce(sum(${FAILED}), 0) AS errors ${from} ${w.sql}`,
   );
 
@@ -80,7 +80,7 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
 
   const activity = all(
     `SELECT date(o.ts_ms / 1000, 'unixepoch') AS day, count(*) AS ops,
-       count(DISTINCT o.session_id) AS sessions, sum(${FAILED}) AS errors
+       count(DISTINCT o.session) AS sessions, sum(${FAILED}) AS errors
      ${from} ${and(w.sql, "o.ts_ms IS NOT NULL")} GROUP BY day ORDER BY day`,
   ).map((r) => ({
     day: String(r.day),

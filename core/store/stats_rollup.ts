@@ -9,7 +9,7 @@
  * Date-bounded and one-session statistics are computed from the operations directly (stats.ts).
  */
 import type { Stats, StatsFilter } from "../analytics/stats.ts";
-import type { Sql, SqlRow } from "./_sql.ts";
+import { sessionNum, type Sql, type SqlRow } from "./_sql.ts";
 
 /**
  * When a usage row's tokens were spent (ms), for per-day tokens and costs: its own time, else
@@ -23,17 +23,17 @@ const SESSION_ROWS = `
 SELECT 'span' AS dim, '' AS key, NULL AS kind, count(*) AS n, 0 AS errors, 0 AS reads,
     0 AS writes, 0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, min(ts_ms) AS min_ts,
     max(ts_ms) AS max_ts
-  FROM operations WHERE session_id = ?1
+  FROM operations WHERE session = ${sessionNum("?1")}
 UNION ALL SELECT 'kind', kind, NULL, count(*), 0, 0, 0, 0, 0, 0, 0, NULL, NULL
-  FROM operations WHERE session_id = ?1 GROUP BY kind
+  FROM operations WHERE session = ${sessionNum("?1")} GROUP BY kind
 UNION ALL SELECT 'tool', tool, max(kind), count(*), coalesce(sum(is_error = 1), 0), 0, 0, 0, 0, 0, 0, NULL, NULL
-  FROM operations WHERE session_id = ?1 AND tool IS NOT NULL GROUP BY tool
+  FROM operations WHERE session = ${sessionNum("?1")} AND tool IS NOT NULL GROUP BY tool
 UNION ALL SELECT 'day', date(ts_ms / 1000, 'unixepoch'), NULL, count(*),
     coalesce(sum(is_error = 1 AND tool IS NOT NULL), 0), 0, 0, 0, 0, 0, 0, NULL, NULL
-  FROM operations WHERE session_id = ?1 AND ts_ms IS NOT NULL GROUP BY 2
+  FROM operations WHERE session = ${sessionNum("?1")} AND ts_ms IS NOT NULL GROUP BY 2
 UNION ALL SELECT 'file', target, NULL, count(*), 0, sum(effect = 'fs_read'),
     sum(effect = 'fs_write'), 0, 0, 0, 0, NULL, NULL
-  FROM operations WHERE session_id = ?1 AND target IS NOT NULL
+  FROM operations WHERE session = ${sessionNum("?1")} AND target IS NOT NULL
     AND effect IN ('fs_read', 'fs_write') GROUP BY target
 UNION ALL SELECT 'model', model, NULL, count(*), 0, 0, 0, coalesce(sum(input), 0),
     coalesce(sum(output), 0), coalesce(sum(cache_read), 0), coalesce(sum(cache_write), 0),

@@ -33,7 +33,8 @@ await runImport(store, io, { tempRoot: `${data}/tmp`, sources: ["claude-code"] }
 const seconds = (performance.now() - t0) / 1000;
 const db = dbOf(store);
 const big = db.prepare(
-  "SELECT session_id AS id, count(*) AS n FROM operations GROUP BY session_id ORDER BY n DESC LIMIT 1",
+  `SELECT (SELECT id FROM sessions WHERE num = session) AS id, count(*) AS n FROM operations
+   GROUP BY session ORDER BY n DESC LIMIT 1`,
 ).get() as { id: string; n: number };
 const clock = store.changeClock();
 // A live viewer's read: the changes after the last stamp but one (what an append costs).

@@ -96,7 +96,7 @@ const insertSession = db.prepare(
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '{}', ?)`,
 );
 const insertOp = db.prepare(
-  `INSERT INTO operations (rowid, session_id, op_id, connection, file_id, ts_ms, rank, line, block,
+  `INSERT INTO operations (rowid, session, op_id, connection, file_id, ts_ms, rank, line, block,
      kind, effect, tool, target, is_error, completeness, model, doc)
    VALUES (?, ?, ?, 'main', 0, ?, 0, ?, 0, ?, 'none', ?, NULL, NULL, 'complete', NULL, ?)`,
 );
@@ -114,7 +114,7 @@ for (let s = 0; !reuse && rowid < MESSAGES; s++) {
     source,
     project: { path: `/p/${s % 40}` },
   });
-  insertSession.run(
+  const num = insertSession.run(
     id,
     source,
     `bench-${s}`,
@@ -126,7 +126,7 @@ for (let s = 0; !reuse && rowid < MESSAGES; s++) {
     PER_SESSION,
     info,
     new Date().toISOString(),
-  );
+  ).lastInsertRowid;
   for (let i = 0; i < PER_SESSION && rowid < MESSAGES; i++) {
     rowid++;
     const kind = KINDS[Math.floor(rand() * KINDS.length)];
@@ -146,7 +146,7 @@ for (let s = 0; !reuse && rowid < MESSAGES; s++) {
       provenance: { epoch: 0, source_range: { file: "f", lines: [i + 1, i + 1], bytes: [0, 1] } },
       replay: { replayable: false, blockers: [] },
     });
-    insertOp.run(rowid, id, `op_${rowid}`, start + i * 1000, i, kind, tool, doc);
+    insertOp.run(rowid, num, `op_${rowid}`, start + i * 1000, i, kind, tool, doc);
     // the body the store indexes: the text, then its identifiers' joined pairs
     insertFts.run(rowid, searchBody(text, null, null));
   }

@@ -37,8 +37,8 @@ async function rewrite(
 /** What the index holds: each operation and the size of its text (in tokens), in order. */
 const indexed = (store: ChronicleStore) =>
   dbOf(store).prepare(
-    `SELECT o.session_id, o.line, o.block, o.kind, d.sz FROM operations_fts_docsize d
-       JOIN operations o ON o.rowid = d.id ORDER BY 1, 2, 3`,
+    `SELECT s.id AS session_id, o.line, o.block, o.kind, d.sz FROM operations_fts_docsize d
+       JOIN operations o ON o.rowid = d.id JOIN sessions s ON s.num = o.session ORDER BY 1, 2, 3`,
   ).all();
 const opCount = (store: ChronicleStore) =>
   store.listSessions({ limit: 100 }).items.reduce((n, x) => n + x.op_count, 0);

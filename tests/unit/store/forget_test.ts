@@ -90,6 +90,15 @@ Deno.test("forget() deletes a session and all it owns; the database file and the
        document) VALUES ('sh1', 'x', ?, 't', '2026-01-01', '2099-01-01', 0, X'00')`,
   ).run(id(A));
   const before = folderBytes(s.data);
+  // (operations name their session by its number)
+  const numA =
+    (share.prepare("SELECT num FROM sessions WHERE id = ?").get(id(A)) as { num: number })
+      .num;
+  const opsOf = (num: number) =>
+    (share.prepare("SELECT count(*) AS n FROM operations WHERE session = ?").get(num) as {
+      n: number;
+    }).n;
+  assertEquals(opsOf(numA), 127);
   const statsBefore = store.stats();
   assertEquals(statsBefore.sessions, 2);
   assert(store.search("a-inline-7").total > 0);
@@ -108,7 +117,8 @@ Deno.test("forget() deletes a session and all it owns; the database file and the
   assertEquals(store.getSession(id(A)), null);
   assertEquals(store.loadSession(id(A)), null);
   // (op_files: the paths of its logs, which name its project and its id)
-  for (const t of ["operations", "op_files", "connections", "usage", "epochs", "session_stats"]) {
+  assertEquals(opsOf(numA), 0, "operations");
+  for (const t of ["op_files", "connections", "usage", "epochs", "session_stats"]) {
     const n = share.prepare(`SELECT count(*) AS n FROM ${t} WHERE session_id = ?`).get(id(A)) as {
       n: number;
     };

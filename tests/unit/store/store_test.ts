@@ -66,7 +66,7 @@ function dump(store: ChronicleStore) {
       "SELECT id, source, native_id, project_path, title, first_prompt, started_at, ended_at, op_count, error_count, info, extensions FROM sessions ORDER BY id",
     ),
     operations: q(
-      "SELECT session_id, op_id, connection, (SELECT path FROM op_files WHERE id = file_id) AS file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, doc FROM operations ORDER BY session_id, op_id",
+      "SELECT (SELECT id FROM sessions WHERE num = session) AS session_id, op_id, connection, (SELECT path FROM op_files WHERE id = file_id) AS file, ts_ms, rank, line, block, kind, effect, tool, target, is_error, completeness, doc FROM operations ORDER BY 1, op_id",
     ),
     connections: q("SELECT * FROM connections ORDER BY session_id, id"),
     usage: q("SELECT * FROM usage ORDER BY session_id, key"),

@@ -11,7 +11,7 @@ import {
   storedOpColumns,
 } from "../../../core/store/mod.ts";
 import { recordKey } from "../../../core/sources/claude_code/seen.ts";
-import { columnsOf, dbOf } from "../../_helpers/store_db.ts";
+import { columnsOf, dbOf, operationsBefore26 } from "../../_helpers/store_db.ts";
 import { scratch } from "./_sessions.ts";
 import { appendClaudePrompt } from "../../e2e/_synthetic.ts";
 
@@ -406,12 +406,7 @@ Deno.test("migration 21 numbers the logs operations were read from; they read, r
   const before = ids.map((id) => store.loadSession(id));
   const ops = store.totals().operations;
   // The operations table as version 20 left it: each row's log path in a `file` column.
-  db.exec(`
-    ALTER TABLE operations ADD COLUMN file TEXT NOT NULL DEFAULT '';
-    UPDATE operations SET file = (SELECT path FROM op_files WHERE id = file_id);
-    ALTER TABLE operations DROP COLUMN file_id;
-    DROP TABLE op_files;
-    DELETE FROM migrations WHERE version = 21;`);
+  operationsBefore26(db, { fileColumn: true });
   store.close();
   const after = s.open();
   const adb = dbOf(after);

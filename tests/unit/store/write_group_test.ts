@@ -43,7 +43,8 @@ Deno.test("a bulk pass commits units in groups; a failing unit loses only its ow
     await s.write(sid, [`result ${i}`, big(`pack ${i}`)]);
   }
   dbOf(store).exec(`CREATE TEMP TRIGGER doomed BEFORE INSERT ON operations
-    WHEN NEW.session_id LIKE '%00000007-x%' BEGIN SELECT RAISE(ABORT, 'simulated'); END`);
+    WHEN (SELECT id FROM sessions WHERE num = NEW.session) LIKE '%00000007-x%'
+    BEGIN SELECT RAISE(ABORT, 'simulated'); END`);
   const summary = await s.run(store);
   assertEquals(summary.errors.map((e) => e.file?.split("/").pop()), ["00000007-x.jsonl"]);
   assertEquals(summary.sessions, 19);
