@@ -12,7 +12,14 @@ export * from "./packs.ts";
 export * from "./write_group.ts";
 export * from "./search_query.ts";
 export { makeSnippet, PHRASE_CHECKS, SEARCH_PAGE_MAX } from "./search.ts";
-export { INDEXED_PAYLOAD_BYTES, joinedPairs, PAIR_MARK, searchBody } from "./search_text.ts";
+export {
+  INDEX_WORD,
+  indexBody,
+  INDEXED_PAYLOAD_BYTES,
+  joinedPairs,
+  PAIR_MARK,
+  searchBody,
+} from "./search_text.ts";
 export { RuleTable } from "./rule_table.ts";
 export type {
   ChangeCursor,

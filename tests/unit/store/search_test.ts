@@ -3,6 +3,7 @@
  * and paths as typed, quoted phrases, in prompts, replies, tool inputs and whole outputs; the
  * count is right and paging reaches every hit; agent, project and date filters apply.
  */
+import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import {
@@ -10,12 +11,15 @@ import {
   COUNT_CAP,
   FILTERED_COUNT_SCAN,
   ftsQuery,
+  INDEX_WORD,
+  indexBody,
   joinedPairs,
   matchPattern,
   PAIR_MARK,
   PHRASE_CHECKS,
   phraseCheck,
 } from "../../../core/store/mod.ts";
+import { Distinct } from "../../../core/store/search_text.ts";
 import { claudeSessionPath, writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
 
@@ -81,6 +85,110 @@ Deno.test("joinedPairs() joins the words of each identifier, not words apart", (
   );
   assertEquals(joinedPairs("one two\tthree"), "");
   assertEquals(joinedPairs(`a${J}b-c`), "", "a word holding the mark makes no pair");
+});
+
+Deno.test("indexBody() gives the index every word of a text once, as the store's tokenizer splits the text itself", () => {
+  // The store's tokenizer (migration 24), in a table of its own, and its word list.
+  const db = new DatabaseSync(":memory:");
+  db.exec(`CREATE VIRTUAL TABLE t USING fts5(body, content='', contentless_delete=1,
+    detail=none, tokenize='unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE v USING fts5vocab(t, row);`);
+  const insert = db.prepare("INSERT INTO t (rowid, body) VALUES (?, ?)");
+  const terms = () =>
+    (db.prepare("SELECT term FROM v ORDER BY term").all() as { term: string }[]).map((r) => r.term);
+  // Every character class the chunks meet: ASCII punctuation and symbols, accents (composed and
+  // combining), other scripts, symbols and punctuation beyond ASCII, emoji, private use, a lone
+  // surrogate, controls, and an identifier repeated many times.
+  const texts = [
+    "aws_access_key_id=AKIA; src/main.rs --max-count v1.2.3 foo::bar $HOME ~/x (a)[b]{c}",
+    "Café CAFÉ cafe\u0301 naïve ÉCOLE Straße ǅemal İstanbul",
+    "日本語のテスト 中文 한국어 — «quoted» “smart” l’été ‰ § ¶ € £ 100%",
+    "emoji 🚀rocket👍🏽 ok \u{1F600}smile \uE000pua\uE001 \uD800lone x\u200Bzero\u00A0nbsp",
+    "tab\tnew\nline\rcr\u0007bell\u0000nul end",
+    "const x = 1; ".repeat(2000) + "unique_tail_word",
+    "",
+    ...randomTexts(300, 11),
+  ];
+  for (const [i, text] of texts.entries()) {
+    db.exec("DELETE FROM t");
+    insert.run(1, text + (joinedPairs(text) ? `\n${joinedPairs(text)}` : ""));
+    const whole = terms();
+    db.exec("DELETE FROM t");
+    const body = indexBody(text);
+    insert.run(1, body);
+    assertEquals(terms(), whole, `text ${i}`);
+    assert(body.length <= text.length + joinedPairs(text).length + 1, `text ${i} is not longer`);
+  }
+  const repeated = texts[5];
+  assert(indexBody(repeated).length < repeated.length / 100, "each chunk once");
+  // Two hundred thousand different words, some of them twice: each kept once.
+  const many = Array.from({ length: 200_000 }, (_, i) => `w${i.toString(36)}`);
+  const body = indexBody([...many, ...many.slice(0, 1000)].join(" ")).split(" ");
+  assertEquals(body.length, many.length);
+  assertEquals(new Set(body).size, many.length);
+  db.close();
+});
+
+/** Random texts from the characters that matter to the index's splitting (seeded: repeatable). */
+function randomTexts(count: number, seed = 7): string[] {
+  const alphabet = [
+    ..."aZ09_-./:$\\\"'()[]{}=; \t\n\r\u0000\u007f",
+    "é",
+    "e\u0301",
+    "ß",
+    "İ",
+    "日",
+    "한",
+    "٣",
+    "\u00a0",
+    "\u2003",
+    "\u3000",
+    "\ufeff",
+    "\u200b",
+    "—",
+    "“",
+    "€",
+    "‰",
+    "\u{1F680}",
+    "\u{1D400}",
+    "\u{20000}",
+    PAIR_MARK,
+    "\ue001",
+    "\ud800",
+    "\udc00",
+    "\u{F0000}",
+  ];
+  let x = seed;
+  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length: count }, () => {
+    let t = "";
+    for (let n = Math.floor(next() * 40); n > 0; n--) {
+      t += alphabet[Math.floor(next() * alphabet.length)];
+    }
+    return t;
+  });
+}
+
+Deno.test("joinedPairs() pairs the words of identifiers as a scan of the index's words does", () => {
+  // The definition: each two INDEX_WORD matches with no whitespace between them, neither
+  // holding the mark, once each.
+  const reference = (text: string) => {
+    const out = new Set<string>();
+    let prev = "";
+    let prevEnd = 0;
+    for (const m of text.matchAll(INDEX_WORD)) {
+      const word = m[0].includes(PAIR_MARK) ? "" : m[0];
+      if (word && prev && !/\s/.test(text.slice(prevEnd, m.index))) {
+        out.add(prev + PAIR_MARK + word);
+      }
+      prev = word;
+      prevEnd = m.index! + m[0].length;
+    }
+    return [...out].join(" ");
+  };
+  for (const text of randomTexts(3000)) {
+    assertEquals(joinedPairs(text), reference(text), JSON.stringify(text));
+  }
 });
 
 Deno.test("phraseCheck() wants each phrase's words in order and adjacent, folded as the index folds", () => {
@@ -511,4 +619,19 @@ Deno.test("a re-read rewrites the index only for steps whose text changed, and k
   assertEquals(store.search("output").total, 1, "the changed step is indexed once");
   assertEquals(indexed().docs, ops);
   store.close();
+});
+
+Deno.test("Distinct keeps each string once even when strings share a hash", () => {
+  const d = new Distinct();
+  const text = "alpha beta alpha gamma beta alpha";
+  // every string the same hash: each found again by comparing it, not by its hash
+  for (const m of text.matchAll(/\w+/g)) d.addSlice(7, text, m.index!, m.index! + m[0].length);
+  assertEquals(d.values, ["alpha", "beta", "gamma"]);
+  const p = new Distinct();
+  const code = "a_b a.b c_d a_b";
+  p.addPair(1, code, 0, 1, 2, 3);
+  p.addPair(1, code, 4, 5, 6, 7);
+  p.addPair(1, code, 8, 9, 10, 11);
+  p.addPair(1, code, 12, 13, 14, 15);
+  assertEquals(p.values, [`a${PAIR_MARK}b`, `c${PAIR_MARK}d`]);
 });
