@@ -78,3 +78,30 @@ Deno.test("a session keeps its number as its log grows; one forgotten and read a
   assertEquals(orphans.n, 0, "no operation of the forgotten session is left to another");
   store.close();
 });
+
+Deno.test("migration 26 drops an operation of no stored session, and its search text", async () => {
+  await using s = await scratch();
+  const store = await s.imported(A, ["alpha output"]);
+  const ops = store.totals().operations;
+  const db = dbOf(store);
+  operationsBefore26(db);
+  // an operation whose session is gone (never shown: every read starts from a session)
+  db.exec(`INSERT INTO operations (session_id, op_id, connection, file_id, ts_ms, rank, line,
+      block, kind, effect, completeness, doc)
+    SELECT 'claude-code:gone', op_id, connection, file_id, ts_ms, rank, line, block, kind, effect,
+      completeness, doc FROM operations LIMIT 1;
+    INSERT INTO operations_fts (rowid, body) VALUES (last_insert_rowid(), 'orphanword');`);
+  const held = dbOf(store).prepare(
+    "SELECT count(*) AS n FROM operations_fts_words WHERE term = 'orphanword'",
+  ).get() as { n: number };
+  assertEquals(held.n, 1);
+  store.close();
+  const after = s.open();
+  assertEquals(after.totals().operations, ops);
+  const words = dbOf(after).prepare(
+    "SELECT count(*) AS n FROM operations_fts_words WHERE term = 'orphanword'",
+  ).get() as { n: number };
+  assertEquals(words.n, 0, "its search text went with it");
+  assertEquals(after.search("alpha").total, 1);
+  after.close();
+});
