@@ -130,10 +130,11 @@ function sliceOf(rows: TextSourceRow[], payloads: PayloadStore): BacklogSlice {
 const decoder = new TextDecoder();
 
 /**
- * The search text of each operation of a slice ("" for one deleted), with its joined pairs
- * unless `pairs` is false (search_text.ts). Pure: runs in a worker.
+ * What the index is given of each operation of a slice ("" for one deleted): its index body
+ * (search_text.ts `indexBody`), or with `forIndex` false its text itself, which a phrase is
+ * checked on. Pure: runs in a worker.
  */
-export function buildTexts(slice: BacklogSlice, pairs = true): string[] {
+export function buildTexts(slice: BacklogSlice, forIndex = true): string[] {
   const bytes = new Map<string, Uint8Array>();
   const frames: InflatedFrames = new Map();
   for (const p of slice.payloads) {
@@ -145,7 +146,7 @@ export function buildTexts(slice: BacklogSlice, pairs = true): string[] {
     return b ? decoder.decode(b) : null;
   };
   return slice.docs.map((doc) =>
-    doc === null ? "" : indexText(readStoredDoc(doc, text), bytes, pairs)
+    doc === null ? "" : indexText(readStoredDoc(doc, text), bytes, forIndex)
   );
 }
 

@@ -264,10 +264,13 @@ export function stepOf(
  * - for a reply or thinking whose text is exactly its response payload (`payloads` holds it),
  *   `"text": null` instead of a second copy of that text (a quarter of all documents' bytes);
  * - its time where that is the row's order time (an operation without one, in a row with one,
- *   says `"ts_ms": null`); the line range of its call where that is the row's line, once (and so its
- *   completion's, where the importer gave both the same range object);
- *   an epoch 0; replay attributes that are what its kind, completeness and request give
- *   (`replayAttributes`). Together a seventh of a document's bytes, a fifth of Codex's.
+ *   says `"ts_ms": null`);
+ * - the line range of its call where that is the row's line, once (and so its completion's,
+ *   where the importer gave both the same range object);
+ * - an epoch 0, and replay attributes that are what its kind, completeness and request give
+ *   (`replayAttributes`).
+ *
+ * The last three are a seventh of a document's bytes, a fifth of Codex's.
  */
 export function storedDoc(
   op: Operation,
@@ -436,14 +439,14 @@ function opWords(op: Operation): string {
 }
 
 /**
- * The text search sees of a stored operation (for rebuilding the index; without its joined
- * pairs, `pairs: false`, for checking a phrase).
+ * What the index is given of a stored operation (for rebuilding the index), or with `forIndex`
+ * false the text search sees of it, which a phrase is checked on (see `searchBody`).
  */
 export function indexText(
   op: Operation,
   payloads: Pick<Map<string, Uint8Array>, "get">,
-  pairs = true,
+  forIndex = true,
 ): string {
   const result = hasResult(op) ? payloadOf(op.response, payloads) : null;
-  return searchBody(opWords(op), payloadOf(op.request, payloads), result, pairs);
+  return searchBody(opWords(op), payloadOf(op.request, payloads), result, forIndex);
 }

@@ -204,7 +204,7 @@ export class Search {
     }
   }
 
-  /** The search texts of operations, without their joined pairs ("" for one gone). */
+  /** The texts of operations as search reads them, not their index bodies ("" for one gone). */
   private textsOf(rowids: readonly number[]): string[] {
     return rowids.length ? buildTexts(readOperations(this.sql, this.payloads, rowids), false) : [];
   }

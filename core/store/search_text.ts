@@ -41,20 +41,20 @@ export function payloadWords(payload: Uint8Array | string): string {
 
 /**
  * What the index is given for an operation, from its own words and its payloads (either may
- * be absent): its text's {@link indexBody}; with `pairs` false, the text itself, which a phrase
- * is checked on.
+ * be absent): its text's {@link indexBody}; with `forIndex` false, the text itself, which a
+ * phrase is checked on.
  */
 export function searchBody(
   words: string,
   input: Uint8Array | string | null,
   output: Uint8Array | string | null,
-  pairs = true,
+  forIndex = true,
 ): string {
   const parts = [words];
   if (input !== null) parts.push(payloadWords(input));
   if (output !== null) parts.push(payloadWords(output));
   const text = parts.filter(Boolean).join("\n");
-  return pairs ? indexBody(text) : text;
+  return forIndex ? indexBody(text) : text;
 }
 
 /**
