@@ -510,7 +510,7 @@ function applyDelta(
       : v;
   }
   const { num: session } = w.sql.stmt(
-    `INSERT INTO sessions (${SESSION_COLS}) VALUES (${SESSION_COLS.replace(/\w+/g, "?")})
+    `INSERT INTO sessions (${SESSION_COLS}) VALUES (${SESSION_PARAMS})
      ON CONFLICT(id) DO UPDATE SET project_path = excluded.project_path, title = excluded.title,
        started_at = excluded.started_at, ended_at = excluded.ended_at, info = excluded.info,
        recording = excluded.recording, extensions = excluded.extensions,
@@ -760,6 +760,8 @@ export function settleStats(sql: Sql, max: number): number {
 /** The columns of a session's row {@link sessionRow} gives, in its order. */
 export const SESSION_COLS =
   "id, source, native_id, project_path, title, started_at, ended_at, info, recording, extensions, updated_at";
+/** A parameter for each of {@link SESSION_COLS}. */
+export const SESSION_PARAMS = SESSION_COLS.replace(/\w+/g, "?");
 
 /** A session's row, for {@link SESSION_COLS}. */
 export function sessionRow(
@@ -784,9 +786,14 @@ export function sessionRow(
   ];
 }
 
+/** Deletes a session and every row it owns, its operations' search texts among them. */
 export function deleteSession(sql: Sql, id: string): void {
   dropSessionStats(sql, id);
   sql.stmt("DELETE FROM stats_backlog WHERE session_id = ?").run(id);
+  sql.stmt(
+    `DELETE FROM operations_fts WHERE rowid IN
+       (SELECT rowid FROM operations WHERE session = ${sessionNum()})`,
+  ).run(id);
   sql.stmt(`DELETE FROM operations WHERE session = ${sessionNum()}`).run(id);
   for (
     const t of [

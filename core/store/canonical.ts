@@ -21,6 +21,7 @@ import {
   indexOperations,
   refreshAggregates,
   SESSION_COLS,
+  SESSION_PARAMS,
   sessionRow,
   upsertOperation,
   type Writer,
@@ -28,7 +29,7 @@ import {
 } from "./apply.ts";
 import { opFileId } from "./op_files.ts";
 import { prepareUnit } from "./prepare.ts";
-import { sessionNum, type Sql } from "./_sql.ts";
+import type { Sql } from "./_sql.ts";
 
 export type CanonicalImportOutcome =
   /** Written: new here, or replacing an earlier canonical import that differed. */
@@ -78,19 +79,13 @@ export function putCanonical(
   const marks = w.sql.stmt("SELECT user_title, starred_at FROM sessions WHERE id = ?").get(id) as
     | { user_title: string | null; starred_at: string | null }
     | undefined;
-  if (stored) {
-    w.sql.stmt(
-      `DELETE FROM operations_fts WHERE rowid IN
-         (SELECT rowid FROM operations WHERE session = ${sessionNum()})`,
-    ).run(id);
-    deleteSession(w.sql, id);
-  }
+  if (stored) deleteSession(w.sql, id);
   const info = session.session;
   // (its number, `sessions.num`, which its operations name it by)
   const num = Number(
     w.sql.stmt(
       `INSERT INTO sessions (${SESSION_COLS}, user_title, starred_at)
-       VALUES (${SESSION_COLS.replace(/\w+/g, "?")}, ?, ?)`,
+       VALUES (${SESSION_PARAMS}, ?, ?)`,
     ).run(
       ...sessionRow(id, info, session.recording, session.extensions, now),
       marks?.user_title ?? null,

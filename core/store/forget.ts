@@ -108,10 +108,6 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
        VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(session_id) DO UPDATE SET forgotten_at = excluded.forgotten_at`,
     ).run(id, s.source, s.project_path, title, now);
-    sql.stmt(
-      `DELETE FROM operations_fts WHERE rowid IN
-         (SELECT rowid FROM operations WHERE session = ${sessionNum()})`,
-    ).run(id);
     deleteSession(sql, id);
     out.shares += Number(sql.stmt("DELETE FROM shares WHERE session_id = ?").run(id).changes);
     sql.stmt("DELETE FROM canonical_imports WHERE session_id = ?").run(id);
