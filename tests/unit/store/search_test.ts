@@ -219,6 +219,19 @@ async function storeWith(sessions: Record<string, string[]>, tool = "Bash") {
   return { s, store };
 }
 
+/** Indexes `body` under each of `rowids`, operations the store does not hold: matches only. */
+function indexedWithout(store: ChronicleStore, body: string, rowids: Iterable<number>): void {
+  const db = dbOf(store);
+  const insert = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
+  db.exec("BEGIN");
+  for (const rowid of rowids) insert.run(rowid, body);
+  db.exec("COMMIT");
+}
+
+/** The numbers from `from` by `step` (-1 or 1), `count` of them. */
+const run = (from: number, step: number, count: number) =>
+  Array.from({ length: count }, (_, i) => from + i * step);
+
 /**
  * Opens the store again after `rewind` (SQL that puts its index back as an older version left
  * it and forgets the migration that follows): nothing is found until an import indexes the
@@ -452,20 +465,14 @@ Deno.test("a phrase past the candidates checked for the count says 'at least', a
   await using _ = s;
   // Candidates holding both words whose text does not (no operation: an empty text), newer
   // and older than the hit, more than the checks a count makes.
-  const db = dbOf(store);
-  const insert = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, 'code exit')");
-  db.exec("BEGIN");
-  for (let i = 1; i <= 2 * PHRASE_CHECKS; i++) insert.run(-i);
-  db.exec("COMMIT");
+  indexedWithout(store, "code exit", run(-1, -1, 2 * PHRASE_CHECKS));
   const one = store.search('"exit code"', { limit: 1 });
   assertEquals([one.total, one.total_capped, one.hits.length], [1, true, 1]);
   // a full page is not there, so every candidate is checked: the count is exact
   const page = store.search('"exit code"', { limit: 20 });
   assertEquals([page.total, page.total_capped], [1, false]);
   // newer candidates than the hit, more than the count checks: the hit is still reached
-  db.exec("BEGIN");
-  for (let i = 1; i <= 2 * PHRASE_CHECKS; i++) insert.run(1_000_000 + i);
-  db.exec("COMMIT");
+  indexedWithout(store, "code exit", run(1_000_001, 1, 2 * PHRASE_CHECKS));
   const deep = store.search('"exit code"', { limit: 1 });
   assertEquals(deep.hits.length, 1);
   assertEquals(deep.hits[0].snippet.some((x) => x.match && x.text === "exit code"), true);
@@ -538,11 +545,7 @@ Deno.test("the count says 'at least' past its cap, with and without a filter", a
   const { s, store } = await storeWith({ "aaaaaaaa-1": ["capword here"] });
   await using _ = s;
   // Older matches than any operation (negative rowids), enough to pass both caps.
-  const db = dbOf(store);
-  const insert = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, 'capword')");
-  db.exec("BEGIN");
-  for (let i = 1; i <= Math.max(COUNT_CAP, FILTERED_COUNT_SCAN) + 1; i++) insert.run(-i);
-  db.exec("COMMIT");
+  indexedWithout(store, "capword", run(-1, -1, Math.max(COUNT_CAP, FILTERED_COUNT_SCAN) + 1));
   const all = store.search("capword", { limit: 1 });
   assertEquals([all.total, all.total_capped], [COUNT_CAP, true]);
   assertEquals(all.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
@@ -555,11 +558,7 @@ Deno.test("a filtered hit older than the counted matches is still found and page
   const { s, store } = await storeWith({ "aaaaaaaa-1": ["deepword here"] });
   await using _ = s;
   // Newer matches than the operation (rowids past it) outside the filter, more than it scans.
-  const db = dbOf(store);
-  const insert = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, 'deepword')");
-  db.exec("BEGIN");
-  for (let i = 1; i <= FILTERED_COUNT_SCAN + 1; i++) insert.run(1000 + i);
-  db.exec("COMMIT");
+  indexedWithout(store, "deepword", run(1001, 1, FILTERED_COUNT_SCAN + 1));
   const filtered = store.search("deepword", { project: "/work/demo" });
   assertEquals(filtered.hits.length, 1);
   assertEquals(filtered.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
