@@ -16,7 +16,7 @@
  *   truncated, so freed pages, and the deleted text in them, leave the file (`reclaimPages`).
  */
 import { PACK_WRITE_SLICE } from "./packs.ts";
-import { type PayloadStore, SHA_HEX } from "./payloads.ts";
+import type { PayloadStore } from "./payloads.ts";
 import type { DeadRange } from "./forget.ts";
 import { isBusy, type Sql } from "./_sql.ts";
 
@@ -45,13 +45,10 @@ export function compactPacks(
   if (!files.length) return [];
   const live = new Map<number, number>();
   for (
-    const r of sql.stmt(
-      // a frame's bytes once, however many of its payloads live
-      `SELECT pack, sum(length) AS live FROM (
-         SELECT DISTINCT pack, pack_offset, coalesce(stored, size) AS length FROM payloads
-         WHERE pack IS NOT NULL)
-       GROUP BY pack`,
-    ).all() as { pack: number; live: number }[]
+    const r of sql.stmt("SELECT pack, sum(stored) AS live FROM frames GROUP BY pack").all() as {
+      pack: number;
+      live: number;
+    }[]
   ) live.set(Number(r.pack), Number(r.live));
   const victims = files.filter((n) => {
     const size = packs.size(n);
@@ -74,20 +71,14 @@ export function compactPacks(
     batch = [];
     batchSize = 0;
   };
-  const move = sql.stmt("UPDATE payloads SET pack = ?, pack_offset = ? WHERE sha256 = unhex(?)");
+  // A frame is copied once, whatever number of payloads it holds: they name it, not its place.
+  const move = sql.stmt("UPDATE frames SET pack = ?, pack_offset = ? WHERE id = ?");
   const rows = sql.stmt(
-    `SELECT ${SHA_HEX}, pack, pack_offset, coalesce(stored, size) AS length FROM payloads
+    `SELECT id, pack, pack_offset, stored FROM frames
      WHERE pack IN (${victims.map(() => "?").join(", ")}) ORDER BY pack, pack_offset`,
-  ).all(...victims) as { sha256: string; pack: number; pack_offset: number; length: number }[];
-  // The payloads of a frame share its place: it is copied once, and they all follow it.
-  let last = { pack: -1, offset: -1, to: -1, at: -1 };
+  ).all(...victims) as { id: number; pack: number; pack_offset: number; stored: number }[];
   for (const r of rows) {
-    const length = Number(r.length);
-    if (Number(r.pack) === last.pack && Number(r.pack_offset) === last.offset) {
-      if (last.to >= 0) move.run(last.to, last.at, r.sha256);
-      continue;
-    }
-    last = { pack: Number(r.pack), offset: Number(r.pack_offset), to: -1, at: -1 };
+    const length = Number(r.stored);
     const bytes = packs.read(Number(r.pack), Number(r.pack_offset), length);
     if (bytes.byteLength !== length) continue; // lost already (a pack cut short): left as it is
     if (end > 0 && end + length > payloads.packLimit) {
@@ -99,9 +90,7 @@ export function compactPacks(
     if (!batchSize) batchAt = end;
     batch.push(bytes);
     batchSize += length;
-    move.run(target, end, r.sha256);
-    last.to = target;
-    last.at = end;
+    move.run(target, end, r.id);
     end += length;
   }
   flush();

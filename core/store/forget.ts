@@ -8,7 +8,6 @@
  * (packs, database pages) is compact.ts's, after the commit.
  */
 import { deleteSession } from "./apply.ts";
-import { CODEC_FRAME, CODEC_PLAIN_FRAME, isFramed } from "./payload_codec.ts";
 import { SHA_HEX } from "./payloads.ts";
 import { likePrefix, sessionNum, type Sql } from "./_sql.ts";
 import type { ForgottenSession } from "./types.ts";
@@ -28,13 +27,15 @@ export interface ForgetRows {
   payloads: number;
   payload_bytes: number;
   shares: number;
-  /** The deleted payloads' places in packs (a frame's once, when all of it goes). */
+  /** The places in packs of the frames that lose payloads: each goes whole. */
   dead: DeadRange[];
   /**
    * Payloads that stay in a frame with payloads that go: the store writes them again elsewhere
    * (`PayloadStore.rewrite`) before the frame's bytes are scrubbed.
    */
   rewrite: string[];
+  /** Those frames' rows, to delete once what stays of them is written elsewhere (`dropFrames`). */
+  frames: number[];
 }
 
 /** A payload reference in an operation's JSON (request, response, or inside extensions). */
@@ -76,6 +77,7 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
     shares: 0,
     dead: [],
     rewrite: [],
+    frames: [],
   };
   const candidates = new Set<string>();
   const gone = new Set<string>();
@@ -143,45 +145,36 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
       if (!candidates.size) break;
     }
   }
-  const del = sql.stmt(
-    `DELETE FROM payloads WHERE sha256 = unhex(?)
-     RETURNING size, pack, pack_offset, codec, coalesce(stored, size) AS length`,
-  );
-  const frames = new Map<string, DeadRange>();
+  const del = sql.stmt("DELETE FROM payloads WHERE sha256 = unhex(?) RETURNING size, frame");
+  const frames = new Set<number>();
   for (const sha of candidates) {
-    const r = del.get(sha) as
-      | {
-        size: number;
-        pack: number | null;
-        pack_offset: number | null;
-        codec: number;
-        length: number;
-      }
-      | undefined;
+    const r = del.get(sha) as { size: number; frame: number | null } | undefined;
     if (!r) continue; // referred to, never stored (a missing payload)
     out.payloads++;
     out.payload_bytes += Number(r.size);
-    if (r.pack === null) continue;
-    const range = {
-      pack: Number(r.pack),
-      offset: Number(r.pack_offset ?? 0),
-      length: Number(r.length),
-    };
-    if (isFramed(Number(r.codec))) frames.set(`${range.pack}:${range.offset}`, range);
-    else out.dead.push(range);
+    if (r.frame !== null) frames.add(Number(r.frame));
   }
   if (frames.size) {
-    // One pass over the framed payloads: those that stay in a frame that loses others.
-    const framed = sql.stmt(
-      `SELECT ${SHA_HEX}, pack, pack_offset FROM payloads
-       WHERE codec IN (${CODEC_FRAME}, ${CODEC_PLAIN_FRAME})`,
-    );
+    out.frames = [...frames];
+    const list = JSON.stringify(out.frames);
     for (
-      const r of framed.iterate() as Iterable<{ sha256: string; pack: number; pack_offset: number }>
+      const r of sql.stmt(
+        "SELECT pack, pack_offset, stored FROM frames WHERE id IN (SELECT value FROM json_each(?))",
+      ).all(list) as { pack: number; pack_offset: number; stored: number }[]
     ) {
-      if (frames.has(`${r.pack}:${r.pack_offset}`)) out.rewrite.push(r.sha256);
+      out.dead.push({
+        pack: Number(r.pack),
+        offset: Number(r.pack_offset),
+        length: Number(r.stored),
+      });
     }
-    out.dead.push(...frames.values());
+    // One pass over the packed payloads: those that stay in a frame that loses others.
+    const staying = sql.stmt(
+      `SELECT ${SHA_HEX} FROM payloads WHERE frame IN (SELECT value FROM json_each(?))`,
+    );
+    for (const r of staying.iterate(list) as Iterable<{ sha256: string }>) {
+      out.rewrite.push(r.sha256);
+    }
   }
   return out;
 }

@@ -17,14 +17,15 @@ export function storeHealth(
 ): StoreHealth {
   const rows = sql.stmt("PRAGMA quick_check").all() as Record<string, unknown>[];
   const quick = rows.map((r) => String(Object.values(r)[0]));
-  const packed = sql.count("SELECT count(*) AS n FROM payloads WHERE pack IS NOT NULL");
-  const inline = sql.count("SELECT count(*) AS n FROM payloads WHERE pack IS NULL");
+  const packed = sql.count("SELECT count(*) AS n FROM payloads WHERE frame IS NOT NULL");
+  const inline = sql.count("SELECT count(*) AS n FROM payloads WHERE frame IS NULL");
   const bad: string[] = [];
   let badCount = 0;
   let checked = 0;
   if (options.verifyPacks !== false) {
     const shas = sql.stmt(
-      `SELECT ${SHA_HEX} FROM payloads WHERE pack IS NOT NULL ORDER BY pack, pack_offset`,
+      `SELECT ${SHA_HEX} FROM payloads p JOIN frames f ON f.id = p.frame
+       ORDER BY f.pack, f.pack_offset`,
     )
       .all() as { sha256: string }[];
     for (const { sha256 } of shas) {

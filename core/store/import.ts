@@ -595,40 +595,31 @@ export function settleStats(store: ChronicleStore, summary: ImportSummary): Prom
 }
 
 /**
- * Slices of compressed frames stored in one transaction: up to this many payloads, or
- * {@link COMPRESSED_AT_ONCE} bytes of frames held meanwhile. The payloads are keyed by hash,
- * so each transaction rewrites pages all over their table. On a 1 GB corpus, in rounds
- * interleaved with a transaction a slice (32 frames): the import ended after 28.0 s against
- * 29.6–29.8 s, its index phase's main thread 16.5–16.7 s against 17.2–17.5 s, peak RSS 263–271
- * MB against 271–287. 8,192 payloads a transaction ended after 26.4–27.6 s but peaked at up to
- * 307 MB while indexing; 2,048, after 29.4 s. The frames are written in the transaction that
- * points at them: written before it, they would be nobody's bytes meanwhile, and another
- * process's compaction could take them for dead.
+ * Slices of compressed frames stored in one transaction: up to this many bytes of frames held
+ * meanwhile. A frame is one row (migration 27), so a transaction costs little; what it saves is
+ * a commit between the index's. The frames are written in the transaction that points at them:
+ * written before it, they would be nobody's bytes meanwhile, and another process's compaction
+ * could take them for dead.
  */
-const MOVES_AT_ONCE = 4096;
 const COMPRESSED_AT_ONCE = 2 << 20;
 
 /**
  * Compressed slices of plain frames held until there are enough to store in one transaction
- * ({@link MOVES_AT_ONCE}, {@link COMPRESSED_AT_ONCE}). What is held and never stored stays in
- * its plain frames, read as before and compressed by the next pass.
+ * ({@link COMPRESSED_AT_ONCE}). What is held and never stored stays in its plain frames, read
+ * as before and compressed by the next pass.
  */
 export class CompressedBatch {
   private held: CompressedSlice[] = [];
-  private moves = 0;
   private bytes = 0;
 
   constructor(private readonly store: ChronicleStore) {}
 
   /** Holds a compressed slice (its plain bytes are let go), and stores the batch once full. */
   add(slice: PlainSlice, compressed: readonly Uint8Array[]): void {
-    for (const f of slice.frames) {
-      f.bytes = new Uint8Array();
-      this.moves += f.members.length;
-    }
+    for (const f of slice.frames) f.bytes = new Uint8Array();
     for (const c of compressed) this.bytes += c.byteLength;
     this.held.push({ slice, compressed });
-    if (this.moves >= MOVES_AT_ONCE || this.bytes >= COMPRESSED_AT_ONCE) this.flush();
+    if (this.bytes >= COMPRESSED_AT_ONCE) this.flush();
   }
 
   /** Stores what is held, in one transaction. */
@@ -641,7 +632,7 @@ export class CompressedBatch {
   drop(): CompressedSlice[] {
     const held = this.held;
     this.held = [];
-    this.moves = this.bytes = 0;
+    this.bytes = 0;
     return held;
   }
 }

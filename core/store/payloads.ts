@@ -32,8 +32,14 @@ const decoder = new TextDecoder();
  */
 export const SHA_HEX = "lower(hex(sha256)) AS sha256";
 
-/** The columns a payload is read from. */
-const ROW = "size, pack, pack_offset, bytes, codec, stored, frame_offset";
+/**
+ * Where a payload is read from: its row, and the frame it is in (migration 27) when packed. A
+ * frame's codec is the payload's; a row's own 'codec' is that of its inline bytes.
+ */
+const FROM = "payloads p LEFT JOIN frames f ON f.id = p.frame";
+/** The columns a payload is read from (`FROM`). */
+const ROW = `p.size AS size, f.pack AS pack, f.pack_offset AS pack_offset, p.bytes AS bytes,
+  coalesce(f.codec, p.codec) AS codec, f.stored AS stored, p.frame_offset AS frame_offset`;
 interface PayloadRow {
   size: number;
   pack: number | null;
@@ -66,13 +72,15 @@ export interface PlainCursor {
   offset: number;
 }
 
-/** A plain frame as read to be compressed: its place, bytes and payloads. */
+/**
+ * A plain frame as read to be compressed: its row, place and bytes. Compressed, it inflates to
+ * the same bytes, so its payloads keep their offsets in it.
+ */
 export interface PlainFrame {
+  id: number;
   pack: number;
   offset: number;
   bytes: Uint8Array;
-  /** Each payload's hash, size and offset in the frame. */
-  members: { sha: string; size: number; at: number }[];
 }
 
 /** A slice of plain frames and each of its frames compressed, in order (`encodeFrame`). */
@@ -161,21 +169,15 @@ export class PayloadStore {
       }
       return;
     }
-    const plain = this.plain;
     const insert = this.sql.stmt(
-      `INSERT INTO payloads (sha256, size, bytes, pack, pack_offset, codec, stored, frame_offset)
-       VALUES (unhex(?), ?, X'', ?, ?, ${plain ? CODEC_PLAIN_FRAME : CODEC_FRAME}, ?, ?)`,
-    );
-    const out = this.appender(
-      (sha, size, pack, offset, stored, at) => insert.run(sha, size, pack, offset, stored, at),
-      plain,
+      `INSERT INTO payloads (sha256, size, bytes, frame, frame_offset)
+       VALUES (unhex(?), ?, X'', ?, ?)`,
     );
     const items = [];
     for (let i = 0; i < packed.sha256.length; i++) {
       if (fresh[i]) items.push({ sha: packed.sha256[i], bytes: payloadAt(packed, i) });
     }
-    out.frames(items);
-    out.flush();
+    this.writeFrames(items, this.plain, (sha, size, frame, at) => insert.run(sha, size, frame, at));
   }
 
   /**
@@ -187,21 +189,30 @@ export class PayloadStore {
   rewrite(sha256s: readonly string[]): number {
     if (!this.packs || !sha256s.length) return 0;
     const move = this.sql.stmt(
-      `UPDATE payloads SET bytes = X'', pack = ?, pack_offset = ?, codec = ${CODEC_FRAME},
-         stored = ?, frame_offset = ? WHERE sha256 = unhex(?)`,
-    );
-    const out = this.appender((sha, _size, pack, offset, stored, at) =>
-      move.run(pack, offset, stored, at, sha)
+      `UPDATE payloads SET bytes = X'', codec = ${CODEC_RAW}, frame = ?, frame_offset = ?
+       WHERE sha256 = unhex(?)`,
     );
     const items: { sha: string; bytes: Uint8Array }[] = [];
     for (const sha of sha256s) {
       const bytes = this.bytes(sha);
       if (bytes) items.push({ sha, bytes });
     }
-    out.frames(items);
-    out.flush();
+    this.writeFrames(items, false, (sha, _size, frame, at) => move.run(frame, at, sha));
     this.dropInflated();
     return items.length;
+  }
+
+  /**
+   * Deletes the frames among `ids` that no payload is in any more (after a forget moved what
+   * stayed of them: `rewrite`). One pass over the packed payloads.
+   */
+  dropFrames(ids: readonly number[]): void {
+    if (!ids.length) return;
+    const list = JSON.stringify(ids);
+    this.sql.stmt(
+      `DELETE FROM frames WHERE id IN (SELECT value FROM json_each(?1))
+         AND id NOT IN (SELECT frame FROM payloads WHERE frame IN (SELECT value FROM json_each(?1)))`,
+    ).run(list);
   }
 
   /**
@@ -213,40 +224,20 @@ export class PayloadStore {
   readPlain(after: PlainCursor | null, maxFrames = COMPRESS_SLICE_FRAMES): PlainSlice | null {
     if (!this.packs) return null;
     const rows = this.sql.stmt(
-      `SELECT ${SHA_HEX}, size, pack, pack_offset, stored, frame_offset FROM payloads
-       WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) IN (
-         SELECT pack, pack_offset FROM payloads
-         WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) > (?, ?)
-         GROUP BY pack, pack_offset ORDER BY pack, pack_offset LIMIT ?)
-       ORDER BY pack, pack_offset, frame_offset`,
+      `SELECT id, pack, pack_offset, stored FROM frames
+       WHERE codec = ${CODEC_PLAIN_FRAME} AND (pack, pack_offset) > (?, ?)
+       ORDER BY pack, pack_offset LIMIT ?`,
     ).all(after?.pack ?? -1, after?.offset ?? -1, maxFrames) as unknown as {
-      sha256: string;
-      size: number;
+      id: number;
       pack: number;
       pack_offset: number;
       stored: number;
-      frame_offset: number;
     }[];
     if (!rows.length) return null;
     const frames: PlainFrame[] = [];
-    for (let i = 0; i < rows.length;) {
-      const { pack, pack_offset: offset, stored } = rows[i];
-      let j = i;
-      while (j < rows.length && rows[j].pack === pack && rows[j].pack_offset === offset) j++;
+    for (const { id, pack, pack_offset: offset, stored } of rows) {
       const bytes = this.packs.read(pack, offset, stored);
-      if (bytes.byteLength === stored) {
-        frames.push({
-          pack,
-          offset,
-          bytes,
-          members: rows.slice(i, j).map((r) => ({
-            sha: r.sha256,
-            size: r.size,
-            at: r.frame_offset,
-          })),
-        });
-      }
-      i = j;
+      if (bytes.byteLength === stored) frames.push({ id, pack, offset, bytes });
     }
     const last = rows[rows.length - 1];
     return { frames, next: { pack: last.pack, offset: last.pack_offset } };
@@ -254,72 +245,90 @@ export class PayloadStore {
 
   /**
    * Writes `compressed` (each frame of `slice.frames` compressed by `encodeFrame`, in order) at
-   * the end of the last pack and points their payloads there; a frame whose payloads changed
-   * since the slice was read is left as it is now, plain. In the caller's
-   * transaction; flushed before it commits. Returns the packs no payload refers to any more,
-   * to be removed once the transaction has committed.
+   * the end of the last pack and points those frames there; a frame that changed since the
+   * slice was read is left as it is now. In the caller's transaction; flushed before it
+   * commits. Returns the packs no frame is in any more, to be removed once the transaction has
+   * committed.
    */
   applyCompressed(slice: PlainSlice, compressed: readonly Uint8Array[]): number[] {
     if (!this.packs || !slice.frames.length) return [];
-    let from = slice.frames[0];
+    // A frame that changed since it was read (a session forgotten meanwhile: what stayed of
+    // it moved, its bytes scrubbed, its row gone) is not written: its compressed bytes were
+    // made before, and would put what was forgotten back on the disk.
+    const unchanged = this.sql.stmt(
+      `SELECT 1 FROM frames
+       WHERE id = ? AND codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
+    );
     const move = this.sql.stmt(
-      `UPDATE payloads SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?,
-         frame_offset = ?
-       WHERE sha256 = unhex(?) AND codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
+      `UPDATE frames SET pack = ?, pack_offset = ?, codec = ${CODEC_FRAME}, stored = ?
+       WHERE id = ?`,
     );
-    const out = this.appender((sha, _size, pack, offset, stored, at) =>
-      move.run(pack, offset, stored, at, sha, from.pack, from.offset)
-    );
-    // A frame whose payloads changed since it was read (a session forgotten meanwhile: its
-    // payloads scrubbed, the others moved) is not written: its compressed bytes were made
-    // before, and would put what was forgotten back on the disk. The next pass reads it again.
-    const holding = this.sql.stmt(
-      `SELECT count(*) AS n FROM payloads
-       WHERE codec = ${CODEC_PLAIN_FRAME} AND pack = ? AND pack_offset = ?`,
-    );
+    const out = this.appender();
     const packs = new Set<number>();
     for (let i = 0; i < slice.frames.length; i++) {
-      from = slice.frames[i];
-      const now = Number((holding.get(from.pack, from.offset) as { n: number }).n);
-      if (now === from.members.length) out.frame(compressed[i], from.members);
+      const from = slice.frames[i];
       packs.add(from.pack);
+      if (!unchanged.get(from.id, from.pack, from.offset)) continue;
+      const bytes = compressed[i];
+      move.run(out.pack, out.frame(bytes), bytes.byteLength, from.id);
     }
     out.flush();
-    const referred = this.sql.stmt("SELECT 1 FROM payloads WHERE pack = ? LIMIT 1");
-    return [...packs].filter((n) => !this.holdsPlain(n) && !referred.get(n));
+    const referred = this.sql.stmt("SELECT 1 FROM frames WHERE pack = ? LIMIT 1");
+    return [...packs].filter((n) => !referred.get(n));
   }
 
   /** Whether any payload is in a plain frame, waiting to be compressed. */
   hasPlain(): boolean {
-    return !!this.sql.stmt(`SELECT 1 FROM payloads WHERE codec = ${CODEC_PLAIN_FRAME} LIMIT 1`)
-      .get();
+    return !!this.sql.stmt(`SELECT 1 FROM frames WHERE codec = ${CODEC_PLAIN_FRAME} LIMIT 1`).get();
   }
 
   /** Whether pack `n` holds plain frames (the index of them answers). */
   private holdsPlain(n: number): boolean {
     return !!this.sql.stmt(
-      `SELECT 1 FROM payloads WHERE codec = ${CODEC_PLAIN_FRAME} AND pack = ? LIMIT 1`,
+      `SELECT 1 FROM frames WHERE codec = ${CODEC_PLAIN_FRAME} AND pack = ? LIMIT 1`,
     ).get(n);
   }
 
   /**
-   * Appends frames at the end of the last pack, a slice of bytes per write, and records each
-   * payload's place through `place` (its hash, size, pack, the frame's offset and length, its
-   * offset in the frame). Plain frames go to a pack of their own, and other frames never to
-   * a pack holding plain ones: once its frames are compressed, a pack of plain frames is
-   * removed whole.
+   * Frames `items` (payloads, in order) in the last pack (`appender`), a row of `frames` each,
+   * and records each payload's place through `place` (its hash, size, frame and offset in the
+   * inflated frame). Flushed before it returns; the caller's transaction commits.
    */
-  private appender(
-    place: (
-      sha: string,
-      size: number,
-      pack: number,
-      offset: number,
-      stored: number,
-      at: number,
-    ) => void,
-    plain = false,
-  ) {
+  private writeFrames(
+    items: readonly { sha: string; bytes: Uint8Array }[],
+    plain: boolean,
+    place: (sha: string, size: number, frame: number, at: number) => void,
+  ): void {
+    if (!items.length) return;
+    const out = this.appender(plain);
+    const row = this.sql.stmt(
+      `INSERT INTO frames (pack, pack_offset, codec, stored) VALUES (?, ?, ${
+        plain ? CODEC_PLAIN_FRAME : CODEC_FRAME
+      }, ?)`,
+    );
+    let first = 0;
+    for (const last of frameEnds(items.map((p) => p.bytes.byteLength))) {
+      const part = items.slice(first, last);
+      const parts = part.map((p) => p.bytes);
+      const bytes = plain ? plainFrame(parts) : encodeFrame(parts);
+      const frame = Number(row.run(out.pack, out.frame(bytes), bytes.byteLength).lastInsertRowid);
+      let at = 0;
+      for (const p of part) {
+        place(p.sha, p.bytes.byteLength, frame, at);
+        at += p.bytes.byteLength;
+      }
+      first = last;
+    }
+    out.flush();
+  }
+
+  /**
+   * Appends frames at the end of the last pack, a slice of bytes per write: `frame` gives the
+   * offset each goes to in pack `pack`. Plain frames go to a pack of their own, and other
+   * frames never to a pack holding plain ones: once its frames are compressed, a pack of plain
+   * frames is removed whole.
+   */
+  private appender(plain = false) {
     const packs = this.packs!;
     // The last pack, never one below it: a compaction (compact.ts) may have removed a pack
     // this store appended to, and a pack number is never used twice.
@@ -345,36 +354,16 @@ export class PayloadStore {
       batch = [];
       size = 0;
     };
-    /** A frame's bytes and its payloads (each at `at` in the frame, else after the one before). */
-    const frame = (
-      bytes: Uint8Array,
-      members: readonly { sha: string; size: number; at?: number }[],
-    ) => {
+    /** Appends a frame's bytes; returns its offset in the pack. */
+    const frame = (bytes: Uint8Array): number => {
       if (size + bytes.byteLength > PACK_WRITE_SLICE) flush();
-      let inFrame = 0;
-      for (const m of members) {
-        inFrame = m.at ?? inFrame;
-        place(m.sha, m.size, n, end, bytes.byteLength, inFrame);
-        inFrame += m.size;
-      }
+      const offset = end;
       batch.push(bytes);
       size += bytes.byteLength;
       end += bytes.byteLength;
+      return offset;
     };
-    /** Frames payloads here, a frame at a time. */
-    const frames = (items: readonly { sha: string; bytes: Uint8Array }[]) => {
-      let first = 0;
-      for (const last of frameEnds(items.map((p) => p.bytes.byteLength))) {
-        const part = items.slice(first, last);
-        const parts = part.map((p) => p.bytes);
-        frame(
-          plain ? plainFrame(parts) : encodeFrame(parts),
-          part.map((p) => ({ sha: p.sha, size: p.bytes.byteLength })),
-        );
-        first = last;
-      }
-    };
-    return { frame, frames, flush };
+    return { pack: n, frame, flush };
   }
 
   /**
@@ -387,7 +376,7 @@ export class PayloadStore {
 
   /** The first `maxBytes` bytes of a payload (all of it when shorter). */
   head(sha256: string, maxBytes: number): Uint8Array | null {
-    const row = this.sql.stmt(`SELECT ${ROW} FROM payloads WHERE sha256 = unhex(?)`).get(sha256) as
+    const row = this.sql.stmt(`SELECT ${ROW} FROM ${FROM} WHERE p.sha256 = unhex(?)`).get(sha256) as
       | PayloadRow
       | undefined;
     if (!row) return null;
@@ -407,8 +396,8 @@ export class PayloadStore {
   storedMany(sha256s: readonly string[]): StoredPayload[] {
     if (!sha256s.length) return [];
     const rows = this.sql.stmt(
-      `SELECT ${SHA_HEX}, ${ROW} FROM payloads
-       WHERE sha256 IN (SELECT unhex(value) FROM json_each(?)) ORDER BY pack, pack_offset`,
+      `SELECT ${SHA_HEX}, ${ROW} FROM ${FROM}
+       WHERE p.sha256 IN (SELECT unhex(value) FROM json_each(?)) ORDER BY f.pack, f.pack_offset`,
     ).all(JSON.stringify(sha256s)) as unknown as (PayloadRow & { sha256: string })[];
     const out: StoredPayload[] = [];
     // a frame read once, and sent once (one object) for all its payloads

@@ -659,4 +659,44 @@ CREATE INDEX operations_order ON operations(session, ts_ms, rank, line, block);
 CREATE INDEX operations_changes ON operations(session, stamp);
 `,
   },
+  {
+    version: 27,
+    name: "payloads name their frame",
+    // A packed payload named its frame's place (pack, offset, codec, length) in its own row, so
+    // compressing a bulk import's plain frames rewrote every payload row, and the rows are keyed
+    // by hash: each transaction rewrote pages all over the table, more of them the bigger the
+    // history (3 GB Claude Code history: 9.8 s of updates and most of 23.7 s of commits). A
+    // frame is a row of its own now, numbered in the order frames are written, and compressing
+    // or moving one rewrites that row alone. A payload written before frames (one alone in a
+    // pack, raw or DEFLATE) is a frame of one, with that codec. 'codec' of a payload row is
+    // its inline bytes' codec.
+    sql: `
+CREATE TABLE frames (
+  id INTEGER PRIMARY KEY,
+  pack INTEGER NOT NULL,
+  pack_offset INTEGER NOT NULL,
+  codec INTEGER NOT NULL,          -- payload_codec.ts
+  stored INTEGER NOT NULL          -- its bytes in the pack
+);
+INSERT INTO frames (pack, pack_offset, codec, stored)
+  SELECT pack, pack_offset, min(codec), max(coalesce(stored, size)) FROM payloads
+  WHERE pack IS NOT NULL GROUP BY pack, pack_offset ORDER BY pack, pack_offset;
+CREATE INDEX frames_place ON frames(pack, pack_offset);
+CREATE TABLE payloads_in_frames (
+  sha256 BLOB PRIMARY KEY,
+  size INTEGER NOT NULL,
+  bytes BLOB NOT NULL,             -- inline (frame NULL)
+  codec INTEGER NOT NULL DEFAULT 0,
+  frame INTEGER,                   -- frames.id
+  frame_offset INTEGER             -- where it starts in its frame, inflated
+) WITHOUT ROWID;
+INSERT INTO payloads_in_frames
+  SELECT p.sha256, p.size, p.bytes, CASE WHEN f.id IS NULL THEN p.codec ELSE 0 END, f.id,
+    CASE WHEN f.id IS NULL THEN NULL ELSE coalesce(p.frame_offset, 0) END
+  FROM payloads p LEFT JOIN frames f ON f.pack = p.pack AND f.pack_offset = p.pack_offset;
+DROP TABLE payloads;
+ALTER TABLE payloads_in_frames RENAME TO payloads;
+CREATE INDEX frames_plain ON frames(pack, pack_offset) WHERE codec = 3;
+`,
+  },
 ];

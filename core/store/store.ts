@@ -390,9 +390,8 @@ export class ChronicleStore {
 
   /**
    * Stores slices of plain frames compressed (each frame by `compressPlainFrames`) in one
-   * transaction, and removes the packs that held only plain frames once it commits. Their
-   * payloads are keyed by hash, so each transaction rewrites pages all over the payloads
-   * table: many slices a transaction rewrite each page once (import.ts's `CompressedBatch`).
+   * transaction (a row of `frames` each), and removes the packs that held only plain frames
+   * once it commits.
    */
   applyCompressedFrames(slices: readonly CompressedSlice[]): void {
     const emptied = this.transaction(() =>
@@ -562,13 +561,14 @@ export class ChronicleStore {
         if (options.dryRun) throw DRY_RUN;
         // what stays of the frames that lose payloads, written elsewhere: the frames go whole
         this.payloads.rewrite(rows.rewrite);
+        this.payloads.dropFrames(rows.frames);
       });
     } catch (e) {
       if (e !== DRY_RUN) throw e;
     } finally {
       this.db.exec(`PRAGMA secure_delete = ${secure ? "ON" : "OFF"}`);
     }
-    const { dead, rewrite: _moved, ...counts } = rows!;
+    const { dead, rewrite: _moved, frames: _frames, ...counts } = rows!;
     return {
       dry_run: options.dryRun === true,
       ...counts,

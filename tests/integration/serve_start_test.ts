@@ -95,7 +95,7 @@ Deno.test("serve answers at once and fills the list in while the first import ru
     const db = new DatabaseSync(`${home}/data/chronicle.db`, { readOnly: true });
     try {
       const codecs = db.prepare(
-        "SELECT codec, count(*) AS n FROM payloads WHERE pack IS NOT NULL GROUP BY codec",
+        "SELECT codec, count(*) AS n FROM frames GROUP BY codec",
       ).all().map((r) => Number(r.codec));
       assertEquals(codecs, [2]);
       assertEquals(db.prepare("SELECT count(*) AS n FROM stats_backlog").get()?.n, 0);

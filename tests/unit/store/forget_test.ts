@@ -24,8 +24,10 @@ const noise = (seed: string, n: number) => big(seed, n);
 /** The data folder's bytes: the database with its log, and the packs. */
 /** Where a payload's frame is in the packs. */
 const frameOf = (store: ChronicleStore, text: string) =>
-  dbOf(store).prepare("SELECT pack, pack_offset, stored FROM payloads WHERE sha256 = unhex(?)")
-    .get(sha256Hex(text)) as { pack: number; pack_offset: number; stored: number };
+  dbOf(store).prepare(
+    `SELECT f.pack, f.pack_offset, f.stored FROM payloads p JOIN frames f ON f.id = p.frame
+     WHERE p.sha256 = unhex(?)`,
+  ).get(sha256Hex(text)) as { pack: number; pack_offset: number; stored: number };
 
 /** Whether a frame's bytes are all zeros (scrubbed), or gone with their pack (compacted). */
 function zeroed(data: string, f: { pack: number; pack_offset: number; stored: number }) {

@@ -21,19 +21,38 @@ import { big, scratch } from "./_sessions.ts";
 type Scratch = Awaited<ReturnType<typeof scratch>>;
 
 const encoder = new TextEncoder();
+/** Each payload with its frame's place (migration 27), in the columns payloads had before. */
+const PLACED = `(SELECT p.sha256 AS sha256, p.size AS size, p.bytes AS bytes, f.pack AS pack,
+  f.pack_offset AS pack_offset, coalesce(f.codec, p.codec) AS codec, f.stored AS stored,
+  p.frame_offset AS frame_offset FROM payloads p LEFT JOIN frames f ON f.id = p.frame)`;
 const place = (store: ChronicleStore, text: string) =>
-  dbOf(store).prepare("SELECT pack, pack_offset, size FROM payloads WHERE sha256 = unhex(?)").get(
-    sha256Hex(text),
-  ) as { pack: number | null; pack_offset: number | null; size: number } | undefined;
+  dbOf(store).prepare(`SELECT pack, pack_offset, size FROM ${PLACED} WHERE sha256 = unhex(?)`)
+    .get(sha256Hex(text)) as
+      | { pack: number | null; pack_offset: number | null; size: number }
+      | undefined;
 
 /** The bytes the packs hold for a store's framed payloads: each frame once. */
 const framed = (store: ChronicleStore) =>
   Number(
-    (dbOf(store).prepare(
-      `SELECT coalesce(sum(stored), 0) AS n FROM
-         (SELECT DISTINCT pack, pack_offset, stored FROM payloads WHERE pack IS NOT NULL)`,
-    ).get() as { n: number }).n,
+    (dbOf(store).prepare("SELECT coalesce(sum(stored), 0) AS n FROM frames").get() as {
+      n: number;
+    }).n,
   );
+
+/**
+ * Takes a store's payloads back to before migration 27 (each row naming its frame's place),
+ * for older tables to be made from them; the migrations from `since` on run again.
+ */
+const before27 = (since: number) => `
+  CREATE TABLE payloads_v26 (sha256 BLOB PRIMARY KEY, size INTEGER NOT NULL,
+    bytes BLOB NOT NULL, pack INTEGER, pack_offset INTEGER, codec INTEGER NOT NULL DEFAULT 0,
+    stored INTEGER, frame_offset INTEGER) WITHOUT ROWID;
+  INSERT INTO payloads_v26 SELECT * FROM ${PLACED};
+  DROP TABLE payloads;
+  DROP TABLE frames;
+  ALTER TABLE payloads_v26 RENAME TO payloads;
+  CREATE INDEX payloads_plain ON payloads (pack, pack_offset) WHERE codec = 3;
+  DELETE FROM migrations WHERE version >= ${since} AND version IN (16, 22, 27);`;
 
 Deno.test("a unit's payloads go to a pack in frames once they add up to 4 KiB, a smaller unit's stay in the database; all read back exactly", async () => {
   await using s = await scratch();
@@ -225,6 +244,7 @@ Deno.test("migration 16 keys the payloads by hash and every payload, framed or i
   const { store, small, texts, session, counts } = await framedAndInline(s);
   assert(counts.inline > 0 && counts.packed > 0, JSON.stringify(counts));
   // The payloads table as version 15 left it: a rowid table beside its index of hashes.
+  dbOf(store).exec(before27(16));
   dbOf(store).exec(`
     CREATE TABLE payloads_v15 (id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE,
       size INTEGER NOT NULL, bytes BLOB NOT NULL, pack INTEGER, pack_offset INTEGER,
@@ -233,8 +253,7 @@ Deno.test("migration 16 keys the payloads by hash and every payload, framed or i
       SELECT lower(hex(sha256)), size, bytes, pack, pack_offset, codec, stored, frame_offset
       FROM payloads;
     DROP TABLE payloads;
-    ALTER TABLE payloads_v15 RENAME TO payloads;
-    DELETE FROM migrations WHERE version IN (16, 22);`);
+    ALTER TABLE payloads_v15 RENAME TO payloads;`);
   store.close();
   const after = s.open();
   const table = dbOf(after).prepare("SELECT sql FROM sqlite_schema WHERE name = 'payloads'")
@@ -264,6 +283,7 @@ Deno.test("migration 22 keys the payloads by their 32 bytes; every payload reads
   const rows = () => (db.prepare("SELECT count(*) AS n FROM payloads").get() as { n: number }).n;
   const total = rows();
   // The payloads table as version 21 left it: keyed by the hash's 64 hex characters.
+  db.exec(before27(22));
   db.exec(`
     CREATE TABLE payloads_v21 (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL,
       bytes BLOB NOT NULL, pack INTEGER, pack_offset INTEGER, codec INTEGER NOT NULL DEFAULT 0,
@@ -272,8 +292,7 @@ Deno.test("migration 22 keys the payloads by their 32 bytes; every payload reads
       stored, frame_offset FROM payloads;
     DROP TABLE payloads;
     ALTER TABLE payloads_v21 RENAME TO payloads;
-    CREATE INDEX payloads_plain ON payloads (pack, pack_offset) WHERE codec = 3;
-    DELETE FROM migrations WHERE version = 22;`);
+    CREATE INDEX payloads_plain ON payloads (pack, pack_offset) WHERE codec = 3;`);
   store.close();
   const after = s.open();
   const adb = dbOf(after);
@@ -298,6 +317,61 @@ Deno.test("migration 22 keys the payloads by their 32 bytes; every payload reads
   after.close();
 });
 
+Deno.test("migration 27 gives each frame a row, a payload alone in a pack a frame of one; every payload reads the same", async () => {
+  await using s = await scratch();
+  const { store, texts, session, counts } = await framedAndInline(s);
+  const db = dbOf(store);
+  db.exec(before27(27));
+  // a payload stored alone and raw at the end of the pack, as before frames (migration 15)
+  const alone = big("stored alone");
+  const bytes = encoder.encode(alone);
+  const pack = `${packDir(s.data)}/0001.pack`;
+  const end = Deno.statSync(pack).size;
+  Deno.writeFileSync(pack, bytes, { append: true });
+  db.prepare(
+    `INSERT INTO payloads (sha256, size, bytes, pack, pack_offset, codec)
+     VALUES (unhex(?), ?, X'', 1, ?, 0)`,
+  ).run(sha256Hex(alone), bytes.length, end);
+  const places = Number(
+    (db.prepare(
+      "SELECT count(*) AS n FROM (SELECT DISTINCT pack, pack_offset FROM payloads WHERE pack NOT NULL)",
+    ).get() as { n: number }).n,
+  );
+  store.close();
+  const after = s.open();
+  const adb = dbOf(after);
+  assertEquals(
+    Number((adb.prepare("SELECT count(*) AS n FROM frames").get() as { n: number }).n),
+    places,
+  );
+  assert(places >= 2, `${places} places`);
+  for (const t of [...texts, alone]) assertEquals(after.payload(sha256Hex(t)), encoder.encode(t));
+  assertEquals(after.payloadHead(sha256Hex(alone), 5), bytes.subarray(0, 5));
+  assertEquals({ ...place(after, alone) }, { pack: 1, pack_offset: end, size: bytes.length });
+  assertEquals(JSON.stringify(after.loadSession("claude-code:aaaaaaaa-1")), session);
+  const packed = counts.packed + 1;
+  assertEquals(after.health().payloads, { ...counts, packed, checked: packed, bad: 0 });
+  after.close();
+});
+
+Deno.test("a bulk import's plain frames written before migration 27 are compressed by the next import after it", async () => {
+  await using s = await scratch();
+  const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
+  for (let i = 0; i < results.length; i++) await s.write(`eeeeeeee-${i}`, results[i]);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  assertEquals(codecs(store), ["codec 3 in 1"]);
+  dbOf(store).exec(before27(27));
+  store.close();
+  const after = s.open();
+  assertEquals(codecs(after), ["codec 3 in 1"]);
+  assertEquals((await s.run(after)).errors, []);
+  assertEquals(codecs(after), ["codec 2 in 2"]);
+  assertEquals(packFiles(s.data), ["0002.pack"]);
+  for (const r of results.flat()) assertEquals(after.payload(sha256Hex(r)), encoder.encode(r));
+  after.close();
+});
+
 Deno.test("error statistics count a failed command whose output is in a pack", async () => {
   await using s = await scratch();
   const failing = "make: *** [step1] Error 2\nExit code 2\n" + big("log");
@@ -316,7 +390,7 @@ Deno.test("a big unit's payloads are stored in Zstandard frames, a small unit's 
   const row = (text: string) =>
     dbOf(store).prepare(
       `SELECT size, codec, stored, pack, pack_offset, frame_offset, length(bytes) AS inline
-       FROM payloads WHERE sha256 = unhex(?)`,
+       FROM ${PLACED} WHERE sha256 = unhex(?)`,
     ).get(sha256Hex(text)) as Record<string, number | null>;
   const alone = row(log); // bigger than a frame: a frame of its own
   assertEquals([alone.size, alone.codec, alone.pack, alone.frame_offset], [log.length, 2, 1, 0]);
@@ -372,7 +446,7 @@ Deno.test("health() reports quick_check ok and names a pack payload that no long
 /** Each framed payload's codec and pack, and the pack files there are. */
 const codecs = (store: ChronicleStore) =>
   (dbOf(store).prepare(
-    "SELECT DISTINCT codec, pack FROM payloads WHERE pack IS NOT NULL ORDER BY codec, pack",
+    "SELECT DISTINCT codec, pack FROM frames ORDER BY codec, pack",
   ).all() as { codec: number; pack: number }[]).map((r) => `codec ${r.codec} in ${r.pack}`);
 const packFiles = (data: string) => [...Deno.readDirSync(packDir(data))].map((e) => e.name).sort();
 
@@ -442,7 +516,7 @@ Deno.test("plain frames compressed part-way (a killed import) are read either wa
   await s.run(store, { searchLater: true });
   const frames = Number(
     (dbOf(store).prepare(
-      "SELECT count(*) AS n FROM (SELECT DISTINCT pack, pack_offset FROM payloads WHERE codec = 3)",
+      "SELECT count(*) AS n FROM frames WHERE codec = 3",
     ).get() as { n: number }).n,
   );
   assert(frames > 4, `${frames} plain frames`);
@@ -506,7 +580,7 @@ Deno.test("a frame compressed before a session in it was forgotten is not writte
   // every frame read and compressed (as a worker does, while the store goes on)...
   const slice = store.readPlainFrames(null, 1000)!;
   const compressed = compressPlainFrames(slice.frames.map((f) => f.bytes));
-  const own = slice.frames.findIndex((f) => f.members.some((m) => m.sha === sha256Hex(secret)));
+  const own = slice.frames.findIndex((f) => new TextDecoder().decode(f.bytes).includes(secret));
   assert(own >= 0, "the secret's frame is in the slice");
   // ...then the secret's session forgotten, then the compressed frames stored
   store.forget(["claude-code:ffffffff-secret"]);
@@ -566,7 +640,7 @@ Deno.test("the search text worker compresses plain frames as the store would, be
     await Deno.readFile(`${packDir(a.data)}/0002.pack`),
   );
   const rows = (store: ChronicleStore) =>
-    dbOf(store).prepare("SELECT * FROM payloads ORDER BY sha256").all();
+    dbOf(store).prepare(`SELECT * FROM ${PLACED} ORDER BY sha256`).all();
   assertEquals(rows(there), rows(here));
   for (const r of results.flat()) assertEquals(there.payload(sha256Hex(r)), encoder.encode(r));
   here.close();
