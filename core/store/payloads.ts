@@ -22,6 +22,7 @@ import {
   plainFrame,
   type StoredForm,
 } from "./payload_codec.ts";
+import { HashFilter } from "./hash_filter.ts";
 import type { Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
@@ -56,6 +57,15 @@ interface PayloadRow {
 export interface StoredPayload extends StoredForm {
   sha256: string;
 }
+
+/**
+ * A bulk import makes its filter of the stored hashes (`mayBeStored`) once it has asked about
+ * this many, and about an eighth as many as are stored: reading every stored hash for the
+ * filter costs about what looking up an eighth of them does (3 GB history, 716k payloads: 0.44 s
+ * to read them, 4.6 µs a lookup). A small import into a big store never reads the table.
+ */
+const FILTER_AFTER = 4096;
+const FILTER_SHARE = 1 / 8;
 
 /** How many inflated frames a payload store keeps (each at most 256 KiB): a session's reads. */
 const FRAMES_KEPT = 8;
@@ -104,7 +114,25 @@ export class PayloadStore {
    * search backlog is indexed: the writer's busiest work out of the way of sessions being
    * browsable.
    */
-  plain = false;
+  get plain(): boolean {
+    return this.bulk;
+  }
+  set plain(on: boolean) {
+    this.bulk = on;
+    this.known = null;
+    this.asked = 0;
+    this.filterAfter = FILTER_AFTER;
+  }
+  private bulk = false;
+  /**
+   * While `plain` is on, once {@link FILTER_AFTER} hashes have been asked about: the hashes of
+   * the payloads stored, so that only those it may hold are looked up (hash_filter.ts).
+   */
+  private known: HashFilter | null = null;
+  /** Hashes asked about while `plain` is on and `known` is not made yet. */
+  private asked = 0;
+  /** How many to ask about before `known` is made (see {@link FILTER_SHARE}). */
+  private filterAfter = FILTER_AFTER;
   /** The pack this store started for plain frames: they never share a pack with other bytes. */
   private plainPack = 0;
   /** Packs written to since their last flush to disk. */
@@ -144,10 +172,13 @@ export class PayloadStore {
   write(packed: PackedPayloads): void {
     if (!packed.sha256.length) return;
     // the ones stored already (not compressed again), found in one statement, not one each
+    const ask = this.mayBeStored(packed.sha256);
     const known = new Set(
-      (this.sql.stmt(
-        `SELECT ${SHA_HEX} FROM payloads WHERE sha256 IN (SELECT unhex(value) FROM json_each(?))`,
-      ).all(JSON.stringify(packed.sha256)) as { sha256: string }[]).map((r) => r.sha256),
+      ask.length
+        ? (this.sql.stmt(
+          `SELECT ${SHA_HEX} FROM payloads WHERE sha256 IN (SELECT unhex(value) FROM json_each(?))`,
+        ).all(JSON.stringify(ask)) as { sha256: string }[]).map((r) => r.sha256)
+        : [],
     );
     const fresh = new Uint8Array(packed.sha256.length);
     let bytes = 0;
@@ -157,9 +188,13 @@ export class PayloadStore {
       bytes += sizeAt(packed, i);
     }
     if (!bytes && !fresh.includes(1)) return;
+    for (let i = 0; i < packed.sha256.length; i++) {
+      if (fresh[i]) this.known?.addHex(packed.sha256[i]);
+    }
+    // (OR IGNORE: a payload another process stored since the filter was made stays as it is)
     if (!this.packs || bytes < PACK_MIN_BYTES) {
       const inline = this.sql.stmt(
-        "INSERT INTO payloads (sha256, size, bytes, codec) VALUES (unhex(?), ?, ?, ?)",
+        "INSERT OR IGNORE INTO payloads (sha256, size, bytes, codec) VALUES (unhex(?), ?, ?, ?)",
       );
       for (let i = 0; i < packed.sha256.length; i++) {
         if (!fresh[i]) continue;
@@ -170,7 +205,7 @@ export class PayloadStore {
       return;
     }
     const insert = this.sql.stmt(
-      `INSERT INTO payloads (sha256, size, bytes, frame, frame_offset)
+      `INSERT OR IGNORE INTO payloads (sha256, size, bytes, frame, frame_offset)
        VALUES (unhex(?), ?, X'', ?, ?)`,
     );
     const items = [];
@@ -178,6 +213,48 @@ export class PayloadStore {
       if (fresh[i]) items.push({ sha: packed.sha256[i], bytes: payloadAt(packed, i) });
     }
     this.writeFrames(items, this.plain, (sha, size, frame, at) => insert.run(sha, size, frame, at));
+  }
+
+  /**
+   * The hashes among `sha256s` that may be stored: all of them, but in a bulk import (`plain`)
+   * only those its filter of the stored hashes may hold, once it has asked about enough
+   * ({@link FILTER_AFTER}).
+   */
+  private mayBeStored(sha256s: readonly string[]): readonly string[] {
+    if (!this.bulk) return sha256s;
+    if (!this.known) {
+      this.asked += sha256s.length;
+      if (this.asked < this.filterAfter) return sha256s;
+      if (this.filterAfter === FILTER_AFTER) {
+        const stored = this.sql.count("SELECT count(*) AS n FROM payloads");
+        this.filterAfter = Math.max(FILTER_AFTER + 1, Math.ceil(stored * FILTER_SHARE));
+        if (this.asked < this.filterAfter) return sha256s;
+      }
+      this.known = this.storedHashes();
+    }
+    return sha256s.filter((sha) => this.known!.mayHoldHex(sha));
+  }
+
+  /**
+   * A filter of every stored payload's hash. Read as hex, a slice of the table at a time (by
+   * the hash's first byte): a row at a time, the objects made cost three times as much.
+   */
+  private storedHashes(): HashFilter {
+    const known = new HashFilter();
+    const words = `SELECT group_concat(hex(substr(sha256, 1, ${HashFilter.KEY_BYTES})), '') AS h
+      FROM payloads WHERE sha256 >= ?`;
+    const slice = this.sql.stmt(`${words} AND sha256 < ?`);
+    const last = this.sql.stmt(words);
+    const hexLength = 2 * HashFilter.KEY_BYTES;
+    for (let b = 0; b < 256; b++) {
+      const from = Uint8Array.of(b);
+      const row = (b < 255 ? slice.get(from, Uint8Array.of(b + 1)) : last.get(from)) as {
+        h: string | null;
+      };
+      const h = row.h ?? "";
+      for (let i = 0; i < h.length; i += hexLength) known.addHex(h.slice(i, i + hexLength));
+    }
+    return known;
   }
 
   /**

@@ -99,6 +99,41 @@ Deno.test("a payload already stored is not written again, whichever session or p
   store.close();
 });
 
+Deno.test("a bulk import past its filter's threshold stores each payload once: the ones stored before, in it or not, are known", async () => {
+  await using s = await scratch();
+  // 3,040 outputs stored first, then 6,000 more asked about in one bulk import (16 logs or
+  // more): half of the first ones again (a session repeating them), and new ones
+  const out = (i: number) => `output ${i} ` + "x".repeat(i % 7);
+  const first = Array.from({ length: 16 * 190 }, (_, i) => out(i));
+  for (let i = 0; i < 16; i++) {
+    await s.write(`aaaaaa${i + 10}-1`, first.slice(i * 190, i * 190 + 190));
+  }
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  const count = () =>
+    Number((dbOf(store).prepare("SELECT count(*) AS n FROM payloads").get() as { n: number }).n);
+  const before = count();
+  const fresh = Array.from({ length: 15 * 300 }, (_, i) => out(10_000 + i));
+  await s.write("bbbbbbbb-1", first.slice(0, 1_500));
+  for (let i = 0; i < 15; i++) {
+    await s.write(`cccccc${i + 10}-1`, fresh.slice(i * 300, i * 300 + 300));
+  }
+  const next = await s.run(store, { searchLater: true });
+  assertEquals(next.errors, []);
+  assert(count() - before >= fresh.length, `${count() - before} rows added`);
+  // no bytes written twice: each plain frame holds its payloads' bytes and nothing else
+  assertEquals(codecs(store), ["codec 3 in 1"]);
+  const padded = dbOf(store).prepare(
+    `SELECT count(*) AS n FROM frames f
+     WHERE f.stored <> (SELECT coalesce(sum(size), 0) FROM payloads WHERE frame = f.id)`,
+  ).get() as { n: number };
+  assertEquals(Number(padded.n), 0);
+  for (const t of [...first, ...fresh]) {
+    assertEquals(store.payload(sha256Hex(t)), encoder.encode(t));
+  }
+  store.close();
+});
+
 Deno.test("a unit that fails after writing its bytes leaves no row pointing at them", async () => {
   await using s = await scratch();
   const first = big("first");
