@@ -8,7 +8,7 @@
  * (packs, database pages) is compact.ts's, after the commit.
  */
 import { deleteSession } from "./apply.ts";
-import { SHA_HEX } from "./payloads.ts";
+import { PAYLOAD_ROWS, SHA_HEX } from "./payloads.ts";
 import { likePrefix, sessionNum, type Sql } from "./_sql.ts";
 import type { ForgottenSession } from "./types.ts";
 
@@ -145,10 +145,14 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
       if (!candidates.size) break;
     }
   }
-  const del = sql.stmt("DELETE FROM payloads WHERE sha256 = unhex(?) RETURNING size, frame");
+  // (in either table: a bulk import killed before its rows were merged left some apart)
+  const deletes = ["payloads", "payloads_new"].map((table) =>
+    sql.stmt(`DELETE FROM ${table} WHERE sha256 = unhex(?) RETURNING size, frame`)
+  );
   const frames = new Set<number>();
   for (const sha of candidates) {
-    const r = del.get(sha) as { size: number; frame: number | null } | undefined;
+    let r: { size: number; frame: number | null } | undefined;
+    for (const del of deletes) r ??= del.get(sha) as typeof r;
     if (!r) continue; // referred to, never stored (a missing payload)
     out.payloads++;
     out.payload_bytes += Number(r.size);
@@ -170,7 +174,7 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
     }
     // One pass over the packed payloads: those that stay in a frame that loses others.
     const staying = sql.stmt(
-      `SELECT ${SHA_HEX} FROM payloads WHERE frame IN (SELECT value FROM json_each(?))`,
+      `SELECT ${SHA_HEX} FROM ${PAYLOAD_ROWS} WHERE frame IN (SELECT value FROM json_each(?))`,
     );
     for (const r of staying.iterate(list) as Iterable<{ sha256: string }>) {
       out.rewrite.push(r.sha256);

@@ -3,7 +3,7 @@
  * payload kept in a pack file read back and checked against its SHA-256 (a pack is a file the
  * store does not control; it can be cut short or changed under it).
  */
-import { type PayloadStore, SHA_HEX } from "./payloads.ts";
+import { PAYLOAD_ROWS, type PayloadStore, SHA_HEX } from "./payloads.ts";
 import type { Sql } from "./_sql.ts";
 import type { StoreHealth } from "./types.ts";
 
@@ -17,14 +17,14 @@ export function storeHealth(
 ): StoreHealth {
   const rows = sql.stmt("PRAGMA quick_check").all() as Record<string, unknown>[];
   const quick = rows.map((r) => String(Object.values(r)[0]));
-  const packed = sql.count("SELECT count(*) AS n FROM payloads WHERE frame IS NOT NULL");
-  const inline = sql.count("SELECT count(*) AS n FROM payloads WHERE frame IS NULL");
+  const packed = sql.count(`SELECT count(*) AS n FROM ${PAYLOAD_ROWS} WHERE frame IS NOT NULL`);
+  const inline = sql.count(`SELECT count(*) AS n FROM ${PAYLOAD_ROWS} WHERE frame IS NULL`);
   const bad: string[] = [];
   let badCount = 0;
   let checked = 0;
   if (options.verifyPacks !== false) {
     const shas = sql.stmt(
-      `SELECT ${SHA_HEX} FROM payloads p JOIN frames f ON f.id = p.frame
+      `SELECT ${SHA_HEX} FROM ${PAYLOAD_ROWS} p JOIN frames f ON f.id = p.frame
        ORDER BY f.pack, f.pack_offset`,
     )
       .all() as { sha256: string }[];

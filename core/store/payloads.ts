@@ -34,10 +34,23 @@ const decoder = new TextDecoder();
 export const SHA_HEX = "lower(hex(sha256)) AS sha256";
 
 /**
+ * SQL: every payload row, in `payloads` or among the rows a bulk import has not merged into it
+ * yet (`payloads_new`, migration 28). SQLite takes a condition on it into both tables.
+ */
+export const PAYLOAD_ROWS = "(SELECT * FROM payloads UNION ALL SELECT * FROM payloads_new)";
+
+/**
+ * Rows a bulk import gathers in `payloads_new` before they join `payloads` (`merge`): a small
+ * table's pages stay in the page cache between commits (32k rows: about 110 pages of 16 KiB, of
+ * the 256 it holds), and a merge writes each page of the big one once.
+ */
+export const MERGE_ROWS = 1 << 15;
+
+/**
  * Where a payload is read from: its row, and the frame it is in (migration 27) when packed. A
  * frame's codec is the payload's; a row's own 'codec' is that of its inline bytes.
  */
-const FROM = "payloads p LEFT JOIN frames f ON f.id = p.frame";
+const FROM = `${PAYLOAD_ROWS} p LEFT JOIN frames f ON f.id = p.frame`;
 /** The columns a payload is read from (`FROM`). */
 const ROW = `p.size AS size, f.pack AS pack, f.pack_offset AS pack_offset, p.bytes AS bytes,
   coalesce(f.codec, p.codec) AS codec, f.stored AS stored, p.frame_offset AS frame_offset`;
@@ -122,8 +135,11 @@ export class PayloadStore {
     this.known = null;
     this.asked = 0;
     this.filterAfter = FILTER_AFTER;
+    this.gathered = null;
   }
   private bulk = false;
+  /** Rows in `payloads_new` while `plain` is on (counted once, then kept). */
+  private gathered: number | null = null;
   /**
    * While `plain` is on, once {@link FILTER_AFTER} hashes have been asked about: the hashes of
    * the payloads stored, so that only those it may hold are looked up (hash_filter.ts).
@@ -151,6 +167,8 @@ export class PayloadStore {
     readonly packs: PackFiles | null,
     /** When to start the next pack, in bytes. */
     readonly packLimit = PACK_LIMIT,
+    /** How many rows a bulk import gathers before it merges them ({@link MERGE_ROWS}). */
+    readonly mergeRows = MERGE_ROWS,
   ) {}
 
   /** Flushes the packs written since the last flush: before the commit that points at them. */
@@ -176,7 +194,8 @@ export class PayloadStore {
     const known = new Set(
       ask.length
         ? (this.sql.stmt(
-          `SELECT ${SHA_HEX} FROM payloads WHERE sha256 IN (SELECT unhex(value) FROM json_each(?))`,
+          `SELECT ${SHA_HEX} FROM ${PAYLOAD_ROWS}
+           WHERE sha256 IN (SELECT unhex(value) FROM json_each(?))`,
         ).all(JSON.stringify(ask)) as { sha256: string }[]).map((r) => r.sha256)
         : [],
     );
@@ -188,13 +207,43 @@ export class PayloadStore {
       bytes += sizeAt(packed, i);
     }
     if (!bytes && !fresh.includes(1)) return;
+    let added = 0;
     for (let i = 0; i < packed.sha256.length; i++) {
-      if (fresh[i]) this.known?.addHex(packed.sha256[i]);
+      if (!fresh[i]) continue;
+      this.known?.addHex(packed.sha256[i]);
+      added++;
     }
-    // (OR IGNORE: a payload another process stored since the filter was made stays as it is)
+    // A bulk import's rows gather apart until there are enough to merge (migration 28).
+    // (OR IGNORE: a payload another process stored since the filter was made stays as it is.)
+    const table = this.bulk ? "payloads_new" : "payloads";
+    if (this.bulk) {
+      this.gathered ??= this.sql.count("SELECT count(*) AS n FROM payloads_new");
+      this.gathered += added;
+    }
+    this.writeRows(packed, fresh, bytes, table);
+    if (this.bulk && this.gathered! >= this.mergeRows) this.merge();
+  }
+
+  /**
+   * Moves the rows a bulk import gathered in `payloads_new` into `payloads`, in hash order (its
+   * own), so each page of the big table is written once; in the caller's transaction.
+   */
+  merge(): void {
+    this.sql.stmt("INSERT OR IGNORE INTO payloads SELECT * FROM payloads_new").run();
+    this.sql.stmt("DELETE FROM payloads_new").run();
+    this.gathered = 0;
+  }
+
+  /** Writes the rows of the payloads `fresh` marks (their `bytes` in all) into `table`. */
+  private writeRows(
+    packed: PackedPayloads,
+    fresh: Uint8Array,
+    bytes: number,
+    table: string,
+  ): void {
     if (!this.packs || bytes < PACK_MIN_BYTES) {
       const inline = this.sql.stmt(
-        "INSERT OR IGNORE INTO payloads (sha256, size, bytes, codec) VALUES (unhex(?), ?, ?, ?)",
+        `INSERT OR IGNORE INTO ${table} (sha256, size, bytes, codec) VALUES (unhex(?), ?, ?, ?)`,
       );
       for (let i = 0; i < packed.sha256.length; i++) {
         if (!fresh[i]) continue;
@@ -205,7 +254,7 @@ export class PayloadStore {
       return;
     }
     const insert = this.sql.stmt(
-      `INSERT OR IGNORE INTO payloads (sha256, size, bytes, frame, frame_offset)
+      `INSERT OR IGNORE INTO ${table} (sha256, size, bytes, frame, frame_offset)
        VALUES (unhex(?), ?, X'', ?, ?)`,
     );
     const items = [];
@@ -226,7 +275,7 @@ export class PayloadStore {
       this.asked += sha256s.length;
       if (this.asked < this.filterAfter) return sha256s;
       if (this.filterAfter === FILTER_AFTER) {
-        const stored = this.sql.count("SELECT count(*) AS n FROM payloads");
+        const stored = this.sql.count(`SELECT count(*) AS n FROM ${PAYLOAD_ROWS}`);
         this.filterAfter = Math.max(FILTER_AFTER + 1, Math.ceil(stored * FILTER_SHARE));
         if (this.asked < this.filterAfter) return sha256s;
       }
@@ -242,7 +291,7 @@ export class PayloadStore {
   private storedHashes(): HashFilter {
     const known = new HashFilter();
     const words = `SELECT group_concat(hex(substr(sha256, 1, ${HashFilter.KEY_BYTES})), '') AS h
-      FROM payloads WHERE sha256 >= ?`;
+      FROM ${PAYLOAD_ROWS} WHERE sha256 >= ?`;
     const slice = this.sql.stmt(`${words} AND sha256 < ?`);
     const last = this.sql.stmt(words);
     const hexLength = 2 * HashFilter.KEY_BYTES;
@@ -265,16 +314,20 @@ export class PayloadStore {
    */
   rewrite(sha256s: readonly string[]): number {
     if (!this.packs || !sha256s.length) return 0;
-    const move = this.sql.stmt(
-      `UPDATE payloads SET bytes = X'', codec = ${CODEC_RAW}, frame = ?, frame_offset = ?
-       WHERE sha256 = unhex(?)`,
+    const moves = ["payloads", "payloads_new"].map((table) =>
+      this.sql.stmt(
+        `UPDATE ${table} SET bytes = X'', codec = ${CODEC_RAW}, frame = ?, frame_offset = ?
+         WHERE sha256 = unhex(?)`,
+      )
     );
     const items: { sha: string; bytes: Uint8Array }[] = [];
     for (const sha of sha256s) {
       const bytes = this.bytes(sha);
       if (bytes) items.push({ sha, bytes });
     }
-    this.writeFrames(items, false, (sha, _size, frame, at) => move.run(frame, at, sha));
+    this.writeFrames(items, false, (sha, _size, frame, at) => {
+      for (const move of moves) move.run(frame, at, sha);
+    });
     this.dropInflated();
     return items.length;
   }
@@ -288,7 +341,8 @@ export class PayloadStore {
     const list = JSON.stringify(ids);
     this.sql.stmt(
       `DELETE FROM frames WHERE id IN (SELECT value FROM json_each(?1))
-         AND id NOT IN (SELECT frame FROM payloads WHERE frame IN (SELECT value FROM json_each(?1)))`,
+         AND id NOT IN (SELECT frame FROM ${PAYLOAD_ROWS}
+           WHERE frame IN (SELECT value FROM json_each(?1)))`,
     ).run(list);
   }
 

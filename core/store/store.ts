@@ -104,6 +104,8 @@ export interface StoreOptions {
   packs?: PackFiles;
   /** When to start the next pack, in bytes. Default {@link PACK_LIMIT}. */
   packLimit?: number;
+  /** Rows a bulk import gathers before it merges them into the payloads table (tests). */
+  payloadMergeRows?: number;
   /** Create the database with `auto_vacuum = INCREMENTAL`. Default true. */
   autoVacuum?: boolean;
 }
@@ -178,7 +180,12 @@ export class ChronicleStore {
   private constructor(db: DatabaseSync, options: StoreOptions) {
     this.db = db;
     this.sql = new Sql(db);
-    this.payloads = new PayloadStore(this.sql, options.packs ?? null, options.packLimit);
+    this.payloads = new PayloadStore(
+      this.sql,
+      options.packs ?? null,
+      options.packLimit,
+      options.payloadMergeRows,
+    );
     this.queries = new Queries(
       this.sql,
       this.payloads.textOf,
@@ -362,7 +369,14 @@ export class ChronicleStore {
     this.payloads.plain = true;
     return () => {
       this.deferred = false;
-      this.payloads.plain = false;
+      try {
+        this.transaction(() => this.payloads.merge());
+      } catch {
+        // (another writer held the lock past the busy timeout, a full disk): the rows gathered
+        // are read where they are, and the next bulk import merges them
+      } finally {
+        this.payloads.plain = false;
+      }
     };
   }
 

@@ -25,6 +25,7 @@ export const big = (seed: string, n = PACK_MIN_BYTES * 3) => {
 export async function scratch(
   options: {
     packLimit?: number;
+    payloadMergeRows?: number;
     wrap?: (p: PackFiles) => PackFiles;
   } = {},
 ) {
@@ -36,6 +37,7 @@ export async function scratch(
     return ChronicleStore.open(`${data}/chronicle.db`, {
       packs: options.wrap ? options.wrap(packs) : packs,
       packLimit: options.packLimit,
+      payloadMergeRows: options.payloadMergeRows,
     });
   };
   const fs = createDenoFs({ tempRoot: `${home}/.tmp` });

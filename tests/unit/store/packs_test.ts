@@ -134,6 +134,64 @@ Deno.test("a bulk import past its filter's threshold stores each payload once: t
   store.close();
 });
 
+/** Rows in the payloads table and among those a bulk import gathered apart (migration 28). */
+const rowsIn = (store: ChronicleStore) =>
+  ["payloads", "payloads_new"].map((t) =>
+    Number((dbOf(store).prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n)
+  );
+
+Deno.test("a bulk import's new payloads gather apart and join the table every few rows and at its end; each reads back", async () => {
+  await using s = await scratch({ payloadMergeRows: 7 });
+  const results = Array.from({ length: 20 }, (_, i) => [big(`m${i}`), `small ${i}`]);
+  for (let i = 0; i < results.length; i++) await s.write(`dddddd${i + 10}-1`, results[i]);
+  const store = s.open();
+  const db = dbOf(store);
+  // each row merged notes how many the table held then: one number a merge
+  db.exec(`CREATE TEMP TABLE merged (held INTEGER);
+    CREATE TEMP TRIGGER merging AFTER DELETE ON payloads_new
+    BEGIN INSERT INTO merged VALUES ((SELECT count(*) FROM main.payloads)); END`);
+  assertEquals((await s.run(store, { searchLater: true })).errors, []);
+  const [stored, apart] = rowsIn(store);
+  assertEquals(apart, 0, "every row merged at the end");
+  const merged = db.prepare("SELECT count(*) AS rows, count(DISTINCT held) AS merges FROM merged")
+    .get() as { rows: number; merges: number };
+  assertEquals(Number(merged.rows), stored, "every row went through payloads_new");
+  assert(merged.merges > 5, `${merged.merges} merges`);
+  for (const r of results.flat()) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  assertEquals((await s.run(store)).errors, []);
+  assertEquals(store.search("small").total, 20);
+  store.close();
+});
+
+Deno.test("payloads a killed bulk import left apart are read, checked and forgotten as the others, and merged by the next one", async () => {
+  await using s = await scratch();
+  const results = Array.from({ length: 18 }, (_, i) => [big(`k${i}`), `kept apart ${i}`]);
+  for (let i = 0; i < results.length; i++) await s.write(`eeeeee${i + 10}-1`, results[i]);
+  const store = s.open();
+  assertEquals((await s.run(store, { searchLater: true })).errors, []);
+  // as a bulk import killed before its end leaves them: every row still apart
+  dbOf(store).exec("INSERT INTO payloads_new SELECT * FROM payloads; DELETE FROM payloads;");
+  const [, apart] = rowsIn(store);
+  assert(apart > 36, `${apart} rows apart`);
+  for (const r of results.flat()) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  const health = store.health();
+  assertEquals([health.payloads.inline + health.payloads.packed, health.payloads.bad], [apart, 0]);
+  store.forget(["claude-code:eeeeee10-1"]);
+  assertEquals(store.payload(sha256Hex(results[0][0])), null);
+  for (const r of results.slice(1).flat()) {
+    assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  }
+  // the next bulk import (16 logs or more, one new) stores nothing twice and merges them all
+  for (let i = 0; i < 17; i++) await s.write(`ffffff${i + 10}-1`, [`new ${i}`, results[1][0]]);
+  assertEquals((await s.run(store)).errors, []);
+  assertEquals(rowsIn(store)[1], 0);
+  for (const r of results.slice(1).flat()) {
+    assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  }
+  assertEquals(store.payload(sha256Hex("new 3")), encoder.encode("new 3"));
+  store.close();
+});
+
 Deno.test("a unit that fails after writing its bytes leaves no row pointing at them", async () => {
   await using s = await scratch();
   const first = big("first");
