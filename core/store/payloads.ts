@@ -333,22 +333,24 @@ export class PayloadStore {
   }
 
   /**
-   * Deletes the frames among `ids` that no payload is in any more (after a forget moved what
-   * stayed of them: `rewrite`). One pass over the packed payloads.
+   * Deletes the frames `ids` (after a forget wrote what stays of them elsewhere: `rewrite`),
+   * with the rows of any payload still in one: one `rewrite` could not read, whose bytes were
+   * lost already. A frame's row gone is what tells a compression running meanwhile that the
+   * frame changed (`applyCompressed`). One pass over the packed payloads.
    */
   dropFrames(ids: readonly number[]): void {
     if (!ids.length) return;
     const list = JSON.stringify(ids);
-    this.sql.stmt(
-      `DELETE FROM frames WHERE id IN (SELECT value FROM json_each(?1))
-         AND id NOT IN (SELECT frame FROM ${PAYLOAD_ROWS}
-           WHERE frame IN (SELECT value FROM json_each(?1)))`,
-    ).run(list);
+    for (const table of ["payloads", "payloads_new"]) {
+      this.sql.stmt(`DELETE FROM ${table} WHERE frame IN (SELECT value FROM json_each(?))`)
+        .run(list);
+    }
+    this.sql.stmt("DELETE FROM frames WHERE id IN (SELECT value FROM json_each(?))").run(list);
   }
 
   /**
    * The next plain frames a bulk import wrote (`plain`), up to `maxFrames` after `after`, with
-   * their bytes and payloads, in pack order, for `applyCompressed` once compressed (anywhere:
+   * their bytes, in pack order, for `applyCompressed` once compressed (anywhere:
    * `encodeFrame` is pure). A frame that cannot be read whole is left out and stays as it is
    * (its payloads read as missing, as they would anyway). Null when none is left.
    */

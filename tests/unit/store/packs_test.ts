@@ -699,6 +699,42 @@ Deno.test("a frame compressed before a session in it was forgotten is not writte
   store.close();
 });
 
+Deno.test("a frame whose staying payload cannot be read goes whole with a forgotten session in it; a compression of it read before is not written", async () => {
+  await using s = await scratch();
+  // the first session's frame holds its own output and one the later sessions repeat
+  const shared = "an output every session repeats";
+  await s.write("00000000-gone", [big("forget-me"), shared]);
+  for (let i = 0; i < 17; i++) await s.write(`eeeeee${i + 10}-1`, [big(`keep ${i}`), shared]);
+  const store = s.open();
+  assertEquals((await s.run(store, { searchLater: true })).errors, []);
+  const frameOf = (text: string) =>
+    dbOf(store).prepare(`SELECT frame, frame_offset FROM payloads WHERE sha256 = unhex(?)`)
+      .get(sha256Hex(text)) as { frame: number; frame_offset: number };
+  assertEquals(frameOf(shared).frame, frameOf(big("forget-me")).frame, "one frame holds both");
+  const slice = store.readPlainFrames(null, 1000)!;
+  const compressed = compressPlainFrames(slice.frames.map((f) => f.bytes));
+  const own = slice.frames.findIndex((f) => f.id === frameOf(shared).frame);
+  // the shared output's bytes damaged in the pack: what stays of the frame cannot be moved
+  const frame = slice.frames[own];
+  const file = await Deno.open(`${packDir(s.data)}/${String(frame.pack).padStart(4, "0")}.pack`, {
+    write: true,
+  });
+  await file.seek(frame.offset + frameOf(shared).frame_offset, Deno.SeekMode.Start);
+  await file.write(encoder.encode("X"));
+  file.close();
+  store.forget(["claude-code:00000000-gone"]);
+  store.applyCompressedFrames([{ slice, compressed }]);
+  for (const name of packFiles(s.data)) {
+    const bytes = new TextDecoder().decode(await Deno.readFile(`${packDir(s.data)}/${name}`));
+    assert(!bytes.includes("forget-me"), `${name} holds the forgotten output`);
+  }
+  // its bytes were lost: it reads as missing, as it did before the forget
+  assertEquals(store.payload(sha256Hex(shared)), null);
+  assertEquals(store.payload(sha256Hex(big("keep 3"))), encoder.encode(big("keep 3")));
+  assertEquals(store.health().payloads.bad, 0);
+  store.close();
+});
+
 Deno.test("the search text worker compresses plain frames as the store would, between its slices of texts", async () => {
   await using a = await scratch();
   await using b = await scratch();
