@@ -145,18 +145,25 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
       if (!candidates.size) break;
     }
   }
-  // (in either table: a bulk import killed before its rows were merged left some apart)
+  // From both tables: a bulk import gathers its rows apart until it merges them (and one
+  // killed before that left them there), and another process may have stored the same payload
+  // in the big table meanwhile; a row left in either would come back.
   const deletes = ["payloads", "payloads_new"].map((table) =>
     sql.stmt(`DELETE FROM ${table} WHERE sha256 = unhex(?) RETURNING size, frame`)
   );
   const frames = new Set<number>();
   for (const sha of candidates) {
-    let r: { size: number; frame: number | null } | undefined;
-    for (const del of deletes) r ??= del.get(sha) as typeof r;
-    if (!r) continue; // referred to, never stored (a missing payload)
-    out.payloads++;
-    out.payload_bytes += Number(r.size);
-    if (r.frame !== null) frames.add(Number(r.frame));
+    let found = false;
+    for (const del of deletes) {
+      const r = del.get(sha) as { size: number; frame: number | null } | undefined;
+      if (!r) continue;
+      if (!found) {
+        out.payloads++;
+        out.payload_bytes += Number(r.size);
+      }
+      found = true;
+      if (r.frame !== null) frames.add(Number(r.frame));
+    }
   }
   if (frames.size) {
     out.frames = [...frames];

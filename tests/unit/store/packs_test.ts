@@ -192,6 +192,28 @@ Deno.test("payloads a killed bulk import left apart are read, checked and forgot
   store.close();
 });
 
+Deno.test("a forgotten payload stored twice, in the table and among a bulk import's rows apart, goes from both", async () => {
+  await using s = await scratch();
+  const secret = big("forget-me twice");
+  await s.write("00000000-gone", [secret]);
+  for (let i = 0; i < 16; i++) await s.write(`eeeeee${i + 10}-1`, [big(`keep ${i}`)]);
+  const store = s.open();
+  assertEquals((await s.run(store, { searchLater: true })).errors, []);
+  // as when another process stored it while a bulk import still held its copy apart
+  dbOf(store).exec(
+    `INSERT INTO payloads_new SELECT * FROM payloads WHERE sha256 = unhex('${sha256Hex(secret)}')`,
+  );
+  assertEquals(rowsIn(store)[1], 1);
+  store.forget(["claude-code:00000000-gone"]);
+  assertEquals(rowsIn(store)[1], 0);
+  assertEquals(store.payload(sha256Hex(secret)), null);
+  // the next bulk import's merge brings nothing back
+  for (let i = 0; i < 16; i++) await s.write(`ffffff${i + 10}-1`, [`new ${i}`]);
+  assertEquals((await s.run(store)).errors, []);
+  assertEquals(store.payload(sha256Hex(secret)), null);
+  store.close();
+});
+
 Deno.test("a unit that fails after writing its bytes leaves no row pointing at them", async () => {
   await using s = await scratch();
   const first = big("first");
