@@ -18,6 +18,7 @@ export {
   INDEXED_PAYLOAD_BYTES,
   joinedPairs,
   PAIR_MARK,
+  pairTerm,
   searchBody,
 } from "./search_text.ts";
 export { RuleTable } from "./rule_table.ts";

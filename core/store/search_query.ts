@@ -20,7 +20,7 @@
  * candidate's text ({@link phraseCheck}).
  */
 
-import { INDEX_WORD, PAIR_MARK, WORD_CHARS } from "./search_text.ts";
+import { INDEX_WORD, pairTerm, WORD_CHARS } from "./search_text.ts";
 
 /** Hits are counted exactly up to this many; past it the count says "at least". */
 export const COUNT_CAP = 10_000;
@@ -121,7 +121,7 @@ export function ftsQuery(
     if (!p.quoted && p.words.length > 1) {
       // An identifier: its joined pairs (search_text.ts), the last one a prefix when typed.
       for (let i = 1; i < p.words.length; i++) {
-        const pair = quote(p.words[i - 1] + PAIR_MARK + p.words[i]);
+        const pair = quote(pairTerm(p.words[i - 1], p.words[i]));
         add(typing && i === p.words.length - 1 ? `${pair}*` : pair);
       }
       continue;

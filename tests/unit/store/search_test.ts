@@ -16,6 +16,7 @@ import {
   joinedPairs,
   matchPattern,
   PAIR_MARK,
+  pairTerm,
   PHRASE_CHECKS,
   phraseCheck,
 } from "../../../core/store/mod.ts";
@@ -32,15 +33,19 @@ Deno.test("ftsQuery() asks for an identifier's joined pairs, a phrase's words, a
     {
       name: "snake_case",
       input: "aws_access_key_id ",
-      expected: `"aws${J}access" AND "access${J}key" AND "key${J}id"`,
+      expected: `"${J}aws${J}access" AND "${J}access${J}key" AND "${J}key${J}id"`,
     },
     {
       name: "a path, the last pair a prefix",
       input: "core/store/store.ts",
-      expected: `"core${J}store" AND "store${J}store" AND "store${J}ts"*`,
+      expected: `"${J}core${J}store" AND "${J}store${J}store" AND "${J}store${J}ts"*`,
     },
-    { name: "a flag", input: "--max-count ", expected: `"max${J}count"` },
-    { name: "a Rust path", input: "std::vec::Vec ", expected: `"std${J}vec" AND "vec${J}vec"` },
+    { name: "a flag", input: "--max-count ", expected: `"${J}max${J}count"` },
+    {
+      name: "a Rust path",
+      input: "std::vec::Vec ",
+      expected: `"${J}std${J}vec" AND "${J}vec${J}vec"`,
+    },
     {
       name: "a quoted phrase",
       input: '"exit code" make',
@@ -80,7 +85,14 @@ Deno.test("joinedPairs() joins the words of each identifier, not words apart", (
   const J = PAIR_MARK;
   assertEquals(
     joinedPairs("aws_access_key_id = x; src/main.rs\nfoo bar v1.2"),
-    [`aws${J}access`, `access${J}key`, `key${J}id`, `src${J}main`, `main${J}rs`, `v1${J}2`]
+    [
+      `${J}aws${J}access`,
+      `${J}access${J}key`,
+      `${J}key${J}id`,
+      `${J}src${J}main`,
+      `${J}main${J}rs`,
+      `${J}v1${J}2`,
+    ]
       .join(" "),
   );
   assertEquals(joinedPairs("one two\tthree"), "");
@@ -179,7 +191,7 @@ Deno.test("joinedPairs() pairs the words of identifiers as a scan of the index's
     for (const m of text.matchAll(INDEX_WORD)) {
       const word = m[0].includes(PAIR_MARK) ? "" : m[0];
       if (word && prev && !/\s/.test(text.slice(prevEnd, m.index))) {
-        out.add(prev + PAIR_MARK + word);
+        out.add(pairTerm(prev, word));
       }
       prev = word;
       prevEnd = m.index! + m[0].length;
@@ -501,6 +513,38 @@ Deno.test("migration 24 drops the index's positions and the next import indexes 
   after.close();
 });
 
+Deno.test("migration 29 starts each pair with its mark: a word typed as a prefix expands to words, never to the pairs it begins", async () => {
+  const { s, store } = await storeWith({
+    "aaaaaaaa-1": ["error_code 42", "errors and error_handler", "aws_key_id"],
+  });
+  await using _ = s;
+  const queries = ["error", "erro", "error_code", "error_cod", "aws_key_id", "key_id"];
+  const before = queries.map((q) => store.search(q).total);
+  assertEquals(before, [2, 2, 1, 1, 1, 1]);
+  /** The index's terms that begin with `word`, and how many of them are pairs. */
+  const begun = (db: ReturnType<typeof dbOf>, word: string) => (db.prepare(
+    `SELECT count(*) AS terms, count(*) FILTER (WHERE instr(term, ?) > 0) AS pairs
+       FROM operations_fts_words WHERE term >= ? AND term < ?`,
+  ).get(PAIR_MARK, word, word + "\uffff") as { terms: number; pairs: number });
+  assertEquals({ ...begun(dbOf(store), "error") }, { terms: 2, pairs: 0 });
+  // The index as version 28 left it: a pair was the first word, the mark, the second.
+  const rewind = `DROP TABLE operations_fts_words; DROP TABLE operations_fts;
+    CREATE VIRTUAL TABLE operations_fts USING fts5(body, content='', contentless_delete=1,
+      detail=none, prefix='3', tokenize='unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE operations_fts_words USING fts5vocab(operations_fts, row);
+    INSERT INTO operations_fts (rowid, body)
+      SELECT rowid, 'error' || char(57344) || 'code' FROM operations;
+    DELETE FROM migrations WHERE version = 29;`;
+  dbOf(store).exec(rewind);
+  assertEquals({ ...begun(dbOf(store), "error") }, { terms: 1, pairs: 1 });
+  const after = await refilledAfter(s, store, "", queries, before);
+  assertEquals({ ...begun(dbOf(after), "error") }, { terms: 2, pairs: 0 });
+  // error_code, error_handler, aws_key, key_id and the session's other identifiers
+  const pairs = begun(dbOf(after), PAIR_MARK).pairs;
+  assert(pairs >= 4, `${pairs} pairs`);
+  after.close();
+});
+
 Deno.test("paging reaches every hit once, newest first, with an exact count", async () => {
   const results = Array.from({ length: 45 }, (_, i) => `pagemark number ${i}`);
   const { s, store } = await storeWith({ "aaaaaaaa-1": results });
@@ -632,5 +676,5 @@ Deno.test("Distinct keeps each string once even when strings share a hash", () =
   p.addPair(1, code, 4, 5, 6, 7);
   p.addPair(1, code, 8, 9, 10, 11);
   p.addPair(1, code, 12, 13, 14, 15);
-  assertEquals(p.values, [`a${PAIR_MARK}b`, `c${PAIR_MARK}d`]);
+  assertEquals(p.values, [pairTerm("a", "b"), pairTerm("c", "d")]);
 });
