@@ -40,6 +40,8 @@ export interface ImportRun {
   index_bytes: number;
   analytics_first_ms: number;
   search_ms: number;
+  /** Warm search on the imported store, the median of each query class (_import_child.ts). */
+  search_classes_ms: Record<string, number>;
 }
 
 export async function run(cmd: string, args: string[], cwd?: string): Promise<string> {
