@@ -114,7 +114,8 @@ export class Search {
       ? this.filteredPage(match, query)
       : this.plainPage(match, query);
     const pattern = matchPattern(q);
-    const hits = page.map((rowid) => this.hit(rowid, pattern));
+    // (an index entry whose operation is gone, which a damaged store may hold, is no hit)
+    const hits = page.flatMap((rowid) => this.hit(rowid, pattern) ?? []);
     return {
       total: Math.max(total, offset + hits.length),
       total_capped: capped,
@@ -263,13 +264,14 @@ export class Search {
       .all(match, ...params, limit, offset) as { rowid: number }[]).map((r) => r.rowid);
   }
 
-  private hit(rowid: number, pattern: RegExp | null): SearchHit {
+  private hit(rowid: number, pattern: RegExp | null): SearchHit | null {
     const r = this.sql.stmt(
       `SELECT s.id AS session_id, o.op_id, ${storedOpColumns("o.")}, s.title, s.user_title,
          s.first_prompt, s.starred_at, s.source, s.project_path
        FROM operations o JOIN sessions s ON s.num = o.session
        WHERE o.rowid = ?`,
-    ).get(rowid) as SqlRow;
+    ).get(rowid) as SqlRow | undefined;
+    if (!r) return null;
     const op = readStoredDoc(r as unknown as StoredOp, this.payloads.textOf);
     const { field, snippet } = this.snippetOf(op, pattern);
     const str = (v: string | number | null) => v === null ? null : String(v);

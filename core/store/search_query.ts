@@ -167,15 +167,20 @@ const BASES = new Map<string, string>();
 /**
  * Whether a candidate's text holds every phrase of the query (a part of several words: an
  * identifier, a path, a quoted phrase) with its words in order and adjacent, separated by
- * anything but letters and digits. Null when the query has no phrase: then the index's answer is
- * exact as it is. The last word of the part being typed is a prefix, as in {@link ftsQuery}.
+ * anything but letters and digits. Null when the query has no phrase the index cannot answer
+ * exactly: then its answer is exact as it is. An identifier of two words is one joined pair,
+ * which says just that (no whitespace between, search_text.ts), so only a longer one (its pairs
+ * may stand apart) and a quoted phrase are checked. The last word of the part being typed is a
+ * prefix, as in {@link ftsQuery}.
  */
 export function phraseCheck(
   q: string,
   options: { prefix?: boolean } = {},
 ): ((text: string) => boolean) | null {
   const prefix = options.prefix ?? true;
-  const phrases = queryParts(q).filter((p) => p.words.length > 1).map((p) =>
+  const checked = (p: { words: string[]; quoted: boolean }) =>
+    p.words.length > 2 || (p.quoted && p.words.length > 1);
+  const phrases = queryParts(q).filter(checked).map((p) =>
     partPattern(p.words.map(fold), prefix && p.prefix, !p.quoted)
   );
   if (!phrases.length) return null;

@@ -222,6 +222,24 @@ Deno.test("phraseCheck() wants each phrase's words in order and adjacent, folded
   assert(!phraseCheck("std::vec::Ve", { prefix: false })!("use std::vec::Vec;"));
 });
 
+Deno.test("an identifier of two words is answered by the index alone: its pair says the words are adjacent", async () => {
+  assertEquals(phraseCheck("src/impo"), null);
+  assertEquals(phraseCheck("--max-count error"), null);
+  assert(phraseCheck("src/main.rs") !== null, "three words: the pairs may stand apart");
+  assert(phraseCheck('"exit code"') !== null, "a quoted phrase's words are not a pair");
+  const { s, store } = await storeWith({ "aaaaaaaa-1": ["see src/import.ts"] });
+  await using _ = s;
+  // matches older than the hit, more than a check would read: counted as the index says
+  indexedWithout(store, `${pairTerm("src", "import")} src import`, run(-1, -1, 2 * PHRASE_CHECKS));
+  const r = store.search("src/import", { limit: 1 });
+  assertEquals([r.total, r.total_capped, r.hits.length], [1 + 2 * PHRASE_CHECKS, false, 1]);
+  assertEquals(store.search("src/impo", { limit: 1 }).total, 1 + 2 * PHRASE_CHECKS);
+  // a page of index entries whose operations are gone (a damaged store) is no crash
+  assertEquals(store.search("src/impo", { limit: 5 }).hits.length, 1);
+  assertEquals(store.search("src import.ts").total, 1, "apart, the words and a pair");
+  store.close();
+});
+
 /** A store with one session per entry; each result is one Bash call's output. */
 async function storeWith(sessions: Record<string, string[]>, tool = "Bash") {
   const s = await scratch();
