@@ -134,7 +134,7 @@ export class PayloadStore {
     this.bulk = on;
     this.known = null;
     this.asked = 0;
-    this.filterAfter = FILTER_AFTER;
+    this.stored = null;
     this.gathered = null;
   }
   private bulk = false;
@@ -147,8 +147,8 @@ export class PayloadStore {
   private known: HashFilter | null = null;
   /** Hashes asked about while `plain` is on and `known` is not made yet. */
   private asked = 0;
-  /** How many to ask about before `known` is made (see {@link FILTER_SHARE}). */
-  private filterAfter = FILTER_AFTER;
+  /** How many payloads were stored, counted once `asked` reached {@link FILTER_AFTER}. */
+  private stored: number | null = null;
   /** The pack this store started for plain frames: they never share a pack with other bytes. */
   private plainPack = 0;
   /** Packs written to since their last flush to disk. */
@@ -267,18 +267,15 @@ export class PayloadStore {
   /**
    * The hashes among `sha256s` that may be stored: all of them, but in a bulk import (`plain`)
    * only those its filter of the stored hashes may hold, once it has asked about enough
-   * ({@link FILTER_AFTER}).
+   * ({@link FILTER_AFTER}, {@link FILTER_SHARE}).
    */
   private mayBeStored(sha256s: readonly string[]): readonly string[] {
     if (!this.bulk) return sha256s;
     if (!this.known) {
       this.asked += sha256s.length;
-      if (this.asked < this.filterAfter) return sha256s;
-      if (this.filterAfter === FILTER_AFTER) {
-        const stored = this.sql.count(`SELECT count(*) AS n FROM ${PAYLOAD_ROWS}`);
-        this.filterAfter = Math.max(FILTER_AFTER + 1, Math.ceil(stored * FILTER_SHARE));
-        if (this.asked < this.filterAfter) return sha256s;
-      }
+      if (this.asked < FILTER_AFTER) return sha256s;
+      this.stored ??= this.sql.count(`SELECT count(*) AS n FROM ${PAYLOAD_ROWS}`);
+      if (this.asked < this.stored * FILTER_SHARE) return sha256s;
       this.known = this.storedHashes();
     }
     return sha256s.filter((sha) => this.known!.mayHoldHex(sha));
