@@ -8,7 +8,7 @@
  * (packs, database pages) is compact.ts's, after the commit.
  */
 import { deleteSession } from "./apply.ts";
-import { PAYLOAD_ROWS, SHA_HEX } from "./payloads.ts";
+import { PAYLOAD_ROWS, PAYLOAD_TABLES, SHA_HEX } from "./payloads.ts";
 import { likePrefix, sessionNum, type Sql } from "./_sql.ts";
 import type { ForgottenSession } from "./types.ts";
 
@@ -148,7 +148,7 @@ export function forgetRows(sql: Sql, ids: readonly string[], now: string): Forge
   // From both tables: a bulk import gathers its rows apart until it merges them (and one
   // killed before that left them there), and another process may have stored the same payload
   // in the big table meanwhile; a row left in either would come back.
-  const deletes = ["payloads", "payloads_new"].map((table) =>
+  const deletes = PAYLOAD_TABLES.map((table) =>
     sql.stmt(`DELETE FROM ${table} WHERE sha256 = unhex(?) RETURNING size, frame`)
   );
   const frames = new Set<number>();

@@ -39,6 +39,9 @@ export const SHA_HEX = "lower(hex(sha256)) AS sha256";
  */
 export const PAYLOAD_ROWS = "(SELECT * FROM payloads UNION ALL SELECT * FROM payloads_new)";
 
+/** The two tables `PAYLOAD_ROWS` reads: a change to a payload row is made in both. */
+export const PAYLOAD_TABLES = ["payloads", "payloads_new"] as const;
+
 /**
  * Rows a bulk import gathers in `payloads_new` before they join `payloads` (`merge`): a small
  * table's pages stay in the page cache between commits (32k rows: about 110 pages of 16 KiB, of
@@ -311,7 +314,7 @@ export class PayloadStore {
    */
   rewrite(sha256s: readonly string[]): number {
     if (!this.packs || !sha256s.length) return 0;
-    const moves = ["payloads", "payloads_new"].map((table) =>
+    const moves = PAYLOAD_TABLES.map((table) =>
       this.sql.stmt(
         `UPDATE ${table} SET bytes = X'', codec = ${CODEC_RAW}, frame = ?, frame_offset = ?
          WHERE sha256 = unhex(?)`,
@@ -338,7 +341,7 @@ export class PayloadStore {
   dropFrames(ids: readonly number[]): void {
     if (!ids.length) return;
     const list = JSON.stringify(ids);
-    for (const table of ["payloads", "payloads_new"]) {
+    for (const table of PAYLOAD_TABLES) {
       this.sql.stmt(`DELETE FROM ${table} WHERE frame IN (SELECT value FROM json_each(?))`)
         .run(list);
     }
