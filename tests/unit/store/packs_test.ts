@@ -471,10 +471,7 @@ Deno.test("migration 27 gives each frame a row, a payload alone in a pack a fram
 
 Deno.test("a bulk import's plain frames written before migration 27 are compressed by the next import after it", async () => {
   await using s = await scratch();
-  const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
-  for (let i = 0; i < results.length; i++) await s.write(`eeeeeeee-${i}`, results[i]);
-  const store = s.open();
-  await s.run(store, { searchLater: true });
+  const { store, results } = await inPlainFrames(s, "eeeeeeee");
   assertEquals(codecs(store), ["codec 3 in 1"]);
   dbOf(store).exec(before27(27));
   store.close();
@@ -577,6 +574,18 @@ async function keptAndSecret(s: Scratch) {
 }
 
 /**
+ * Twenty sessions (`prefix-0` ...) of two results each, imported in bulk: in plain frames, of
+ * several payloads each (a session's results share its unit's frames), not compressed yet.
+ */
+async function inPlainFrames(s: Scratch, prefix: string) {
+  const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
+  for (let i = 0; i < results.length; i++) await s.write(`${prefix}-${i}`, results[i]);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  return { store, results };
+}
+
+/**
  * The store opened again after an import stopped part-way through compressing: the next
  * import compresses the rest into the one new pack, and every payload reads back exactly.
  */
@@ -624,11 +633,7 @@ Deno.test("a bulk import's frames are written plain, read at once, and compresse
 
 Deno.test("plain frames compressed part-way (a killed import) are read either way, and the next import compresses the rest", async () => {
   await using s = await scratch();
-  // frames of several payloads each: a session's results share its unit's frames
-  const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
-  for (let i = 0; i < results.length; i++) await s.write(`eeeeeeee-${i}`, results[i]);
-  const store = s.open();
-  await s.run(store, { searchLater: true });
+  const { store, results } = await inPlainFrames(s, "eeeeeeee");
   const frames = Number(
     (dbOf(store).prepare(
       "SELECT count(*) AS n FROM frames WHERE codec = 3",
@@ -651,10 +656,7 @@ Deno.test("plain frames compressed part-way (a killed import) are read either wa
 
 Deno.test("slices of compressed frames stored in one transaction read back; the next slices after them too", async () => {
   await using s = await scratch();
-  const results = Array.from({ length: 20 }, (_, i) => [big(`a${i}`, 50_000), big(`b${i}`)]);
-  for (let i = 0; i < results.length; i++) await s.write(`abababab-${i}`, results[i]);
-  const store = s.open();
-  await s.run(store, { searchLater: true });
+  const { store, results } = await inPlainFrames(s, "abababab");
   // three slices of two frames compressed, then stored at once, as the import stores them
   const held: CompressedSlice[] = [];
   let at: PlainCursor | null = null;
