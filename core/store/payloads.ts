@@ -310,10 +310,11 @@ export class PayloadStore {
    * Writes payloads stored already again, in new frames at the end of the pack, and points
    * their rows there: what forgetting does with the payloads that stay in a frame whose other
    * payloads are gone (forget.ts), so that frame's bytes can be scrubbed. Payloads it cannot
-   * read are left where they are. In the caller's transaction; flushed before it commits.
+   * read are left where they are, and returned. In the caller's transaction; flushed before it
+   * commits.
    */
-  rewrite(sha256s: readonly string[]): number {
-    if (!this.packs || !sha256s.length) return 0;
+  rewrite(sha256s: readonly string[]): string[] {
+    if (!this.packs || !sha256s.length) return [];
     const moves = PAYLOAD_TABLES.map((table) =>
       this.sql.stmt(
         `UPDATE ${table} SET bytes = X'', codec = ${CODEC_RAW}, frame = ?, frame_offset = ?
@@ -321,31 +322,35 @@ export class PayloadStore {
       )
     );
     const items: { sha: string; bytes: Uint8Array }[] = [];
+    const lost: string[] = [];
     for (const sha of sha256s) {
       const bytes = this.bytes(sha);
       if (bytes) items.push({ sha, bytes });
+      else lost.push(sha);
     }
     this.writeFrames(items, false, (sha, _size, frame, at) => {
       for (const move of moves) move.run(frame, at, sha);
     });
     this.dropInflated();
-    return items.length;
+    return lost;
   }
 
   /**
    * Deletes the frames `ids` (after a forget wrote what stays of them elsewhere: `rewrite`),
-   * with the rows of any payload still in one: one `rewrite` could not read, whose bytes were
-   * lost already. A frame's row gone is what tells a compression running meanwhile that the
-   * frame changed (`applyCompressed`). One pass over the packed payloads.
+   * with the rows of the payloads still in them, `lost`: those `rewrite` could not read, whose
+   * bytes were lost already. A frame's row gone is what tells a compression running meanwhile
+   * that the frame changed (`applyCompressed`).
    */
-  dropFrames(ids: readonly number[]): void {
+  dropFrames(ids: readonly number[], lost: readonly string[]): void {
     if (!ids.length) return;
-    const list = JSON.stringify(ids);
+    const hashes = JSON.stringify(lost);
     for (const table of PAYLOAD_TABLES) {
-      this.sql.stmt(`DELETE FROM ${table} WHERE frame IN (SELECT value FROM json_each(?))`)
-        .run(list);
+      this.sql.stmt(
+        `DELETE FROM ${table} WHERE sha256 IN (SELECT unhex(value) FROM json_each(?))`,
+      ).run(hashes);
     }
-    this.sql.stmt("DELETE FROM frames WHERE id IN (SELECT value FROM json_each(?))").run(list);
+    this.sql.stmt("DELETE FROM frames WHERE id IN (SELECT value FROM json_each(?))")
+      .run(JSON.stringify(ids));
   }
 
   /**

@@ -574,8 +574,8 @@ export class ChronicleStore {
         rows = forgetRows(this.sql, ids, now);
         if (options.dryRun) throw DRY_RUN;
         // what stays of the frames that lose payloads, written elsewhere: the frames go whole
-        this.payloads.rewrite(rows.rewrite);
-        this.payloads.dropFrames(rows.frames);
+        const lost = this.payloads.rewrite(rows.rewrite);
+        this.payloads.dropFrames(rows.frames, lost);
       });
     } catch (e) {
       if (e !== DRY_RUN) throw e;
