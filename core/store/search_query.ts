@@ -178,8 +178,7 @@ export function phraseCheck(
   options: { prefix?: boolean } = {},
 ): ((text: string) => boolean) | null {
   const prefix = options.prefix ?? true;
-  const checked = (p: { words: string[]; quoted: boolean }) =>
-    p.words.length > 2 || (p.quoted && p.words.length > 1);
+  const checked = (p: QueryPart) => p.words.length > 2 || (p.quoted && p.words.length > 1);
   const phrases = queryParts(q).filter(checked).map((p) =>
     partPattern(p.words.map(fold), prefix && p.prefix, !p.quoted)
   );
