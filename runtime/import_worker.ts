@@ -8,7 +8,8 @@ import { importerFor } from "../core/sources/registry.ts";
 import type { ImportContext, SourceUnit } from "../core/sources/types.ts";
 import { slicedOn } from "../core/sources/results.ts";
 import { collectGarbage } from "../core/store/gc.ts";
-import { type PreparedUnit, prepareUnit } from "../core/store/prepare.ts";
+import { prepareUnit } from "../core/store/prepare.ts";
+import { packUnit, type WireUnit } from "../core/store/unit_wire.ts";
 import { createDenoFs } from "./deno_fs.ts";
 import type { WorkerAnswer } from "./worker_calls.ts";
 
@@ -21,7 +22,7 @@ export interface WorkerRequest {
   maxPassBytes?: number;
 }
 
-export type WorkerResponse = WorkerAnswer<{ result: PreparedUnit }>;
+export type WorkerResponse = WorkerAnswer<{ result: WireUnit }>;
 
 self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const { id, unit, epoch, resume, tempRoot, maxPassBytes } = e.data;
@@ -39,7 +40,9 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     // The payload buffers are the worker's own (see packPayloads): they move, not copy.
     const buffers = new Set(result.payloads.buffers.map((b) => b.buffer as ArrayBuffer));
     if (result.seen) buffers.add(result.seen.added.buffer as ArrayBuffer); // its own (seen.ts)
-    self.postMessage({ id, ok: true, result } satisfies WorkerResponse, [...buffers]);
+    // Its operations packed, a few strings and arrays rather than 15 fields each (unit_wire.ts).
+    const wire = packUnit(result);
+    self.postMessage({ id, ok: true, result: wire } satisfies WorkerResponse, [...buffers]);
     // a slice of a big log: its garbage goes before the next slice comes (gc.ts)
     if (slicedOn(result.checkpoint)) collectGarbage();
   } catch (err) {

@@ -4,7 +4,7 @@
  * thread) use both cores.
  */
 import type { UnitRunner } from "../core/store/import.ts";
-import type { PreparedUnit } from "../core/store/prepare.ts";
+import { unpackUnit, type WireUnit } from "../core/store/unit_wire.ts";
 import type { WorkerRequest } from "./import_worker.ts";
 import { workerCalls } from "./worker_calls.ts";
 
@@ -32,7 +32,11 @@ export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner 
       },
     },
   });
-  const call = workerCalls(worker, "import worker", (a: { result: PreparedUnit }) => a.result);
+  const call = workerCalls(
+    worker,
+    "import worker",
+    (a: { result: WireUnit }) => unpackUnit(a.result),
+  );
   return {
     runner: (unit, epoch, resume, maxPassBytes) =>
       call((id) => ({

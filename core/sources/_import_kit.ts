@@ -304,23 +304,21 @@ export async function readPass(
   // A slice only where the store takes it as an append: reading on, or a log it holds nothing of
   // (a file read again from its start replaces what the store holds of it, in one pass).
   const max = ctx.maxPassBytes && (plan.offset > 0 || !ctx.resume) ? ctx.maxPassBytes : Infinity;
-  let stop: { offset: number; line: number } | null = null;
-  for await (const l of readJsonl(fs, path, state, { closed: ctx.closed ?? true })) {
+  const sliced = await readJsonl(fs, path, state, { closed: ctx.closed ?? true }, (l) => {
     if (l.error) loss.add(l.line, l.start, l.end, l.error);
     else if (l.value !== undefined && !isObj(l.value)) {
       loss.add(l.line, l.start, l.end, "not a JSON object");
     } else if (l.value !== undefined) onLine(l, l.value);
-    if (l.end + 1 - plan.offset >= max && l.end + 1 < plan.stat.size) {
-      stop = { offset: l.end + 1, line: l.line + 1 };
-      break;
-    }
-  }
-  if (stop) {
+    return l.end + 1 - plan.offset < max || l.end + 1 >= plan.stat.size;
+  });
+  if (sliced) {
+    const { offset, line } = state;
     return {
-      ...stop,
-      bytesRead: stop.offset - plan.offset,
+      offset,
+      line,
+      bytesRead: offset - plan.offset,
       loss: loss.windows,
-      checkpoint: await makeJsonlCheckpoint(fs, path, plan.stat, stop.offset, stop.line, true),
+      checkpoint: await makeJsonlCheckpoint(fs, path, plan.stat, offset, line, true),
     };
   }
   const end = plan.offset + state.bytesRead;

@@ -38,15 +38,21 @@ const NL = 10;
 const decoder = new TextDecoder();
 
 /**
- * Yields every complete line from `offset`. After iteration, `state.offset` and `state.line`
- * say where the next pass resumes (before an unfinished last line).
+ * Hands every complete line from `offset` to `visit`, in order, until `visit` returns `false`:
+ * the read stops after that line, and the result is `true` (stopped). `state.offset` and
+ * `state.line` then say where the next read resumes: after the last line visited, or, after a
+ * whole read, before an unfinished last line.
+ *
+ * A callback, not an async generator: a generator costs a promise per line, 2-3% of the import
+ * worker's time on a 300 MB Codex corpus (300k lines). Chunks are awaited, lines are not.
  */
-export async function* readJsonl(
+export async function readJsonl(
   fs: SourceFs,
   path: string,
   state: { offset: number; line: number; bytesRead: number },
-  options: ReadJsonlOptions = {},
-): AsyncGenerator<JsonlLine> {
+  options: ReadJsonlOptions,
+  visit: (line: JsonlLine) => boolean,
+): Promise<boolean> {
   const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
   let chunkPos = state.offset; // file offset of the current chunk's first byte
   let lineStart = state.offset; // file offset of the current line's first byte
@@ -73,22 +79,23 @@ export async function* readJsonl(
       }
       const end = chunkPos + nl;
       const piece = chunk.subarray(from, nl);
-      if (oversize || end - lineStart > maxLine) {
-        yield { line: lineNo, start: lineStart, end, error: `line longer than ${maxLine} bytes` };
-      } else {
-        const bytes = pending.length
-          ? concat(pending, piece, pendingLen + piece.byteLength)
-          : piece;
-        yield parseLine(lineNo, lineStart, end, bytes);
-      }
+      const line = oversize || end - lineStart > maxLine
+        ? { line: lineNo, start: lineStart, end, error: `line longer than ${maxLine} bytes` }
+        : parseLine(
+          lineNo,
+          lineStart,
+          end,
+          pending.length ? concat(pending, piece, pendingLen + piece.byteLength) : piece,
+        );
       lineStart = end + 1;
       lineNo++;
+      state.offset = lineStart;
+      state.line = lineNo;
+      if (!visit(line)) return true;
       pending = [];
       pendingLen = 0;
       oversize = false;
       from = nl + 1;
-      state.offset = lineStart;
-      state.line = lineNo;
     }
     chunkPos += chunk.byteLength;
   }
@@ -100,11 +107,12 @@ export async function* readJsonl(
       concat(pending, EMPTY, pendingLen),
     );
     if (!parsed.error) {
-      yield parsed;
       state.offset = lineStart + pendingLen;
       state.line = lineNo + 1;
+      return !visit(parsed);
     }
   }
+  return false;
 }
 
 const EMPTY = new Uint8Array(0);

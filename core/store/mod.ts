@@ -8,6 +8,7 @@ export * from "./store.ts";
 export * from "./types.ts";
 export * from "./import.ts";
 export * from "./prepare.ts";
+export * from "./unit_wire.ts";
 export * from "./packs.ts";
 export * from "./write_group.ts";
 export * from "./search_query.ts";

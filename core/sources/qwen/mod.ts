@@ -89,22 +89,25 @@ async function spawningCall(
   const chat = [...segs.slice(0, -3), "chats", `${parentSession}.jsonl`].join("/");
   if (!(await fs.stat(chat))?.isFile) return undefined;
   const at = { offset: 0, line: 1, bytesRead: 0 };
-  for await (const l of readJsonl(fs, chat, at, { closed: true })) {
+  let found: string | undefined;
+  await readJsonl(fs, chat, at, { closed: true }, (l) => {
     const rec = l.value;
-    if (!isObj(rec) || rec.type !== "assistant" || !isObj(rec.message)) continue;
+    if (!isObj(rec) || rec.type !== "assistant" || !isObj(rec.message)) return true;
     const parts = Array.isArray(rec.message.parts) ? rec.message.parts : [];
     for (const [i, p] of parts.entries()) {
       const fc = isObj(p) && isObj(p.functionCall) ? p.functionCall : undefined;
       if (!fc || fc.name !== "agent" || !isObj(fc.args) || fc.args.prompt !== prompt) continue;
       const uuid = nonEmpty(rec.uuid) ?? `line${l.line}`;
-      return callOpId(
+      found = callOpId(
         nonEmpty(rec.sessionId) ?? parentSession,
         uuid,
         `call:${nonEmpty(fc.id) ?? i}`,
       );
+      return false;
     }
-  }
-  return undefined;
+    return true;
+  });
+  return found;
 }
 
 function deltaOf(pass: QwenPass, loss: LossWindow[], agentType?: string): DeltaDraft {

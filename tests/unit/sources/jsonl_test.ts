@@ -6,11 +6,11 @@ import { MemFs } from "../../_helpers/mem_fs.ts";
 async function readAll(fs: MemFs, path: string, options = {}, from = { offset: 0, line: 1 }) {
   const state = { ...from, bytesRead: 0 };
   const lines: JsonlLine[] = [];
-  for await (const l of readJsonl(fs, path, state, options)) lines.push(l);
+  await readJsonl(fs, path, state, options, (l) => lines.push(l) > 0);
   return { lines, state };
 }
 
-Deno.test("readJsonl() yields each line with its byte range, across chunk borders", async () => {
+Deno.test("readJsonl() hands over each line with its byte range, across chunk borders", async () => {
   const fs = new MemFs();
   fs.write("/a.jsonl", '{"a":1}\n{"bb":"x"}\r\n\n{"c":[1,2]}\n');
   const { lines, state } = await readAll(fs, "/a.jsonl");
@@ -22,6 +22,26 @@ Deno.test("readJsonl() yields each line with its byte range, across chunk border
   ]);
   assertEquals(state.offset, 33);
   assertEquals(state.line, 5);
+});
+
+Deno.test("readJsonl() stops after the line the visitor says, with the state past it", async () => {
+  const fs = new MemFs();
+  fs.write("/a.jsonl", '{"a":1}\n{"b":2}\n{"c":3}');
+  const state = { offset: 0, line: 1, bytesRead: 0 };
+  const seen: number[] = [];
+  const stopped = await readJsonl(fs, "/a.jsonl", state, { closed: true }, (l) => {
+    seen.push(l.line);
+    return l.line < 2;
+  });
+  assertEquals([stopped, seen, state.offset, state.line], [true, [1, 2], 16, 3]);
+  // The unterminated last line too.
+  const last = { offset: 16, line: 3, bytesRead: 0 };
+  assertEquals(await readJsonl(fs, "/a.jsonl", last, { closed: true }, () => false), true);
+  assertEquals([last.offset, last.line], [23, 4]);
+  // A read to the end was not stopped.
+  const all = { offset: 0, line: 1, bytesRead: 0 };
+  assertEquals(await readJsonl(fs, "/a.jsonl", all, { closed: true }, () => true), false);
+  assertEquals([all.offset, all.line], [23, 4]);
 });
 
 Deno.test("readJsonl() leaves a half-written last line for the next pass", async () => {
