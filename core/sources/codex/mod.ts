@@ -79,6 +79,7 @@ async function importRollout(unit: SourceUnit, ctx: ImportContext): Promise<Unit
   const pass = new CodexPass(unit, ctx.epoch, state, codexIdFromPath(unit.path));
   pass.sawFirstLine = plan.offset > 0;
   const outcome = await readPass(fs, unit.path, plan, ctx, (l, v) => readLine(pass, l, v));
+  pass.keyMirrors();
   if (plan.mode === "full") state.endpointsDue = true;
   const endpoints = state.endpointsDue && !outcome.checkpoint.more
     ? endpointIssues(state, unit)

@@ -6,6 +6,7 @@ import {
 } from "../../../core/model/mod.ts";
 import { codex, parseApplyPatch, patchFromCommand } from "../../../core/sources/codex/mod.ts";
 import type { SourceUnit } from "../../../core/sources/types.ts";
+import { mirrorKey } from "../../../core/sources/codex/state.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
 import { assertSnapshot, normalize } from "./_snapshot.ts";
@@ -590,6 +591,32 @@ Deno.test("codex importer: an appended line is read from the checkpoint and comp
   assertEquals([third.mode, third.deltas.length, third.bytesRead], ["unchanged", 0, 0]);
   const { sessions } = assemble([first, second]);
   assertEquals(ops(sessions[0]).map((o) => o.completeness), ["complete"]);
+});
+
+Deno.test("codex importer: a mirror split across passes is still one operation", async () => {
+  const fs = new MemFs();
+  // the first pass ends after an event whose item comes next, and after an item whose event does
+  const thinking = event({ type: "agent_reasoning", text: "**Plan**" });
+  const reply = item({
+    type: "message",
+    role: "assistant",
+    content: [{ type: "output_text", text: "done" }],
+  });
+  fs.write(PATH, META + TURN + thinking + reply);
+  const first = await codex.import(unit(), { fs, epoch: 0 });
+  const kept = (first.state as { mirrors: { key: string }[] }).mirrors.map((m) => m.key);
+  assertEquals(kept, [mirrorKey("thinking:**Plan**"), mirrorKey("reply:done")]);
+  fs.append(
+    PATH,
+    item({ type: "reasoning", summary: [{ type: "summary_text", text: "**Plan**" }] }) +
+      event({ type: "agent_message", message: "done" }),
+  );
+  const second = await resume(codex, fs, unit(), first, 1);
+  const { sessions } = assemble([first, second]);
+  assertEquals(ops(sessions[0]).map((o) => [o.kind, o.text, o.provenance.source_range.lines[0]]), [
+    ["thinking", "**Plan**", 5], // the item took over the event's operation, in the second pass
+    ["reply", "done", 4],
+  ]);
 });
 
 Deno.test("codex importer: a re-import from zero gives the same operation ids", async () => {

@@ -1,5 +1,6 @@
 import { assertEquals } from "../../_helpers/assert.ts";
 import { planJsonlResume, readJsonl } from "../../../core/sources/jsonl.ts";
+import { parseTimeMs } from "../../../core/sources/_import_kit.ts";
 import type { JsonlLine } from "../../../core/sources/jsonl.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
 
@@ -164,3 +165,43 @@ class GrowingFs extends MemFs {
     })();
   }
 }
+
+Deno.test("parseTimeMs() reads ISO times as Date.parse does, the common form digit by digit", () => {
+  // What it read before the fast path: Date.parse of anything that starts with a date.
+  const oracle = (v: string) => {
+    const ms = /^\d{4}-\d{2}-\d{2}/.test(v) ? Date.parse(v) : NaN;
+    return Number.isNaN(ms) ? null : ms;
+  };
+  const cases = [
+    "2026-01-02T10:00:00.000Z",
+    "2026-12-31T23:59:59.999Z",
+    "2024-02-29T12:00:00.000Z",
+    "2025-02-29T12:00:00.000Z",
+    "2026-04-31T00:00:00.000Z",
+    "2026-02-28T00:00:00.000Z",
+    "1970-01-01T00:00:00.000Z",
+    "0050-06-01T00:00:00.000Z",
+    "2026-13-01T00:00:00.000Z",
+    "2026-00-10T00:00:00.000Z",
+    "2026-01-00T00:00:00.000Z",
+    "2026-01-02T24:00:00.000Z",
+    "2026-01-02T10:60:00.000Z",
+    "2026-01-02T10:00:60.000Z",
+    "2026-0a-02T10:00:00.000Z",
+    "2026-01-02T10:00:00.000z",
+    "2026-01-02 10:00:00.000Z",
+    "2026-01-02T10:00:00+02:00",
+    "2026-01-02T10:00:00.123456Z",
+    "2026-01-02",
+    "[trimmed for fixture]",
+  ];
+  for (let t = Date.UTC(1999, 0, 1); t < Date.UTC(2101, 0, 1); t += 86_400_000 * 37 + 3_600_123) {
+    cases.push(new Date(t).toISOString());
+  }
+  for (const v of cases) assertEquals(parseTimeMs(v), oracle(v), v);
+  assertEquals([parseTimeMs(1767225600), parseTimeMs(1767225600123), parseTimeMs(null)], [
+    1767225600000,
+    1767225600123,
+    null,
+  ]);
+});
