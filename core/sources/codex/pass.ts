@@ -56,6 +56,7 @@ export class CodexPass {
     readonly fallbackId: string,
   ) {
     this.issues = new IssueTally(unit.path);
+    this.carried = new Set(state.mirrors);
   }
 
   get file(): string {
@@ -116,25 +117,29 @@ export class CodexPass {
   }
 
   /**
-   * The texts of the mirrors this pass made. Within a pass a text is matched as it is; only
-   * the mirrors the state keeps for the next pass get their key (`keyMirrors`), and only a
-   * mirror an earlier pass made is matched by key. Hashing every text for its key was 5% of
-   * the import worker's time on a 300 MB Codex corpus.
+   * The mirrors this pass made, by text, and the text of each. Within a pass a text is matched
+   * as it is; only the mirrors the state keeps for the next pass get their key (`keyMirrors`),
+   * and only a mirror an earlier pass made (`carried`) is matched by key. Hashing every text
+   * for its key was 5% of the import worker's time on a 300 MB Codex corpus.
    */
+  private readonly byText = new Map<string, Mirror[]>();
   private readonly mirrorTexts = new Map<Mirror, string>();
+  /** The mirrors an earlier pass made that the state still holds (matched by key). */
+  private readonly carried: Set<Mirror>;
 
   /**
    * Finds the op that `source` would duplicate. An event never adds an op that a response
    * item (or another kind of event) already made; a response item takes over an op an event made
-   * first, keeping its id and place.
+   * first, keeping its id and place. The oldest such mirror: an earlier pass's first.
    */
   mirror(text: string, source: string): Mirror | undefined {
-    let key: string | undefined;
-    const m = this.state.mirrors.find((x) => {
-      if (x.sources.includes(source)) return false;
-      const own = this.mirrorTexts.get(x);
-      return own !== undefined ? own === text : x.key === (key ??= mirrorKey(text));
-    });
+    const open = (x: Mirror) => !x.sources.includes(source);
+    let m: Mirror | undefined;
+    if (this.carried.size) {
+      const key = mirrorKey(text);
+      for (const x of this.carried) if (x.key === key && open(x)) m ??= x;
+    }
+    m ??= this.byText.get(text)?.find(open);
     if (m) m.sources.push(source);
     return m;
   }
@@ -143,11 +148,22 @@ export class CodexPass {
   remember(text: string, op: string, order: DraftRecord["order"], source: string): void {
     const m: Mirror = { key: "", op, order, sources: [source] };
     this.mirrorTexts.set(m, text);
+    const same = this.byText.get(text);
+    if (same) same.push(m);
+    else this.byText.set(text, [m]);
     this.state.mirrors.push(m);
     const over = this.state.mirrors.length - MAX_MIRRORS;
-    if (over > 0) {
-      for (const gone of this.state.mirrors.splice(0, over)) this.mirrorTexts.delete(gone);
-    }
+    if (over > 0) { for (const gone of this.state.mirrors.splice(0, over)) this.forget(gone); }
+  }
+
+  /** Lets go of a mirror the state no longer holds. */
+  private forget(m: Mirror): void {
+    if (this.carried.delete(m)) return;
+    const text = this.mirrorTexts.get(m)!;
+    this.mirrorTexts.delete(m);
+    const same = this.byText.get(text)!;
+    if (same.length === 1) this.byText.delete(text);
+    else same.splice(same.indexOf(m), 1);
   }
 
   /** Gives the mirrors the state keeps for the next pass their keys (`mirrorKey` of the text). */
