@@ -47,6 +47,51 @@ export class Sql {
   }
 }
 
+type SqlValue = string | number | null | Uint8Array;
+
+/** Rows a {@link RowBatch} writes in one statement. */
+const BATCH_ROWS = 32;
+
+/**
+ * Rows for one INSERT, written {@link BATCH_ROWS} at a time, in one statement of as many value
+ * tuples: what node:sqlite costs a statement run (binding, stepping, resetting, the call itself)
+ * is paid once for them all. 100k payload rows: 3.5 -> 2.4 µs a row. `flush` writes the rest;
+ * until then the rows added are not in the table.
+ */
+export class RowBatch {
+  private values: SqlValue[] = [];
+  private rows = 0;
+
+  /** `head`: the INSERT up to VALUES; `tuple`: one row's, such as `(unhex(?), ?)`. */
+  constructor(
+    private readonly sql: Sql,
+    private readonly head: string,
+    private readonly tuple: string,
+  ) {}
+
+  add(...row: SqlValue[]): void {
+    for (const v of row) this.values.push(v);
+    if (++this.rows === BATCH_ROWS) this.flush();
+  }
+
+  flush(): void {
+    if (!this.rows) return;
+    this.sql.stmt(batchText(this.head, this.tuple, this.rows)).run(...this.values);
+    this.values = [];
+    this.rows = 0;
+  }
+}
+
+/** The statements' texts, made once (the statement cache hashes a text it has seen at once). */
+const BATCH_TEXTS = new Map<string, string[]>();
+
+function batchText(head: string, tuple: string, rows: number): string {
+  const key = `${head}\0${tuple}`;
+  let texts = BATCH_TEXTS.get(key);
+  if (!texts) BATCH_TEXTS.set(key, texts = []);
+  return texts[rows] ??= `${head} VALUES ${Array(rows).fill(tuple).join(", ")}`;
+}
+
 export function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => "\\" + c);
 }

@@ -33,7 +33,7 @@ import {
   type PreparedUnit,
   stepOf,
 } from "./prepare.ts";
-import { OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
+import { OP_ORDER, RowBatch, sessionNum, type Sql } from "./_sql.ts";
 import { FILE_IS, opFileId } from "./op_files.ts";
 import { dropSessionStats, refreshSessionStats } from "./stats_rollup.ts";
 import { type AdmitOptions, admitted } from "./admit.ts";
@@ -527,15 +527,11 @@ function applyDelta(
   // Plain inserts only when nothing can conflict: a new file of a new session.
   const noConflict = fresh && !existing;
   const fileId = opFileId(w.sql, d.session_id, d.file);
-  const written: WrittenOp[] = [];
+  const row = { stamp: w.changes.current, fileId, session };
+  const written: WrittenOp[] = noConflict
+    ? insertOperations(w.sql, d.operations, row)
+    : d.operations.flatMap((rec) => upsertOperation(w.sql, rec, row) ?? []);
   for (const rec of d.operations) {
-    const op = upsertOperation(w.sql, rec, {
-      fresh: noConflict,
-      stamp: w.changes.current,
-      fileId,
-      session,
-    });
-    if (op) written.push(op);
     // The call names the sub-agent it spawned; the sub-agent's file may come before or after.
     if (rec.spawns) {
       w.sql.stmt(
@@ -619,25 +615,17 @@ export interface WrittenOp {
   replaced: boolean;
 }
 
-/**
- * Writes an operation's row (a plain insert when `fresh`: nothing can conflict). Returns what
- * the search index needs to do about it: nothing (null) when the row was already stored with
- * the same document but its provenance (a re-read step: its search text, built from the
- * document and the payloads it names by hash, is what the index holds), or when a re-read file
- * holds the step only in part (its result is gone) and the stored whole one stays.
- */
-export function upsertOperation(
-  sql: Sql,
-  rec: PreparedOp,
-  { fresh, stamp, fileId, session }: {
-    fresh: boolean;
-    stamp: number;
-    fileId: number;
-    /** The session's number (`sessions.num`: operations name their session by it). */
-    session: number;
-  },
-): WrittenOp | null {
-  const values = [
+/** Where an operation's row goes: its session's number, its log's and the change stamp. */
+export interface OpRow {
+  stamp: number;
+  fileId: number;
+  /** The session's number (`sessions.num`: operations name their session by it). */
+  session: number;
+}
+
+/** An operation's row's values, for {@link OP_COLS}. */
+function opValues(rec: PreparedOp, { stamp, fileId, session }: OpRow) {
+  return [
     session,
     rec.id,
     rec.connection,
@@ -656,10 +644,37 @@ export function upsertOperation(
     rec.doc,
     stamp,
   ] as const;
-  if (fresh) {
-    const rowid = Number(sql.stmt(INSERT_OP).run(...values).lastInsertRowid);
+}
+
+/**
+ * Writes the rows of operations nothing can conflict with (a new file of a new session), many
+ * to a statement (`RowBatch`), each with the rowid SQLite would give it (one past the largest,
+ * in turn: the transaction is the only writer). A bulk import writes most of its rows so.
+ */
+export function insertOperations(sql: Sql, recs: readonly PreparedOp[], row: OpRow): WrittenOp[] {
+  const last = sql.stmt("SELECT coalesce(max(rowid), 0) AS n FROM operations").get() as {
+    n: number;
+  };
+  const rows = new RowBatch(sql, `INSERT INTO operations (rowid, ${OP_COLS})`, `(?, ${OP_PARAMS})`);
+  const written = recs.map((rec, i) => {
+    const rowid = last.n + 1 + i;
+    rows.add(rowid, ...opValues(rec, row));
     return { rowid, rec, replaced: false };
-  }
+  });
+  rows.flush();
+  return written;
+}
+
+/**
+ * Writes an operation's row, where another may be: a re-read, an appended log. Returns what
+ * the search index needs to do about it: nothing (null) when the row was already stored with
+ * the same document but its provenance (a re-read step: its search text, built from the
+ * document and the payloads it names by hash, is what the index holds), or when a re-read file
+ * holds the step only in part (its result is gone) and the stored whole one stays.
+ */
+export function upsertOperation(sql: Sql, rec: PreparedOp, place: OpRow): WrittenOp | null {
+  const values = opValues(rec, place);
+  const session = place.session;
   // The same step but for where it was read from (a re-read's epoch): the same search text.
   const before = sql.stmt(
     `SELECT ${STEP} = ${STEP_GIVEN} AS same FROM operations
@@ -813,7 +828,6 @@ const OP_COLS =
 const OP_PARAMS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
 
 // Built once: the statement cache is keyed by the SQL text, whose hash a constant keeps.
-const INSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})`;
 const UPSERT_OP = `INSERT INTO operations (${OP_COLS}) VALUES (${OP_PARAMS})
   ON CONFLICT(session, op_id) DO UPDATE SET connection = excluded.connection,
     file_id = excluded.file_id, ts_ms = excluded.ts_ms, rank = excluded.rank,

@@ -19,13 +19,12 @@ import { isForgotten } from "./admit.ts";
 import {
   deleteSession,
   indexOperations,
+  insertOperations,
   refreshAggregates,
   SESSION_COLS,
   SESSION_PARAMS,
   sessionRow,
-  upsertOperation,
   type Writer,
-  type WrittenOp,
 } from "./apply.ts";
 import { opFileId } from "./op_files.ts";
 import { prepareUnit } from "./prepare.ts";
@@ -122,12 +121,8 @@ export function putCanonical(
   });
   w.payloads.write(unit.payloads);
   for (const d of unit.deltas) {
-    const written: WrittenOp[] = [];
     const fileId = opFileId(w.sql, d.session_id, d.file);
-    for (const rec of d.operations) {
-      const op = upsertOperation(w.sql, rec, { fresh: true, stamp, fileId, session: num });
-      if (op) written.push(op);
-    }
+    const written = insertOperations(w.sql, d.operations, { stamp, fileId, session: num });
     indexOperations(w.sql, written, unit.payloads, { stored: (sha) => w.payloads.bytes(sha) });
   }
   const firstFile = new Map<string, string>();

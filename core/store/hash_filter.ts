@@ -81,7 +81,15 @@ function holds(f: Filter, words: number[]): boolean {
 
 /** The first {@link PROBES} 32-bit words of a hash given in hex (as `addBytes` reads them). */
 function hexWords(hex: string): number[] {
+  // (digit by digit: six slices and parseInts a hash were 1.3% of a bulk import's writer)
   const words = new Array<number>(PROBES);
-  for (let j = 0; j < PROBES; j++) words[j] = parseInt(hex.slice(8 * j, 8 * j + 8), 16) >>> 0;
+  for (let j = 0, i = 0; j < PROBES; j++) {
+    let w = 0;
+    for (const end = i + 8; i < end; i++) {
+      const c = hex.charCodeAt(i);
+      w = (w << 4) | (c <= 57 ? c - 48 : (c | 32) - 87); // 0-9, a-f or A-F
+    }
+    words[j] = w >>> 0;
+  }
   return words;
 }

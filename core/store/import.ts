@@ -550,9 +550,15 @@ export async function importUnits(
 
 /** How many operations a result writes (an operation given twice counts once). */
 function distinctOperations(result: PreparedUnit): number {
-  const ops = new Set<string>();
-  for (const d of result.deltas) for (const o of d.operations) ops.add(`${d.session_id}\0${o.id}`);
-  return ops.size;
+  const bySession = new Map<string, Set<string>>();
+  for (const d of result.deltas) {
+    let ids = bySession.get(d.session_id);
+    if (!ids) bySession.set(d.session_id, ids = new Set());
+    for (const o of d.operations) ids.add(o.id);
+  }
+  let n = 0;
+  for (const ids of bySession.values()) n += ids.size;
+  return n;
 }
 
 /** A unit the store could not write. */

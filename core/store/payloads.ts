@@ -23,7 +23,7 @@ import {
   type StoredForm,
 } from "./payload_codec.ts";
 import { HashFilter } from "./hash_filter.ts";
-import type { Sql } from "./_sql.ts";
+import { RowBatch, type Sql } from "./_sql.ts";
 
 const decoder = new TextDecoder();
 
@@ -256,15 +256,17 @@ export class PayloadStore {
       }
       return;
     }
-    const insert = this.sql.stmt(
-      `INSERT OR IGNORE INTO ${table} (sha256, size, bytes, frame, frame_offset)
-       VALUES (unhex(?), ?, X'', ?, ?)`,
+    const rows = new RowBatch(
+      this.sql,
+      `INSERT OR IGNORE INTO ${table} (sha256, size, bytes, frame, frame_offset)`,
+      "(unhex(?), ?, X'', ?, ?)",
     );
     const items = [];
     for (let i = 0; i < packed.sha256.length; i++) {
       if (fresh[i]) items.push({ sha: packed.sha256[i], bytes: payloadAt(packed, i) });
     }
-    this.writeFrames(items, this.plain, (sha, size, frame, at) => insert.run(sha, size, frame, at));
+    this.writeFrames(items, this.plain, (sha, size, frame, at) => rows.add(sha, size, frame, at));
+    rows.flush();
   }
 
   /**

@@ -12,6 +12,8 @@ Deno.test("a hash filter holds every hash added, as hex or as bytes, as it grows
   // grown past its first filter (16 KiB holds about 11,000), and no hash is lost on the way
   assert(filter.bytes > 16 << 10, `${filter.bytes} bytes`);
   assertEquals(added.filter((h) => !filter.mayHoldHex(h)), []);
+  // hex in capitals too (SQL's hex() gives them)
+  assertEquals(added.filter((h) => !filter.mayHoldHex(h.toUpperCase())), []);
   const others = Array.from({ length: 20_000 }, (_, i) => sha256Hex(`other ${i}`));
   const positives = others.filter((h) => filter.mayHoldHex(h)).length;
   assert(positives < others.length * 0.03, `${positives} false positives of ${others.length}`);

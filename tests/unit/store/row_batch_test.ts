@@ -1,0 +1,24 @@
+/** Rows written many to a statement land as one statement a row would have written them. */
+import { assertEquals } from "../../_helpers/assert.ts";
+import { DatabaseSync } from "node:sqlite";
+import { RowBatch, Sql } from "../../../core/store/_sql.ts";
+
+Deno.test("a row batch writes every row, full batches and the rest, OR IGNORE as one at a time", () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE TABLE t (k BLOB PRIMARY KEY, n INTEGER, s TEXT) WITHOUT ROWID");
+  const sql = new Sql(db);
+  const rows = new RowBatch(sql, "INSERT OR IGNORE INTO t (k, n, s)", "(unhex(?), ?, ?)");
+  const keys = Array.from({ length: 70 }, (_, i) => (i % 50).toString(16).padStart(4, "0"));
+  keys.forEach((k, i) => rows.add(k, i, i % 3 ? `row ${i}` : null));
+  // (64 rows written in two statements; the last 6 wait for the flush)
+  assertEquals((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 50);
+  rows.flush();
+  rows.flush();
+  const got = db.prepare("SELECT hex(k) AS k, n, s FROM t ORDER BY n").all();
+  // the first of each key stays (50 keys, rows 0-49), as 70 single inserts would leave them
+  assertEquals(got.length, 50);
+  assertEquals(got.map((r) => r.n), Array.from({ length: 50 }, (_, i) => i));
+  assertEquals({ ...got[4] }, { k: "0004", n: 4, s: "row 4" });
+  assertEquals(got[3].s, null);
+  db.close();
+});
