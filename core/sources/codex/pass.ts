@@ -137,7 +137,12 @@ export class CodexPass {
     let m: Mirror | undefined;
     if (this.carried.size) {
       const key = mirrorKey(text);
-      for (const x of this.carried) if (x.key === key && open(x)) m ??= x;
+      for (const x of this.carried) {
+        if (x.key === key && open(x)) {
+          m = x;
+          break;
+        }
+      }
     }
     m ??= this.byText.get(text)?.find(open);
     if (m) m.sources.push(source);
