@@ -43,6 +43,8 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
     const marks = startMarks(saved, part);
     const { known, seen } = marks;
     const taken = new Map<string, string>();
+    /** Groups never read before: their marks are made from the rows read (`markAsRead`). */
+    const fresh = new Map<string, string>();
     let loaded = 0;
     const { deltas, next, unchanged } = await buildAll(
       sessions,
@@ -59,6 +61,11 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
         spent: () => reader.bytes,
         // a root session and its sub-agents as the last read found them are not read again
         unchanged: (members) => {
+          // a group the last read did not find is read: its rows give its mark (`read`)
+          if (known[members[0].id] === undefined) {
+            fresh.set(members[0].id, reader.rowsMark(members));
+            return false;
+          }
           const mark = reader.mark(members);
           if (known[members[0].id] !== mark.mark) {
             taken.set(members[0].id, mark.mark);
@@ -71,7 +78,10 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
           return true;
         },
         read: (members) => {
-          const mark = taken.get(members[0].id);
+          const rows = fresh.get(members[0].id);
+          const mark = rows === undefined
+            ? taken.get(members[0].id)
+            : reader.markAsRead(rows, members);
           if (mark) seen[members[0].id] = mark;
         },
       },
@@ -195,33 +205,61 @@ class DbReader {
    * (a streamed text, a tool's state) changes its length.
    */
   mark(members: SessionRow[]): { mark: string; messages: number; parts: number } {
-    const stats = (sql: string, id: string) =>
-      this.db.prepare(sql).get(id) as { n: number; bytes: number | null };
     let messages = 0, parts = 0;
     const sizes: string[] = [];
     for (const m of members) {
-      const msg = this.tables.has("message")
+      const size = this.sizeOf(m.id);
+      messages += size.messages.n;
+      parts += size.parts.n;
+      sizes.push(sizeText(size));
+    }
+    return { mark: `${this.rowsMark(members)} ${sizes.join(" ")}`, messages, parts };
+  }
+
+  /** The first half of a group's mark: the hash of its session rows as read. */
+  rowsMark(members: SessionRow[]): string {
+    return sha256Hex(JSON.stringify(members)).slice(0, 32);
+  }
+
+  /**
+   * The mark of a group just read (`rows`: its {@link rowsMark} before the read), from the
+   * counts and lengths its rows gave as they were read (`messages`): the same mark as
+   * {@link mark} (the copy does not change), without reading every row a second time. A new
+   * database's first read asked both, and the counting was 9% of its import worker's time.
+   */
+  markAsRead(rows: string, members: SessionRow[]): string {
+    const sizes = members.map((m) => {
+      const size = this.readSizes.get(m.id) ?? this.sizeOf(m.id);
+      this.readSizes.delete(m.id);
+      return sizeText(size);
+    });
+    return `${rows} ${sizes.join(" ")}`;
+  }
+
+  /** How many message and part rows a session has, and their data's `length()` in all. */
+  private sizeOf(sessionId: string): SessionSize {
+    const stats = (sql: string) => {
+      const r = this.db.prepare(sql).get(sessionId) as { n: number; bytes: number | null };
+      return { n: Number(r.n), bytes: Number(r.bytes ?? 0) };
+    };
+    return {
+      messages: this.tables.has("message")
         ? stats(
           "SELECT count(*) AS n, sum(length(data)) AS bytes FROM message WHERE session_id = ?",
-          m.id,
         )
-        : { n: 0, bytes: 0 };
-      const part = !this.tables.has("part") ? { n: 0, bytes: 0 } : this.partBySession
-        ? stats(
-          "SELECT count(*) AS n, sum(length(data)) AS bytes FROM part WHERE session_id = ?",
-          m.id,
-        )
+        : { n: 0, bytes: 0 },
+      parts: !this.tables.has("part")
+        ? { n: 0, bytes: 0 }
+        : this.partBySession
+        ? stats("SELECT count(*) AS n, sum(length(data)) AS bytes FROM part WHERE session_id = ?")
         : stats(
           "SELECT count(*) AS n, sum(length(p.data)) AS bytes FROM part p JOIN message m ON m.id = p.message_id WHERE m.session_id = ?",
-          m.id,
-        );
-      messages += Number(msg.n);
-      parts += Number(part.n);
-      sizes.push(`${msg.n} ${msg.bytes ?? 0} ${part.n} ${part.bytes ?? 0}`);
-    }
-    const rows = sha256Hex(JSON.stringify(members)).slice(0, 32);
-    return { mark: `${rows} ${sizes.join(" ")}`, messages, parts };
+        ),
+    };
   }
+
+  /** The sizes `messages` read, by session, until `markAsRead` takes them. */
+  private readonly readSizes = new Map<string, SessionSize>();
 
   /** A row's data cell as text, counted in {@link DbReader.bytes}. */
   private text(cell: unknown): string | null {
@@ -232,30 +270,41 @@ class DbReader {
 
   messages(sessionId: string): MessageRow[] {
     if (!this.tables.has("message")) return [];
+    // (each row's length() too: what `sizeOf` counts, so the mark needs no second read)
+    const size: SessionSize = { messages: { n: 0, bytes: 0 }, parts: { n: 0, bytes: 0 } };
     const msgs = (this.db.prepare(
-      `SELECT id, ${this.messageTime} AS time_created, data FROM message WHERE session_id = ? ` +
-        `ORDER BY ${this.messageTime}, id`,
-    ).all(sessionId) as Json[]).map((r): MessageRow => ({
-      id: String(r.id),
-      data: withId(parseJson(this.text(r.data)), r.id),
-      created: num(r.time_created),
-      file: this.file,
-      parts: [],
-    }));
+      `SELECT id, ${this.messageTime} AS time_created, data, length(data) AS len FROM message ` +
+        `WHERE session_id = ? ORDER BY ${this.messageTime}, id`,
+    ).all(sessionId) as Json[]).map((r): MessageRow => {
+      count(size.messages, r.len);
+      return {
+        id: String(r.id),
+        data: withId(parseJson(this.text(r.data)), r.id),
+        created: num(r.time_created),
+        file: this.file,
+        parts: [],
+      };
+    });
     this.messageCount += msgs.length;
-    if (!this.tables.has("part") || !msgs.length) return msgs;
+    // (a session without messages: its parts' sizes, if any, are asked for by `sizeOf`)
+    if (!this.tables.has("part") || !msgs.length) {
+      if (!this.tables.has("part")) this.readSizes.set(sessionId, size);
+      return msgs;
+    }
     const byId = new Map(msgs.map((m) => [m.id, m]));
     const parts = this.partBySession
       ? this.db.prepare(
-        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data FROM part p ` +
-          "WHERE p.session_id = ? ORDER BY p.message_id, p.id",
+        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data, ` +
+          "length(p.data) AS len FROM part p WHERE p.session_id = ? ORDER BY p.message_id, p.id",
       ).all(sessionId) as Json[]
       : this.db.prepare(
-        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data FROM part p ` +
-          "JOIN message m ON m.id = p.message_id WHERE m.session_id = ? ORDER BY p.message_id, p.id",
+        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data, ` +
+          "length(p.data) AS len FROM part p JOIN message m ON m.id = p.message_id " +
+          "WHERE m.session_id = ? ORDER BY p.message_id, p.id",
       ).all(sessionId) as Json[];
     for (const r of parts) {
       this.partCount++;
+      count(size.parts, r.len);
       const msg = byId.get(String(r.message_id));
       if (!msg) continue;
       const text = this.text(r.data);
@@ -266,6 +315,23 @@ class DbReader {
         file: this.file,
       });
     }
+    this.readSizes.set(sessionId, size);
     return msgs;
   }
 }
+
+/** A session's message and part rows: how many, and their data's `length()` in all. */
+interface SessionSize {
+  messages: { n: number; bytes: number };
+  parts: { n: number; bytes: number };
+}
+
+/** A row counted in `size`: `len` its data's `length()` (NULL for NULL data, not summed). */
+function count(size: { n: number; bytes: number }, len: unknown): void {
+  size.n++;
+  if (typeof len === "number") size.bytes += len;
+}
+
+/** A session's part of a mark, as it has always been written. */
+const sizeText = ({ messages, parts }: SessionSize) =>
+  `${messages.n} ${messages.bytes} ${parts.n} ${parts.bytes}`;

@@ -334,6 +334,47 @@ Deno.test("opencode importer reports an unchanged database after two stats, and 
   assertEquals(third.unchangedSessions, ["opencode:ses_a"]);
 });
 
+Deno.test("opencode importer: a first read's marks, made from the rows it read, match a later read's count", async () => {
+  // The first read of a group marks it from its rows' counts and length()s as read; a later
+  // read asks SQLite for them. Any difference would read every session of a database again.
+  const dir = await freshDir();
+  const path = `${dir}/opencode.db`;
+  buildDb(path, {
+    sessions: [
+      session("ses_text"),
+      session("ses_sub", { parent_id: "ses_text" }),
+      session("ses_parts_only"),
+      session("ses_empty"),
+    ],
+    messages: [
+      userMsg("msg_1", "ses_text", T0),
+      asstMsg("msg_2", "ses_text", T0 + 1, { note: "naïve café, 𝄞 and 🙂: astral and accented" }),
+      { ...userMsg("msg_null", "ses_text", T0 + 2), data: null },
+      userMsg("msg_s1", "ses_sub", T0 + 3),
+    ],
+    parts: [
+      part("prt_1", "msg_2", "ses_text", T0 + 1, { type: "text", text: "résumé 🙂🙂 done" }),
+      part("prt_null", "msg_2", "ses_text", T0 + 1, null),
+      part("prt_orphan", "msg_gone", "ses_text", T0 + 1, { type: "text", text: "no message" }),
+      part("prt_s1", "msg_s1", "ses_sub", T0 + 3, { type: "text", text: "sub 🙂" }),
+      part("prt_lone", "msg_none", "ses_parts_only", T0 + 4, { type: "text", text: "alone" }),
+    ],
+  });
+  const first = await opencode.import(dbUnit(path), { fs, epoch: 0 });
+  const db = new DatabaseSync(path);
+  db.prepare(
+    "INSERT INTO session (id, directory, title, version, time_created, time_updated) VALUES (?,?,?,?,?,?)",
+  ).run("ses_new", "/x", "new", "1", T0 + 9, T0 + 9);
+  db.close();
+  const again = await resume(opencode, fs, dbUnit(path), first, 1);
+  assertEquals(again.deltas.map((d) => d.session_id), ["opencode:ses_new"]);
+  assertEquals(
+    again.unchangedSessions?.toSorted(),
+    ["opencode:ses_empty", "opencode:ses_parts_only", "opencode:ses_text"],
+  );
+  await assertNoScratchLeft();
+});
+
 // ---------------------------------------------------------------------------------------------
 // Mapping
 
