@@ -270,7 +270,6 @@ export function applyUnit(
   {
     const prev = getSource(w.sql, unit.path);
     const touched = new Set<string>();
-    const fresh = !prev;
     const stamp = w.changes.next();
     const reread = new Map<string, UsageRow[]>();
     // A full read replaces what the file held of the sessions it holds, and its last part (a
@@ -293,7 +292,7 @@ export function applyUnit(
     w.payloads.write(result.payloads);
     const now = new Date().toISOString();
     for (const d of result.deltas) {
-      applyDelta(w, d, result, epoch, now, fresh && result.mode === "full");
+      applyDelta(w, d, result, epoch, now);
       touched.add(d.session_id);
     }
     for (const [sid, usage] of reread) settleReread(w.sql, sid, unit.path, stamp, usage);
@@ -479,7 +478,6 @@ function applyDelta(
   result: PreparedUnit,
   epoch: number,
   now: string,
-  fresh: boolean,
 ): void {
   const existing = w.sql.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(
     d.session_id,
@@ -524,8 +522,10 @@ function applyDelta(
   for (const c of d.connections) {
     upConn.run(d.session_id, c.id, d.file, JSON.stringify(mergeConnection(w.sql, d.session_id, c)));
   }
-  // Plain inserts only when nothing can conflict: a new file of a new session.
-  const noConflict = fresh && !existing;
+  // Plain inserts when nothing can conflict: a session the store does not hold has no rows
+  // (deleteSession removes a session's operations with it), whether its file is new or not
+  // (a database's later parts, a log whose other sessions are stored).
+  const noConflict = !existing;
   const fileId = opFileId(w.sql, d.session_id, d.file);
   const row = { stamp: w.changes.current, fileId, session };
   const written: WrittenOp[] = noConflict
@@ -647,9 +647,10 @@ function opValues(rec: PreparedOp, { stamp, fileId, session }: OpRow) {
 }
 
 /**
- * Writes the rows of operations nothing can conflict with (a new file of a new session), many
- * to a statement (`RowBatch`), each with the rowid SQLite would give it (one past the largest,
- * in turn: the transaction is the only writer). A bulk import writes most of its rows so.
+ * Writes the rows of operations nothing can conflict with (a session the store does not hold),
+ * many to a statement (`RowBatch`), each with the rowid SQLite would give it (one past the
+ * largest, in turn: the transaction is the only writer). A bulk import writes most of its rows
+ * so.
  */
 export function insertOperations(sql: Sql, recs: readonly PreparedOp[], row: OpRow): WrittenOp[] {
   const last = sql.stmt("SELECT coalesce(max(rowid), 0) AS n FROM operations").get() as {
