@@ -6,6 +6,7 @@
  */
 import { writeBigClaudeSession, writeBigCursorDb } from "./_big_logs.ts";
 import { generateCodexCorpus } from "./_codex_corpus.ts";
+import { type JsonlAgent, writeRealJsonlHome, writeRealOpencodeHome } from "./_real_corpus.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 const CORPORA = Deno.env.get("CHRONICLE_BENCH_CORPUS") ?? `${ROOT}tests/bench/.corpus`;
@@ -100,6 +101,26 @@ export async function bigCursorDb(mib: number): Promise<string> {
     writeBigCursorDb(dir, mib);
   });
 }
+
+/**
+ * A home of about `mib` MiB of one agent's logs made of the real CLIs' recordings
+ * (`_real_corpus.ts`): Gemini CLI, Qwen Code, Copilot CLI or OpenCode.
+ */
+export async function realCorpus(agent: JsonlAgent | "opencode", mib: number): Promise<string> {
+  return await kept(`real-${agent}-${mib}`, (dir) => {
+    console.log(`copying ${agent}'s recordings into a ${mib} MiB home in ${dir} ...`);
+    if (agent === "opencode") writeRealOpencodeHome(dir, mib);
+    else writeRealJsonlHome(agent, dir, mib);
+  });
+}
+
+/** Where a home from {@link realCorpus} keeps the logs a bare loop reads. */
+export const REAL_LOGS: Record<JsonlAgent | "opencode", string> = {
+  gemini: ".gemini/tmp",
+  qwen: ".qwen/projects",
+  copilot: ".copilot/session-state",
+  opencode: ".local/share/opencode/opencode.db",
+};
 
 /** A corpus folder made once (`.done` marks it whole). */
 async function kept(name: string, make: (dir: string) => unknown): Promise<string> {

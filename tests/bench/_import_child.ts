@@ -1,6 +1,7 @@
 /**
  * One measured step of the import benchmark, in its own process so peak memory is its own:
- * `bare DIR` reads and JSON-parses every line; `import HOME DATA` runs Chronicle's import
+ * `bare DIR` reads and JSON-parses every line (`bare-opencode DB`: every message and part row
+ * of an OpenCode database); `import HOME DATA` runs Chronicle's import
  * (read-only worker + store writes) exactly as `chronicle import` does. Prints one JSON line.
  */
 import { ChronicleStore, discoverUnits, importAll, importUnits } from "../../core/store/mod.ts";
@@ -12,6 +13,7 @@ import type { CliIo } from "../../cli/io.ts";
 import { dbOf } from "../_helpers/store_db.ts";
 import { appendClaudePrompt } from "../e2e/_synthetic.ts";
 import { cpuUsage } from "node:process";
+import { DatabaseSync } from "node:sqlite";
 import { bytesUnder } from "./_bytes_under.ts";
 
 /** The process's CPU seconds, user and system, every thread. */
@@ -55,6 +57,24 @@ if (mode === "bare") {
     }
     if (carry) (JSON.parse(carry), lines++);
   }
+  const seconds = (performance.now() - t0) / 1000;
+  console.log(
+    JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
+  );
+} else if (mode === "bare-opencode") {
+  // An OpenCode database's bare loop: every message and part row's data, read and parsed.
+  const t0 = performance.now();
+  const db = new DatabaseSync(a, { readOnly: true });
+  let bytes = 0, lines = 0;
+  for (const table of ["message", "part"]) {
+    for (const row of db.prepare(`SELECT data FROM ${table}`).iterate()) {
+      const data = String((row as { data: string }).data);
+      bytes += data.length;
+      JSON.parse(data);
+      lines++;
+    }
+  }
+  db.close();
   const seconds = (performance.now() - t0) / 1000;
   console.log(
     JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
@@ -174,6 +194,6 @@ if (mode === "bare") {
     total_s: (performance.now() - t0) / 1000,
   }));
 } else {
-  console.error("usage: _import_child.ts bare DIR | import HOME DATA");
+  console.error("usage: _import_child.ts bare DIR | bare-opencode DB | import HOME DATA");
   Deno.exit(2);
 }

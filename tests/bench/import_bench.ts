@@ -15,10 +15,13 @@ import {
   claudeCorpus,
   codexCorpus,
   type ImportRun,
+  median,
   medianBy,
   ORIGINAL,
   original,
   type OriginalRun,
+  REAL_LOGS,
+  realCorpus,
 } from "./_bench_kit.ts";
 import { bytesUnder } from "./_bytes_under.ts";
 import { copyTree } from "../_helpers/fixtures.ts";
@@ -32,7 +35,52 @@ function max<T>(xs: T[], key: (x: T) => number): number {
 }
 
 for (const MB of SIZES) await bench(MB);
+await otherAgents();
 await bigLogs();
+
+/**
+ * The agents no generator writes, each a home of its real CLI's recordings copied to
+ * CHRONICLE_BENCH_OTHER_MB (default 100) MiB (`_real_corpus.ts`): cold import against the
+ * bare loop over the same logs (an OpenCode database's: its rows' data read and parsed),
+ * ROUNDS rounds in turn, the median of each round's own ratio.
+ */
+async function otherAgents() {
+  const mib = Number(Deno.env.get("CHRONICLE_BENCH_OTHER_MB") ?? 100);
+  console.log(`--- other agents, real recordings copied to ${mib} MiB each`);
+  const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
+  try {
+    for (const agent of ["gemini", "qwen", "copilot", "opencode"] as const) {
+      const home = await realCorpus(agent, mib);
+      const logs = `${home}/${REAL_LOGS[agent]}`;
+      const bare = () => child(agent === "opencode" ? "bare-opencode" : "bare", logs);
+      await bare(); // fills the page cache
+      const rows: { bare: BareRun; cold: ImportRun }[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const b: BareRun = await bare();
+        await Deno.remove(data, { recursive: true }).then(() => Deno.mkdir(data));
+        rows.push({ bare: b, cold: await child("import", home, `${data}/store`, agent) });
+      }
+      const ratio = (f: (x: { bare: BareRun; cold: ImportRun }) => number) =>
+        median(rows.map(f)).toFixed(2);
+      const { cold } = rows[0];
+      console.log(
+        `${agent.padEnd(26)} ${
+          (bytesUnder(home) / 2 ** 20).toFixed(0)
+        } MiB, ${cold.summary.sessions} sessions, ${cold.summary.operations} operations: bare ${
+          ratio((x) => x.bare.seconds)
+        } s; browsable ${ratio((x) => x.cold.summary.browsable_seconds)} s (${
+          ratio((x) => x.cold.summary.browsable_seconds / x.bare.seconds)
+        }x bare), fully indexed ${ratio((x) => x.cold.seconds)} s (${
+          ratio((x) => x.cold.seconds / x.bare.seconds)
+        }x); peak RSS ${max(rows, (x) => x.cold.peak_rss_mb)} MB; store ${
+          (cold.store_bytes / bytesUnder(home)).toFixed(2)
+        }x the logs`,
+      );
+    }
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+}
 
 /**
  * Peak memory with one big log (the goal: under 300 MB whatever a log's size): one Claude Code
