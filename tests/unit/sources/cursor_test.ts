@@ -327,6 +327,40 @@ Deno.test("cursor importer: an unchanged database costs two stats", async () => 
   assert(third.deltas.some((d) => d.session_id === "cursor:comp-new"));
 });
 
+Deno.test("cursor importer: a first read's chat marks, made from the rows it read, match a later read's count", async () => {
+  // The first read marks a chat from its bubble rows' count and length()s as read; a later read
+  // asks SQLite. Any difference would read every chat of a database again.
+  const path = `${await freshDir()}/state.vscdb`;
+  const headers = (...ids: string[]) => ids.map((bubbleId) => ({ bubbleId, type: 1 }));
+  kvDb(path, [
+    ["composerData:mixed", {
+      composerId: "mixed",
+      fullConversationHeadersOnly: headers("a", "b", "n"),
+    }],
+    ["bubbleId:mixed:a", { type: 1, text: "naïve café, 𝄞 and 🙂" }],
+    ["bubbleId:mixed:n", null],
+    ["composerData:plain", { composerId: "plain", conversation: [{ type: 1, text: "fine" }] }],
+  ]);
+  const db = new DatabaseSync(path);
+  // a bubble stored as bytes (as Cursor writes them), not as text
+  db.prepare("INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)").run(
+    "bubbleId:mixed:b",
+    new TextEncoder().encode(JSON.stringify({ type: 2, text: "réponse 🙂🙂" })),
+  );
+  db.close();
+  const first = await cursor.import(dbUnit(path), { fs, epoch: 0 });
+  assertEquals(first.deltas.length, 2);
+  const again = new DatabaseSync(path);
+  again.prepare("INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)").run(
+    "composerData:comp-new",
+    JSON.stringify({ composerId: "comp-new", conversation: [{ type: 1, text: "new chat" }] }),
+  );
+  again.close();
+  const second = await resume(cursor, fs, dbUnit(path), first, 1);
+  assertEquals(second.deltas.map((d) => d.session_id), ["cursor:comp-new"]);
+  assertEquals(second.unchangedSessions?.toSorted(), ["cursor:mixed", "cursor:plain"]);
+});
+
 Deno.test("cursor importer records bad databases as issues and keeps the other chats", async (t) => {
   await t.step("a file that is not a database", async () => {
     const path = `${await freshDir()}/state.vscdb`;
