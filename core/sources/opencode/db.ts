@@ -42,9 +42,8 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
     const sessions = reader.sessions(unitIssues);
     const marks = startMarks(saved, part);
     const { known, seen } = marks;
-    const taken = new Map<string, string>();
-    /** Groups never read before: their marks are made from the rows read (`markAsRead`). */
-    const fresh = new Map<string, string>();
+    /** The groups to read, by root: the hash of their session rows, half of their mark. */
+    const reading = new Map<string, string>();
     let loaded = 0;
     const { deltas, next, unchanged } = await buildAll(
       sessions,
@@ -60,15 +59,13 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
         ...part,
         spent: () => reader.bytes,
         // a root session and its sub-agents as the last read found them are not read again
+        // (one the last read did not find is read without asking for its rows' sizes)
         unchanged: (members) => {
-          // a group the last read did not find is read: its rows give its mark (`read`)
-          if (known[members[0].id] === undefined) {
-            fresh.set(members[0].id, reader.rowsMark(members));
-            return false;
-          }
-          const mark = reader.mark(members);
-          if (known[members[0].id] !== mark.mark) {
-            taken.set(members[0].id, mark.mark);
+          const rows = reader.rowsMark(members);
+          const last = known[members[0].id];
+          const mark = last === undefined ? undefined : reader.mark(members, rows);
+          if (mark === undefined || mark.mark !== last) {
+            reading.set(members[0].id, rows);
             return false;
           }
           seen[members[0].id] = mark.mark;
@@ -77,12 +74,10 @@ export function importDb(unit: SourceUnit, ctx: ImportContext): Promise<UnitResu
           reader.partCount += mark.parts;
           return true;
         },
+        // a group read whole is marked from its rows as read (`markAsRead`)
         read: (members) => {
-          const rows = fresh.get(members[0].id);
-          const mark = rows === undefined
-            ? taken.get(members[0].id)
-            : reader.markAsRead(rows, members);
-          if (mark) seen[members[0].id] = mark;
+          const rows = reading.get(members[0].id);
+          if (rows !== undefined) seen[members[0].id] = reader.markAsRead(rows, members);
         },
       },
     );
@@ -202,9 +197,10 @@ class DbReader {
    * A root session's mark, with its sub-agents: a hash of their session rows as read (times
    * updated included) and how many message and part rows they have and how long those are.
    * OpenCode updates a session's `time_updated` as it writes to it, and a part that changes
-   * (a streamed text, a tool's state) changes its length.
+   * (a streamed text, a tool's state) changes its length. `rows`: the group's
+   * {@link rowsMark}.
    */
-  mark(members: SessionRow[]): { mark: string; messages: number; parts: number } {
+  mark(members: SessionRow[], rows: string): { mark: string; messages: number; parts: number } {
     let messages = 0, parts = 0;
     const sizes: string[] = [];
     for (const m of members) {
@@ -213,7 +209,7 @@ class DbReader {
       parts += size.parts.n;
       sizes.push(sizeText(size));
     }
-    return { mark: `${this.rowsMark(members)} ${sizes.join(" ")}`, messages, parts };
+    return { mark: `${rows} ${sizes.join(" ")}`, messages, parts };
   }
 
   /** The first half of a group's mark: the hash of its session rows as read. */
