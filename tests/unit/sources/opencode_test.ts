@@ -106,6 +106,15 @@ function buildDb(path: string, spec: DbSpec): void {
   db.close();
 }
 
+/** Adds an empty session to a database, as OpenCode does when one is started. */
+function addSession(path: string, id: string, created: number): void {
+  const db = new DatabaseSync(path);
+  db.prepare(
+    "INSERT INTO session (id, directory, title, version, time_created, time_updated) VALUES (?,?,?,?,?,?)",
+  ).run(id, "/x", id, "1", created, created + 1);
+  db.close();
+}
+
 const T0 = 1_800_000_000_000;
 const session = (id: string, extra: Row = {}): Row => ({
   id,
@@ -321,12 +330,7 @@ Deno.test("opencode importer reports an unchanged database after two stats, and 
   assertEquals(second.mode, "unchanged");
   assertEquals(stats, 2);
   assertEquals(second.deltas, []);
-  const db = new DatabaseSync(path);
-  db.prepare(
-    "INSERT INTO session (id, directory, title, version, time_created, time_updated) VALUES (?,?,?,?,?,?)",
-  )
-    .run("ses_b", "/x", "b", "1", T0 + 1, T0 + 2);
-  db.close();
+  addSession(path, "ses_b", T0 + 1);
   const third = await resume(opencode, fs, dbUnit(path), second, 2);
   assertEquals(third.mode, "full");
   // the session that did not change is not read again: the store keeps it as it is
@@ -361,11 +365,7 @@ Deno.test("opencode importer: a first read's marks, made from the rows it read, 
     ],
   });
   const first = await opencode.import(dbUnit(path), { fs, epoch: 0 });
-  const db = new DatabaseSync(path);
-  db.prepare(
-    "INSERT INTO session (id, directory, title, version, time_created, time_updated) VALUES (?,?,?,?,?,?)",
-  ).run("ses_new", "/x", "new", "1", T0 + 9, T0 + 9);
-  db.close();
+  addSession(path, "ses_new", T0 + 9);
   const again = await resume(opencode, fs, dbUnit(path), first, 1);
   assertEquals(again.deltas.map((d) => d.session_id), ["opencode:ses_new"]);
   assertEquals(
