@@ -66,9 +66,10 @@ async function otherAgents() {
       const ratio = (f: (x: { bare: BareRun; cold: ImportRun }) => number) =>
         median(rows.map(f)).toFixed(2);
       const { cold } = rows[0];
+      const logBytes = bytesUnder(home);
       console.log(
         `${agent.padEnd(26)} ${
-          (bytesUnder(home) / 2 ** 20).toFixed(0)
+          (logBytes / 2 ** 20).toFixed(0)
         } MiB, ${cold.summary.sessions} sessions, ${cold.summary.operations} operations: bare ${
           ratio((x) => x.bare.seconds)
         } s; browsable ${ratio((x) => x.cold.summary.browsable_seconds)} s (${
@@ -76,7 +77,7 @@ async function otherAgents() {
         }x bare), fully indexed ${ratio((x) => x.cold.seconds)} s (${
           ratio((x) => x.cold.seconds / x.bare.seconds)
         }x); peak RSS ${max(rows, (x) => x.cold.peak_rss_mb)} MB; store ${
-          (cold.store_bytes / bytesUnder(home)).toFixed(2)
+          (cold.store_bytes / logBytes).toFixed(2)
         }x the logs`,
       );
     }
