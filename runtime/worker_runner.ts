@@ -10,6 +10,8 @@ import { workerCalls } from "./worker_calls.ts";
 
 export interface WorkerRunner {
   runner: UnitRunner;
+  /** How many passes the worker had read before they were asked for (a big log's next slice). */
+  readAhead(): number;
   close(): void;
 }
 
@@ -32,11 +34,11 @@ export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner 
       },
     },
   });
-  const call = workerCalls(
-    worker,
-    "import worker",
-    (a: { result: WireUnit }) => unpackUnit(a.result),
-  );
+  let early = 0;
+  const call = workerCalls(worker, "import worker", (a: { result: WireUnit; early: boolean }) => {
+    if (a.early) early++;
+    return unpackUnit(a.result);
+  });
   return {
     runner: (unit, epoch, resume, maxPassBytes) =>
       call((id) => ({
@@ -47,6 +49,7 @@ export function createWorkerRunner(options: { tempRoot: string }): WorkerRunner 
         tempRoot,
         maxPassBytes,
       } satisfies WorkerRequest)),
+    readAhead: () => early,
     close: () => {
       worker.terminate();
       try {

@@ -5,71 +5,12 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { copyTree, FIXTURES } from "../../_helpers/fixtures.ts";
+import { difference, REAL, realHomes, sessions, settled } from "../../_helpers/store_leaves.ts";
 import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { addCursorChats } from "../../_helpers/cursor_db.ts";
 import { columnsOf } from "../../_helpers/store_db.ts";
 import { DatabaseSync } from "node:sqlite";
-
-const REAL = `${FIXTURES}/realclients`;
-
-async function homes(): Promise<string[]> {
-  const out: string[] = [];
-  for await (const agent of Deno.readDir(REAL)) {
-    if (!agent.isDirectory) continue;
-    for await (const s of Deno.readDir(`${REAL}/${agent.name}`)) {
-      const native = `${REAL}/${agent.name}/${s.name}/native`;
-      if (s.isDirectory && (await Deno.stat(native).catch(() => null))?.isDirectory) {
-        out.push(native);
-      }
-    }
-  }
-  return out.sort();
-}
-
-/** The leaves of a value (`path = value`, keys sorted: the order a merge writes keys in is not what it holds). */
-function leaves(v: unknown, path: string, out: string[] = []): string[] {
-  if (v && typeof v === "object") {
-    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
-    for (const [k, x] of entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
-      leaves(x, `${path}.${k}`, out);
-    }
-  } else out.push(`${path} = ${JSON.stringify(v)}`);
-  return out;
-}
-
-/**
- * What a slice leaves to the log's last: each session's row in the session list (counts, first
- * prompt) and the analytics' statistics.
- */
-function settled(store: ChronicleStore): string[] {
-  const out = store.listSessions({ limit: 1000 }).items.flatMap((s) => leaves(s, `${s.id}.list`));
-  return leaves(store.stats(), "stats", out);
-}
-
-/**
- * Every session as the store holds it, as leaves, without its recording's id and import times
- * (the import's own), and what {@link settled} reads.
- */
-function sessions(store: ChronicleStore): string[] {
-  const out: string[] = [];
-  for (const s of store.listSessions({ limit: 1000 }).items) {
-    const session = store.loadSession(s.id) as unknown as { recording: { id?: string } };
-    delete session.recording.id;
-    for (
-      const e of (session as unknown as { provenance: { epochs: { imported_at?: string }[] } })
-        .provenance.epochs
-    ) delete e.imported_at; // when it ran
-    leaves(session, s.id, out);
-  }
-  return [...out, ...settled(store)];
-}
-
-/** The leaves of `b` that are not leaves of `a`, and the other way round. */
-const difference = (a: string[], b: string[]) => {
-  const sa = new Set(a), sb = new Set(b);
-  return { only_whole: a.filter((x) => !sb.has(x)), only_sliced: b.filter((x) => !sa.has(x)) };
-};
 
 /** An import in passes of 2000 bytes whose third pass cannot be read. */
 async function stopAtThirdPass(
@@ -92,7 +33,7 @@ Deno.test("a log imported in slices is stored as one pass over it stores it, for
   const tmp = await Deno.makeTempDir({ prefix: "chronicle-slices-" });
   try {
     let sliced = 0;
-    for (const home of await homes()) {
+    for (const home of await realHomes()) {
       const fs = createDenoFs({ tempRoot: tmp });
       const env = { home, env: { HOME: home }, platform: "linux" as const };
       const whole = ChronicleStore.open(":memory:");
