@@ -6,7 +6,7 @@ import type { ImportContext, SourceUnit, UnitResult } from "../types.ts";
 import { isObj, type Json, num, str } from "../_import_kit.ts";
 import { cellText, importSqliteUnit, savedMarks, startMarks } from "../_sqlite_copy.ts";
 import { buildAll } from "./build.ts";
-import { type MessageRow, parseJson, rowIssue, type SessionRow, withId } from "./rows.ts";
+import { type MessageRow, parseJson, rowIssue, type SessionRow } from "./rows.ts";
 
 /**
  * One pass over `opencode.db`: every session, with its messages and parts; or, read in parts
@@ -275,7 +275,7 @@ class DbReader {
       count(size.messages, r.len);
       return {
         id: String(r.id),
-        data: withId(parseJson(this.text(r.data)), r.id),
+        data: parseJson(this.text(r.data)),
         created: num(r.time_created),
         file: this.file,
         parts: [],
@@ -306,7 +306,7 @@ class DbReader {
       const text = this.text(r.data);
       msg.parts.push({
         id: String(r.id),
-        data: text === null ? null : withId(parseJson(text), r.id),
+        data: text === null ? null : parseJson(text),
         created: num(r.time_created),
         file: this.file,
       });

@@ -1,6 +1,6 @@
 /** OpenCode's rows, whatever they were read from (the database or the old JSON tree). */
 import type { SessionIssue } from "../../model/types.ts";
-import { isObj, type Json } from "../_import_kit.ts";
+import type { Json } from "../_import_kit.ts";
 
 export interface SessionRow {
   id: string;
@@ -45,11 +45,6 @@ export function parseJson(v: unknown): unknown {
 }
 
 export const INVALID_JSON = Symbol("invalid JSON");
-
-/** Columns hold the ids that the data column had stripped: put them back. */
-export function withId(data: unknown, id: unknown): unknown {
-  return isObj(data) && typeof id === "string" && data.id === undefined ? { ...data, id } : data;
-}
 
 export function rowIssue(file: string, message: string): SessionIssue {
   return { code: "malformed_row", severity: "warning", message, file };

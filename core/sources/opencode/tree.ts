@@ -18,7 +18,6 @@ import {
   type PartRow,
   rowIssue,
   type SessionRow,
-  withId,
 } from "./rows.ts";
 
 /** One pass over the old `storage/` tree; skipped when a database beside it took over. */
@@ -152,7 +151,7 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
         });
       }
       parts.push(...(flatParts.get(id) ?? []));
-      msgs.push({ id, data: withId(data, id), created: num(time.created), file: path, parts });
+      msgs.push({ id, data, created: num(time.created), file: path, parts });
     }
     msgs.sort((a, b) =>
       (a.created ?? 0) - (b.created ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
