@@ -10,6 +10,12 @@ import { FIXTURES } from "../../_helpers/fixtures.ts";
 import { SOURCE_IDS } from "../../../core/sources/registry.ts";
 import { fixtureStore } from "../server/_helpers.ts";
 import { scratch } from "./_sessions.ts";
+import {
+  appendClaudePrompt,
+  claudeSessionPath,
+  type SyntheticTurn,
+  writeClaudeSession,
+} from "../../e2e/_synthetic.ts";
 
 function sameAsOperations(store: ChronicleStore, label: string) {
   const filters = [{}, { source: "claude-code" }, { source: "codex" }, {
@@ -144,5 +150,83 @@ Deno.test("a bulk import counts its sessions' statistics after the pass: once br
   assertEquals(waiting(), 0);
   assertEquals(store.stats().sessions, 18);
   sameAsOperations(store, "after the backlog");
+  store.close();
+});
+
+Deno.test("a session's statistics counted again write only the rows that changed, and match counted ones as it grows, shrinks and moves project", async () => {
+  await using s = await scratch();
+  const reads = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({
+      tool: {
+        name: "Read",
+        input: { file_path: `/work/demo/f${from + i}.ts` },
+        result: i % 3 === 2 ? "Exit code 1\nno such file" : `contents ${from + i}`,
+      },
+    }));
+  const write = (sid: string, turns: SyntheticTurn[], cwd = "/work/demo") =>
+    writeClaudeSession(s.home, { sessionId: sid, cwd, turns: [{ user: `go ${sid}` }, ...turns] })
+      .then((path) => Deno.rename(path, claudeSessionPath(s.home, "/work/demo", sid)));
+  // two sessions share files and tools: the rollup sums them
+  await write("aaaaaaaa-1", reads(4));
+  await write("bbbbbbbb-2", reads(3, 2));
+  const store = s.open();
+  await s.run(store);
+  sameAsOperations(store, "first import");
+  const rows = (sid: string) =>
+    dbOf(store).prepare(
+      "SELECT dim, key, n, errors, reads FROM session_stats WHERE session_id = ? ORDER BY dim, key",
+    ).all(`claude-code:${sid}`);
+  // every row written to the statistics, counted by triggers of this connection's own
+  const db = dbOf(store);
+  db.exec("CREATE TEMP TABLE stat_writes (n INTEGER); INSERT INTO stat_writes VALUES (0)");
+  for (const table of ["session_stats", "stats_rollup"]) {
+    for (const op of ["INSERT", "UPDATE", "DELETE"]) {
+      db.exec(`CREATE TEMP TRIGGER count_${table}_${op} AFTER ${op} ON main.${table}
+        BEGIN UPDATE stat_writes SET n = n + 1; END`);
+    }
+  }
+  const writes = () => (db.prepare("SELECT n FROM stat_writes").get() as { n: number }).n;
+  // grows: three more files, one more failed read
+  const b = rows("bbbbbbbb-2");
+  await write("aaaaaaaa-1", [...reads(4), ...reads(3, 4)]);
+  // and a prompt of today's: a day new to the session (one more session on that day)
+  const path = claudeSessionPath(s.home, "/work/demo", "aaaaaaaa-1");
+  await appendClaudePrompt(path, "aaaaaaaa-1", "and today");
+  const before = writes();
+  await s.run(store);
+  sameAsOperations(store, "grown");
+  assertEquals(rows("bbbbbbbb-2"), b, "the other session's rows unchanged");
+  // moving all its rows out of the rollup and back in writes each of them 5 times; the rows
+  // that changed (a new day, new files, the counts) are written 3 times
+  const n = rows("aaaaaaaa-1").length;
+  assert(writes() - before < 3 * n, `${writes() - before} rows written for ${n} rows`);
+  // shrinks: operations gone from under it (the archive keeps what a re-read no longer holds,
+  // so they are taken out by hand), then a re-read: their files leave its rows and the rollup
+  db.exec(`DELETE FROM operations WHERE target IN ('/work/demo/f5.ts', '/work/demo/f6.ts')
+    AND session = (SELECT num FROM sessions WHERE id = 'claude-code:aaaaaaaa-1')`);
+  const files = (rows("aaaaaaaa-1") as { dim: string }[]).filter((r) => r.dim === "file").length;
+  await write("aaaaaaaa-1", reads(1));
+  await s.run(store);
+  sameAsOperations(store, "shrunk");
+  assertEquals(
+    (rows("aaaaaaaa-1") as { dim: string }[]).filter((r) => r.dim === "file").length,
+    files - 2,
+  );
+  // moves project: every row leaves the old project's rollup for the new one's
+  await write("aaaaaaaa-1", reads(2), "/work/other");
+  await s.run(store);
+  assertEquals(
+    store.listSessions({ limit: 10 }).items.find((x) => x.id === "claude-code:aaaaaaaa-1")
+      ?.project_path,
+    "/work/other",
+  );
+  sameAsOperations(store, "moved");
+  for (const project of ["/work/demo", "/work/other"]) {
+    assertEquals(
+      store.stats({ project }),
+      store.stats({ project }, { fromOperations: true }),
+      project,
+    );
+  }
   store.close();
 });
