@@ -62,11 +62,16 @@ export class RowBatch {
   private values: SqlValue[] = [];
   private rows = 0;
 
-  /** `head`: the INSERT up to VALUES; `tuple`: one row's, such as `(unhex(?), ?)`. */
+  /**
+   * `head`: the INSERT up to VALUES; `tuple`: one row's, such as `(unhex(?), ?)`; `tail`: what
+   * follows the rows (an upsert's ON CONFLICT clause: SQLite applies it row by row, to a row
+   * an earlier one of the same statement wrote too).
+   */
   constructor(
     private readonly sql: Sql,
     private readonly head: string,
     private readonly tuple: string,
+    private readonly tail = "",
   ) {}
 
   add(...row: SqlValue[]): void {
@@ -76,7 +81,7 @@ export class RowBatch {
 
   flush(): void {
     if (!this.rows) return;
-    this.sql.stmt(batchText(this.head, this.tuple, this.rows)).run(...this.values);
+    this.sql.stmt(batchText(this.head, this.tuple, this.tail, this.rows)).run(...this.values);
     this.values = [];
     this.rows = 0;
   }
@@ -85,11 +90,11 @@ export class RowBatch {
 /** The statements' texts, made once (the statement cache hashes a text it has seen at once). */
 const BATCH_TEXTS = new Map<string, string[]>();
 
-function batchText(head: string, tuple: string, rows: number): string {
-  const key = `${head}\0${tuple}`;
+function batchText(head: string, tuple: string, tail: string, rows: number): string {
+  const key = `${head}\0${tuple}\0${tail}`;
   let texts = BATCH_TEXTS.get(key);
   if (!texts) BATCH_TEXTS.set(key, texts = []);
-  return texts[rows] ??= `${head} VALUES ${Array(rows).fill(tuple).join(", ")}`;
+  return texts[rows] ??= `${head} VALUES ${Array(rows).fill(tuple).join(", ")} ${tail}`;
 }
 
 export function likeEscape(s: string): string {

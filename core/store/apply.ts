@@ -540,27 +540,20 @@ function applyDelta(
       ).run(rec.id, d.session_id, rec.spawns);
     }
   }
-  const upUsage = w.sql.stmt(
+  const usage = new RowBatch(
+    w.sql,
     `INSERT INTO usage (session_id, key, file_id, model, input, output, cache_read, cache_write,
-       ts_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(session_id, key) DO UPDATE SET model = excluded.model, input = excluded.input,
+       ts_ms)`,
+    "(?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+    `ON CONFLICT(session_id, key) DO UPDATE SET model = excluded.model, input = excluded.input,
        output = excluded.output, cache_read = excluded.cache_read,
        cache_write = excluded.cache_write`,
   );
   for (const u of d.usage) {
-    upUsage.run(
-      d.session_id,
-      u.key,
-      fileId,
-      u.model,
-      u.usage.input,
-      u.usage.output,
-      u.usage.cache_read,
-      u.usage.cache_write,
-      null,
-    );
+    const { input, output, cache_read, cache_write } = u.usage;
+    usage.add(d.session_id, u.key, fileId, u.model, input, output, cache_read, cache_write);
   }
+  usage.flush();
   const insIssue = w.sql.stmt(
     "INSERT INTO session_issues (session_id, file, epoch, doc) VALUES (?, ?, ?, ?)",
   );

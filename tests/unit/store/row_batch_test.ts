@@ -22,3 +22,26 @@ Deno.test("a row batch writes every row, full batches and the rest, OR IGNORE as
   assertEquals(got[3].s, null);
   db.close();
 });
+
+Deno.test("a row batch with an upsert's clause updates a key given twice, in one statement or two, as one at a time", () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER, first INTEGER) WITHOUT ROWID");
+  const sql = new Sql(db);
+  const rows = new RowBatch(
+    sql,
+    "INSERT INTO t (k, n, first)",
+    "(?, ?, ?)",
+    "ON CONFLICT (k) DO UPDATE SET n = excluded.n",
+  );
+  // 70 rows of 30 keys: a key's later rows fall in the same statement of 32 or a later one
+  for (let i = 0; i < 70; i++) rows.add(`k${i % 30}`, i, i);
+  rows.flush();
+  const got = db.prepare("SELECT k, n, first FROM t ORDER BY first").all();
+  assertEquals(got.length, 30);
+  // each key: its last row's n, its first row's first, as 70 single upserts leave them
+  assertEquals(
+    got.map((r) => [r.n, r.first]),
+    Array.from({ length: 30 }, (_, i) => [i + 60 < 70 ? i + 60 : i + 30, i]),
+  );
+  db.close();
+});
