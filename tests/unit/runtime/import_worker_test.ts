@@ -6,7 +6,12 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { difference, realHomes, sessions } from "../../_helpers/store_leaves.ts";
-import { ChronicleStore, importAll, type UnitRunner } from "../../../core/store/mod.ts";
+import {
+  ChronicleStore,
+  importAll,
+  inProcessRunner,
+  type UnitRunner,
+} from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { createWorkerRunner } from "../../../runtime/worker_runner.ts";
 
@@ -67,4 +72,44 @@ Deno.test("the import worker answers an ask that is not the slice it read ahead 
   });
   assertEquals(early, 0);
   assert(asks.size > 0);
+});
+
+Deno.test("an import stopped after a slice leaves the worker's read-ahead to no later import: the next one reads on as in this thread", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-worker-" });
+  const worker = createWorkerRunner({ tempRoot: tmp });
+  const fs = createDenoFs({ tempRoot: tmp });
+  /** The sessions after an import whose third ask fails (the worker has read that slice ahead), then another. */
+  const stoppedThenOn = async (home: string, run: UnitRunner) => {
+    const env = { home, env: { HOME: home }, platform: "linux" as const };
+    const store = ChronicleStore.open(":memory:");
+    try {
+      let asks = 0;
+      await importAll(store, {
+        env,
+        fs,
+        maxPassBytes: 300,
+        runner: (...args) => ++asks === 3 ? Promise.reject(new Error("unreadable")) : run(...args),
+      });
+      await importAll(store, { env, fs, maxPassBytes: 300, runner: run });
+      return sessions(store);
+    } finally {
+      store.close();
+    }
+  };
+  try {
+    for (const home of await realHomes()) {
+      // the same in this thread, where nothing is read ahead: the later import's epoch included
+      assertEquals(
+        difference(
+          await stoppedThenOn(home, inProcessRunner(fs)),
+          await stoppedThenOn(home, worker.runner),
+        ),
+        { only_whole: [], only_sliced: [] },
+        home,
+      );
+    }
+  } finally {
+    worker.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
 });
