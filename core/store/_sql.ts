@@ -41,6 +41,32 @@ export class Sql {
     return s;
   }
 
+  /**
+   * A bulk read's rows as plain objects. node:sqlite (Deno 2.9) makes each row a null-prototype
+   * object in dictionary mode, slow to build and slow to read; a row read as an array and named
+   * here gets fast properties (200k rows of 5 columns: 133-168 ms against 229-248, warm).
+   */
+  rows<T>(sql: string, ...params: SqlValue[]): T[] {
+    let read = this.arrayStmts.get(sql);
+    if (!read) {
+      const stmt = this.db.prepare(sql) as ArrayStatement;
+      stmt.setReturnArrays(true);
+      read = { stmt, names: stmt.columns().map((c) => c.name) };
+      this.arrayStmts.set(sql, read);
+    }
+    const { stmt, names } = read;
+    const out: T[] = [];
+    for (const cells of stmt.all(...params) as unknown as SqlValue[][]) {
+      const row: Record<string, SqlValue> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]] = cells[i];
+      out.push(row as T);
+    }
+    return out;
+  }
+
+  /** Statements that return rows as arrays ({@link rows}), with their columns' names. */
+  private readonly arrayStmts = new Map<string, { stmt: StatementSync; names: string[] }>();
+
   /** `count(*) AS n` style queries: the one number they return. */
   count(sql: string, ...params: (string | number | null)[]): number {
     return Number((this.stmt(sql).get(...params) as { n: number }).n);
@@ -48,6 +74,9 @@ export class Sql {
 }
 
 type SqlValue = string | number | null | Uint8Array;
+
+/** node:sqlite's StatementSync as Deno 2.9 has it: its types leave `setReturnArrays` out. */
+type ArrayStatement = StatementSync & { setReturnArrays(enabled: boolean): void };
 
 /** Rows a {@link RowBatch} writes in one statement. */
 const BATCH_ROWS = 32;

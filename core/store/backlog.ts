@@ -88,11 +88,14 @@ export function readBacklog(
   after = 0,
   max = BACKLOG_SLICE,
 ): BacklogSlice | null {
-  const rows = sql.stmt(
+  // (rows read as arrays: a slice is thousands of them, and they travel to the text worker)
+  const rows = sql.rows<TextSourceRow>(
     `SELECT b.rowid AS rowid, ${TEXT_SOURCE}
      FROM search_backlog b LEFT JOIN operations o ON o.rowid = b.rowid
      WHERE b.rowid > ? ORDER BY b.rowid LIMIT ?`,
-  ).all(after, max) as unknown as TextSourceRow[];
+    after,
+    max,
+  );
   return rows.length ? sliceOf(rows, payloads) : null;
 }
 
@@ -105,10 +108,11 @@ export function readOperations(
   payloads: PayloadStore,
   rowids: readonly number[],
 ): BacklogSlice {
-  const rows = sql.stmt(
+  const rows = sql.rows<TextSourceRow>(
     `SELECT r.value AS rowid, ${TEXT_SOURCE}
      FROM json_each(?) r LEFT JOIN operations o ON o.rowid = r.value ORDER BY r.key`,
-  ).all(JSON.stringify(rowids)) as unknown as TextSourceRow[];
+    JSON.stringify(rowids),
+  );
   return sliceOf(rows, payloads);
 }
 

@@ -45,3 +45,25 @@ Deno.test("a row batch with an upsert's clause updates a key given twice, in one
   );
   db.close();
 });
+
+Deno.test("rows read as arrays come back as the statement's own rows, as plain objects, and leave its cached statement alone", () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB)");
+  db.exec(
+    "INSERT INTO t VALUES (1, 0.5, 'one', x'00ff'), (2, NULL, 'two', NULL), (NULL, 2.5, NULL, x'')",
+  );
+  const sql = new Sql(db);
+  const query =
+    "SELECT i, r, s AS text, b, i * 2 AS twice FROM t WHERE i IS NULL OR i > ? ORDER BY rowid";
+  const want = sql.stmt(query).all(0).map((row) => ({ ...row }));
+  const got = sql.rows<Record<string, unknown>>(query, 0);
+  assertEquals(got, want);
+  assertEquals(got[0].b, new Uint8Array([0, 255]));
+  assertEquals(Object.keys(got[2]), ["i", "r", "text", "b", "twice"]);
+  // node:sqlite's own rows have no prototype (and are slow to build and read); these are plain
+  for (const row of got) assertEquals(Object.getPrototypeOf(row), Object.prototype);
+  // the statement `stmt` caches for the same text still answers objects, and parameters bind
+  assertEquals(sql.stmt(query).all(1).map((row) => row.text), ["two", null]);
+  assertEquals(sql.rows<{ twice: number | null }>(query, 1).map((row) => row.twice), [4, null]);
+  db.close();
+});
