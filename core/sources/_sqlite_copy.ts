@@ -7,7 +7,7 @@
  *
  * Private to core/sources.
  */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { PayloadSink } from "../model/payload.ts";
 import type { SessionIssue, SqliteCheckpoint } from "../model/types.ts";
 import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
@@ -216,6 +216,21 @@ function dbIssue(path: string, e: unknown): SessionIssue {
     message: `Cannot read "${path}": the database ${what} (${message})`,
     file: path,
   };
+}
+
+/**
+ * A query's rows as arrays of their cells, in the SELECT's order. node:sqlite (Deno 2.9) makes
+ * each row an object in dictionary mode, slow to build and to read: a reader of thousands of
+ * rows reads them as arrays.
+ */
+export function rowArrays(
+  db: DatabaseSync,
+  sql: string,
+  ...params: (string | number | null)[]
+): unknown[][] {
+  const stmt = db.prepare(sql) as StatementSync & { setReturnArrays(on: boolean): void };
+  stmt.setReturnArrays(true);
+  return stmt.all(...params) as unknown as unknown[][];
 }
 
 /** Decodes a TEXT or BLOB cell holding UTF-8 text; null for NULL and other types. */

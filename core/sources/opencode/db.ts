@@ -4,7 +4,7 @@ import { sha256Hex } from "../../model/payload.ts";
 import type { SessionIssue } from "../../model/types.ts";
 import type { ImportContext, SourceUnit, UnitResult } from "../types.ts";
 import { isObj, type Json, num, str } from "../_import_kit.ts";
-import { cellText, importSqliteUnit, savedMarks, startMarks } from "../_sqlite_copy.ts";
+import { cellText, importSqliteUnit, rowArrays, savedMarks, startMarks } from "../_sqlite_copy.ts";
 import { buildAll } from "./build.ts";
 import { type MessageRow, parseJson, rowIssue, type SessionRow } from "./rows.ts";
 
@@ -268,15 +268,19 @@ class DbReader {
     if (!this.tables.has("message")) return [];
     // (each row's length() too: what `sizeOf` counts, so the mark needs no second read)
     const size: SessionSize = { messages: { n: 0, bytes: 0 }, parts: { n: 0, bytes: 0 } };
-    const msgs = (this.db.prepare(
+    // (rows as arrays, rowArrays: [id, time_created, data, len] and for parts
+    // [id, message_id, time_created, data, len])
+    const msgs = rowArrays(
+      this.db,
       `SELECT id, ${this.messageTime} AS time_created, data, length(data) AS len FROM message ` +
         `WHERE session_id = ? ORDER BY ${this.messageTime}, id`,
-    ).all(sessionId) as Json[]).map((r): MessageRow => {
-      count(size.messages, r.len);
+      sessionId,
+    ).map(([id, created, data, len]): MessageRow => {
+      count(size.messages, len);
       return {
-        id: String(r.id),
-        data: parseJson(this.text(r.data)),
-        created: num(r.time_created),
+        id: String(id),
+        data: parseJson(this.text(data)),
+        created: num(created),
         file: this.file,
         parts: [],
       };
@@ -288,26 +292,26 @@ class DbReader {
       return msgs;
     }
     const byId = new Map(msgs.map((m) => [m.id, m]));
-    const parts = this.partBySession
-      ? this.db.prepare(
-        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data, ` +
-          "length(p.data) AS len FROM part p WHERE p.session_id = ? ORDER BY p.message_id, p.id",
-      ).all(sessionId) as Json[]
-      : this.db.prepare(
-        `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data, ` +
+    const parts = rowArrays(
+      this.db,
+      this.partBySession
+        ? `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data, ` +
+          "length(p.data) AS len FROM part p WHERE p.session_id = ? ORDER BY p.message_id, p.id"
+        : `SELECT p.id, p.message_id, ${this.partTime} AS time_created, p.data, ` +
           "length(p.data) AS len FROM part p JOIN message m ON m.id = p.message_id " +
           "WHERE m.session_id = ? ORDER BY p.message_id, p.id",
-      ).all(sessionId) as Json[];
-    for (const r of parts) {
+      sessionId,
+    );
+    for (const [id, messageId, created, data, len] of parts) {
       this.partCount++;
-      count(size.parts, r.len);
-      const msg = byId.get(String(r.message_id));
+      count(size.parts, len);
+      const msg = byId.get(String(messageId));
       if (!msg) continue;
-      const text = this.text(r.data);
+      const text = this.text(data);
       msg.parts.push({
-        id: String(r.id),
+        id: String(id),
         data: text === null ? null : parseJson(text),
-        created: num(r.time_created),
+        created: num(created),
         file: this.file,
       });
     }
