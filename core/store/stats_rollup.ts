@@ -149,8 +149,8 @@ export function refreshSessionStats(sql: Sql, sessionId: string): void {
 
 /** A statistics row's columns beside its session's: its dimension and key first. */
 const STAT_COLS = [...COLS.split(", "), "min_ts", "max_ts"];
-/** The columns the rollup sums. */
-const SUMS = ["n", "errors", "reads", "writes", "input", "output", "cache_read", "cache_write"];
+/** The columns the rollup sums: {@link COLS} after its dimension, key and kind. */
+const SUMS = COLS.split(", ").slice(3);
 const rowKey = (r: SqlRow) => `${r.dim}\u0000${r.key}`;
 
 /** Adds one row's difference to the rollup (its `sessions`: 1 for a key new to the session). */
