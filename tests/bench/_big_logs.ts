@@ -58,9 +58,11 @@ function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-/** Writes `<home>/.config/Cursor/User/globalStorage/state.vscdb` of about `mib` MiB of chats. */
+/** Where Cursor's database is in a home, Linux's way. */
+export const CURSOR_DB = ".config/Cursor/User/globalStorage/state.vscdb";
+
+/** Writes `<home>/${CURSOR_DB}` of about `mib` MiB of chats. */
 export function writeBigCursorDb(home: string, mib: number) {
-  const dir = `${home}/.config/Cursor/User/globalStorage`;
-  Deno.mkdirSync(dir, { recursive: true });
-  addCursorChats(`${dir}/state.vscdb`, { bytes: mib * 1024 * 1024, turns: 125 });
+  Deno.mkdirSync(`${home}/${CURSOR_DB.slice(0, CURSOR_DB.lastIndexOf("/"))}`, { recursive: true });
+  addCursorChats(`${home}/${CURSOR_DB}`, { bytes: mib * 1024 * 1024, turns: 125 });
 }

@@ -1,7 +1,8 @@
 /**
  * One measured step of the import benchmark, in its own process so peak memory is its own:
  * `bare DIR` reads and JSON-parses every line (`bare-opencode DB`: every message and part row
- * of an OpenCode database); `import HOME DATA` runs Chronicle's import
+ * of an OpenCode database; `bare-cursor DB`: every chat and bubble row of a Cursor one);
+ * `import HOME DATA` runs Chronicle's import
  * (read-only worker + store writes) exactly as `chronicle import` does. Prints one JSON line.
  */
 import { ChronicleStore, discoverUnits, importAll, importUnits } from "../../core/store/mod.ts";
@@ -13,7 +14,7 @@ import type { CliIo } from "../../cli/io.ts";
 import { dbOf } from "../_helpers/store_db.ts";
 import { appendClaudePrompt } from "../e2e/_synthetic.ts";
 import { cpuUsage } from "node:process";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { bytesUnder } from "./_bytes_under.ts";
 
 /** The process's CPU seconds, user and system, every thread. */
@@ -41,44 +42,75 @@ async function files(dir: string): Promise<string[]> {
 const [mode, a, b] = Deno.args;
 /** The agent to import (default Claude Code): `import HOME DATA codex` for the Codex corpus. */
 const source = Deno.args[3] ?? "claude-code";
-if (mode === "bare") {
+/** Times a bare loop, `loop` returning the bytes and lines it parsed, and prints the run. */
+function bareRun(
+  loop: () => { bytes: number; lines: number } | Promise<{ bytes: number; lines: number }>,
+) {
   const t0 = performance.now();
-  let bytes = 0, lines = 0;
+  return Promise.resolve(loop()).then(({ bytes, lines }) => {
+    const seconds = (performance.now() - t0) / 1000;
+    console.log(
+      JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
+    );
+  });
+}
+
+/** A database's bare loop: every text of `sql`'s first column (NULLs aside), read and parsed. */
+function parseCells(db: DatabaseSync, sql: string, ...params: string[]) {
   const decoder = new TextDecoder();
-  for (const f of await files(a)) {
-    const file = await Deno.open(f);
-    let carry = "";
-    for await (const chunk of file.readable) {
-      bytes += chunk.byteLength;
-      const text = carry + decoder.decode(chunk, { stream: true });
-      const parts = text.split("\n");
-      carry = parts.pop()!;
-      for (const l of parts) if (l) (JSON.parse(l), lines++);
-    }
-    if (carry) (JSON.parse(carry), lines++);
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  console.log(
-    JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
-  );
-} else if (mode === "bare-opencode") {
-  // An OpenCode database's bare loop: every message and part row's data, read and parsed.
-  const t0 = performance.now();
-  const db = new DatabaseSync(a, { readOnly: true });
   let bytes = 0, lines = 0;
-  for (const table of ["message", "part"]) {
-    for (const row of db.prepare(`SELECT data FROM ${table}`).iterate()) {
-      const data = String((row as { data: string }).data);
-      bytes += data.length;
-      JSON.parse(data);
-      lines++;
-    }
+  const stmt = db.prepare(sql) as StatementSync & { setReturnArrays(on: boolean): void };
+  stmt.setReturnArrays(true); // the fastest way node:sqlite has to hand rows over
+  for (const row of stmt.iterate(...params) as unknown as unknown[][]) {
+    const cell = row[0] as string | Uint8Array | null;
+    if (cell === null) continue;
+    const text = typeof cell === "string" ? cell : decoder.decode(cell);
+    bytes += text.length;
+    JSON.parse(text);
+    lines++;
   }
-  db.close();
-  const seconds = (performance.now() - t0) / 1000;
-  console.log(
-    JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
-  );
+  return { bytes, lines };
+}
+
+if (mode === "bare") {
+  await bareRun(async () => {
+    let bytes = 0, lines = 0;
+    const decoder = new TextDecoder();
+    for (const f of await files(a)) {
+      const file = await Deno.open(f);
+      let carry = "";
+      for await (const chunk of file.readable) {
+        bytes += chunk.byteLength;
+        const text = carry + decoder.decode(chunk, { stream: true });
+        const parts = text.split("\n");
+        carry = parts.pop()!;
+        for (const l of parts) if (l) (JSON.parse(l), lines++);
+      }
+      if (carry) (JSON.parse(carry), lines++);
+    }
+    return { bytes, lines };
+  });
+} else if (mode === "bare-opencode" || mode === "bare-cursor") {
+  // A database's bare loop: OpenCode's message and part rows' data, Cursor's chat and bubble
+  // rows' values, each read and parsed.
+  await bareRun(() => {
+    const db = new DatabaseSync(a, { readOnly: true });
+    const queries = mode === "bare-opencode"
+      ? ["message", "part"].map((table) => [`SELECT data FROM ${table}`])
+      : ["composerData:", "bubbleId:"].map((prefix) => [
+        "SELECT value FROM cursorDiskKV WHERE key >= ? AND key < ?",
+        prefix,
+        prefix.slice(0, -1) + ";",
+      ]);
+    let bytes = 0, lines = 0;
+    for (const [sql, ...params] of queries) {
+      const n = parseCells(db, sql, ...params);
+      bytes += n.bytes;
+      lines += n.lines;
+    }
+    db.close();
+    return { bytes, lines };
+  });
 } else if (mode === "import") {
   await Deno.mkdir(b, { recursive: true });
   const store = ChronicleStore.open(`${b}/chronicle.db`, { packs: createPackFiles(packDir(b)) });
@@ -194,6 +226,8 @@ if (mode === "bare") {
     total_s: (performance.now() - t0) / 1000,
   }));
 } else {
-  console.error("usage: _import_child.ts bare DIR | bare-opencode DB | import HOME DATA");
+  console.error(
+    "usage: _import_child.ts bare DIR | bare-opencode DB | bare-cursor DB | import HOME DATA",
+  );
   Deno.exit(2);
 }

@@ -26,6 +26,7 @@ import {
   REAL_LOGS,
   realCorpus,
 } from "./_bench_kit.ts";
+import { CURSOR_DB } from "./_big_logs.ts";
 import { bytesUnder } from "./_bytes_under.ts";
 import { copyTree } from "../_helpers/fixtures.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -43,19 +44,21 @@ await bigLogs();
 
 /**
  * The agents no generator writes, each a home of its real CLI's recordings copied to
- * CHRONICLE_BENCH_OTHER_MB (default 100) MiB (`_real_corpus.ts`): cold import against the
- * bare loop over the same logs (an OpenCode database's: its rows' data read and parsed),
- * ROUNDS rounds in turn, the median of each round's own ratio.
+ * CHRONICLE_BENCH_OTHER_MB (default 100) MiB (`_real_corpus.ts`), and Cursor, whose IDE has no
+ * CLI to record: a database of that many MiB of chats (`_big_logs.ts`). Cold import against the
+ * bare loop over the same logs (a database's: its rows' data read and parsed), ROUNDS rounds
+ * in turn, the median of each round's own ratio.
  */
 async function otherAgents() {
   const mib = Number(Deno.env.get("CHRONICLE_BENCH_OTHER_MB") ?? 100);
   console.log(`--- other agents, real recordings copied to ${mib} MiB each`);
   const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
   try {
-    for (const agent of ["gemini", "qwen", "copilot", "opencode"] as const) {
-      const home = await realCorpus(agent, mib);
-      const logs = `${home}/${REAL_LOGS[agent]}`;
-      const bare = () => child(agent === "opencode" ? "bare-opencode" : "bare", logs);
+    for (const agent of ["gemini", "qwen", "copilot", "opencode", "cursor"] as const) {
+      const home = agent === "cursor" ? await bigCursorDb(mib) : await realCorpus(agent, mib);
+      const logs = `${home}/${agent === "cursor" ? CURSOR_DB : REAL_LOGS[agent]}`;
+      const bareMode = agent === "opencode" || agent === "cursor" ? `bare-${agent}` : "bare";
+      const bare = () => child(bareMode, logs);
       await bare(); // fills the page cache
       const rows: { bare: BareRun; cold: ImportRun }[] = [];
       for (let r = 0; r < ROUNDS; r++) {
@@ -114,7 +117,7 @@ async function bigLogs() {
     const home = `${data}/cursor-home`;
     await copyTree(logs[1][1], home);
     await child("import", home, `${data}/again`, "cursor");
-    renameFirstChat(`${home}/.config/Cursor/User/globalStorage/state.vscdb`);
+    renameFirstChat(`${home}/${CURSOR_DB}`);
     const again: ImportRun = await child("import", home, `${data}/again`, "cursor");
     console.log(
       `${"  read again, 1 chat moved".padEnd(26)} ${

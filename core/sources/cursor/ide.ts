@@ -43,6 +43,7 @@ import {
 import {
   cellText,
   importSqliteUnit,
+  rowArrays,
   savedMarks,
   type SessionMarks,
   type SqlitePart,
@@ -147,6 +148,14 @@ async function workspaceFolder(fs: SourceFs, dbPath: string): Promise<string | u
  */
 const ROW_WEIGHT = 3;
 
+/**
+ * A chat's mark: a hash of its `composerData` row, and how many bubble rows it has and their
+ * values' SQL `length()` in all (see `DbReader.mark`).
+ */
+function chatMark(composerRow: string, bubbles: number, length: number): string {
+  return `${sha256Hex(composerRow).slice(0, 32)} ${bubbles} ${length}`;
+}
+
 class DbReader {
   constructor(
     private readonly db: DatabaseSync,
@@ -207,16 +216,20 @@ class DbReader {
       }
       bytes += ROW_WEIGHT * text.length;
       // a chat as the last read found it is not read again (an empty one, cheap, always is:
-      // its issues are said again)
-      const { mark, bubbles: rows } = this.mark(cid, text);
-      if (marks.known[key] === mark) {
-        marks.seen[key] = mark;
-        counts.bubbles += rows;
-        unchanged.push(`${SOURCE}:${cid}`);
-        continue;
+      // its issues are said again); a chat the last read did not mark is marked as it is read
+      const known = marks.known[key];
+      if (known !== undefined) {
+        const { mark, bubbles: rows } = this.mark(cid, text);
+        if (known === mark) {
+          marks.seen[key] = mark;
+          counts.bubbles += rows;
+          unchanged.push(`${SOURCE}:${cid}`);
+          continue;
+        }
       }
       try {
         const bubbles = this.bubbles(cid);
+        const mark = chatMark(text, bubbles.size, bubbles.length);
         counts.bubbles += bubbles.size;
         bytes += ROW_WEIGHT * bubbles.bytes;
         const b = new ComposerBuilder(
@@ -268,24 +281,33 @@ class DbReader {
       "SELECT count(*) AS n, sum(length(value)) AS bytes FROM cursorDiskKV WHERE key >= ? AND key < ?",
     ).get(`bubbleId:${cid}:`, `bubbleId:${cid};`) as { n: number; bytes: number | null };
     const n = Number(row.n);
-    return { mark: `${sha256Hex(text).slice(0, 32)} ${n} ${Number(row.bytes ?? 0)}`, bubbles: n };
+    return { mark: chatMark(text, n, Number(row.bytes ?? 0)), bubbles: n };
   }
 
   /**
    * The bubble rows of one chat, by bubble id; NULL and malformed values stay as markers.
-   * `bytes`: how much text the rows held.
+   * `bytes`: how much text the rows held; `length`: their values' SQL `length()` in all, what
+   * `mark` counts, so a chat read for the first time is marked without reading it twice (a
+   * tenth of the import worker's time on a 100 MiB database).
    */
-  private bubbles(cid: string): Map<string, unknown> & { bytes: number } {
-    const map = Object.assign(new Map<string, unknown>(), { bytes: 0 });
+  private bubbles(cid: string): Map<string, unknown> & { bytes: number; length: number } {
+    const map = Object.assign(new Map<string, unknown>(), { bytes: 0, length: 0 });
     const prefix = `bubbleId:${cid}:`;
-    const stmt = this.db.prepare("SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?");
-    for (const row of stmt.iterate(prefix, `bubbleId:${cid};`) as Iterable<Json>) {
-      const id = String(row.key).slice(prefix.length);
-      const text = cellText(row.value);
+    // (rows as arrays, rowArrays: [key, value, length(value)])
+    const rows = rowArrays(
+      this.db,
+      "SELECT key, value, length(value) FROM cursorDiskKV WHERE key >= ? AND key < ?",
+      prefix,
+      `bubbleId:${cid};`,
+    );
+    for (const [key, value, length] of rows) {
+      const id = String(key).slice(prefix.length);
+      const text = cellText(value);
       if (text === null) {
         map.set(id, NULL_VALUE);
         continue;
       }
+      map.length += Number(length);
       map.bytes += text.length;
       const parsed = parseJsonText(text);
       map.set(id, parsed.ok ? parsed.value : BAD_JSON);

@@ -81,6 +81,76 @@ Deno.test("readJsonl() reports garbage, invalid UTF-8 and oversize lines without
   assertEquals(lines[3].value, { ok: true });
 });
 
+Deno.test("readJsonl() reads the same lines whatever the chunk size", async () => {
+  const enc = (t: string) => new TextEncoder().encode(t);
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+  const parts = [
+    bom,
+    enc('{"a":"é✓😀 עברית"}\r\n'),
+    enc("\n   \n"),
+    bom,
+    enc('{"b":2}\n'),
+    bom,
+    bom,
+    enc('{"c":3}\n'), // two marks: the line's own first one goes, the second stays
+    new Uint8Array([0x7b, 0x22, 0x64, 0x22, 0x3a, 0x22, 0xe2, 0x0a]), // cut in a character
+    new Uint8Array([0x80, 0x22, 0x7d, 0x0a]), // a continuation byte opens a line
+    enc('{"e":"' + "z".repeat(90) + '"}\n'), // over maxLineBytes
+    enc("not json\n"),
+    enc('{"f":"\\n is not a line end"}\n'),
+    enc('{"g":"last"}'),
+  ];
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  parts.reduce((at, p) => (all.set(p, at), at + p.byteLength), 0);
+  const read = async (chunk: number, stopAt = Infinity) => {
+    const fs = new MemFs();
+    fs.chunk = chunk;
+    fs.write("/a.jsonl", all);
+    const state = { offset: 0, line: 1, bytesRead: 0 };
+    const lines: JsonlLine[] = [];
+    const options = { closed: true, maxLineBytes: 64 };
+    await readJsonl(fs, "/a.jsonl", state, options, (l) => lines.push(l) < stopAt);
+    return { lines, offset: state.offset, line: state.line };
+  };
+  const alone = await read(1);
+  assertEquals(alone.lines.map((l) => l.value ?? l.error ?? null), [
+    { a: "é✓😀 עברית" },
+    null,
+    null,
+    { b: 2 },
+    "invalid JSON",
+    "invalid JSON",
+    "invalid JSON",
+    "line longer than 64 bytes",
+    "invalid JSON",
+    { f: "\n is not a line end" },
+    { g: "last" },
+  ]);
+  assertEquals([alone.offset, alone.line], [all.byteLength, 12]);
+  for (const chunk of [2, 7, 16, 64, 1 << 20]) {
+    assertEquals(await read(chunk), alone, `chunks of ${chunk} bytes`);
+    const stopped = await read(chunk, 4);
+    assertEquals([stopped.lines, stopped.offset], [
+      alone.lines.slice(0, 4),
+      alone.lines[3].end + 1,
+    ]);
+  }
+});
+
+Deno.test("readJsonl() reads a line of 1.2 MB alike in one chunk or in many", async () => {
+  const long = "é".repeat(600_000); // 1.2 MB: more than a chunk of the real file system
+  const text = `{"a":1}\n{"long":"${long}"}\n{"b":2}\n{"c":3}\n`;
+  const read = async (chunk: number) => {
+    const fs = new MemFs();
+    fs.chunk = chunk;
+    fs.write("/a.jsonl", text);
+    return (await readAll(fs, "/a.jsonl")).lines;
+  };
+  const big = await read(4 << 20);
+  assertEquals(big.map((l) => l.value), [{ a: 1 }, { long }, { b: 2 }, { c: 3 }]);
+  assertEquals(await read(4096), big);
+});
+
 Deno.test("readJsonl() reads nothing from an empty file", async () => {
   const fs = new MemFs();
   fs.write("/a.jsonl", "");
