@@ -7,8 +7,8 @@
  * CHRONICLE_BENCH_CORPUS. With CHRONICLE_ORIGINAL (an installed copy of the original
  * Chronicle, see original_bench.ts) each round also runs the original's cold import. Each size
  * measures a Codex corpus too; then come the other agents, from their real CLIs' recordings
- * (CHRONICLE_BENCH_OTHER_MB, default 100 MiB each), and one big log of each kind
- * (CHRONICLE_BENCH_BIG_MB).
+ * and a Cursor database (CHRONICLE_BENCH_OTHER_MB, default 100 MiB each), and one big log of
+ * each kind (CHRONICLE_BENCH_BIG_MB).
  */
 import {
   type BareRun,
