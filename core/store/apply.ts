@@ -204,7 +204,7 @@ export function getSource(sql: Sql, path: string): SourceRow | null {
  * the slices stored. The caller holds the transaction.
  */
 export function settleSlices(w: Writer, path: string): void {
-  for (const sid of getSource(w.sql, path)?.sessions ?? []) refreshAggregates(w.sql, sid);
+  for (const sid of getSource(w.sql, path)?.sessions ?? []) refreshAggregates(w, sid);
 }
 
 /**
@@ -247,7 +247,7 @@ export function markUnitGone(w: Writer, path: string): string[] {
   w.sql.stmt("DELETE FROM source_states WHERE path = ?").run(path);
   w.sql.stmt("DELETE FROM source_seen WHERE path = ?").run(path);
   w.changes.settle(stamp, touched);
-  for (const sid of touched) refreshAggregates(w.sql, sid);
+  for (const sid of touched) refreshAggregates(w, sid);
   return prev.sessions;
 }
 
@@ -318,7 +318,7 @@ export function applyUnit(
       const settle = slicedOn(prev?.checkpoint) && !wholeSessions
         ? new Set([...touched, ...(prev?.sessions ?? [])])
         : touched;
-      for (const sid of settle) refreshAggregates(w.sql, sid, w.deferSearch);
+      for (const sid of settle) refreshAggregates(w, sid, w.deferSearch);
     }
     const sessions = new Set([...(prev?.sessions ?? []), ...holds]);
     if (full && prev) {
@@ -720,7 +720,12 @@ export function indexOperations(
  * pass: its sessions are browsable sooner (on the 300 MB corpora the statistics took 0.3 s of
  * Claude Code's writer and 0.5 s of Codex's, every session recounted after each of its logs).
  */
-export function refreshAggregates(sql: Sql, sessionId: string, deferStats = false): void {
+export function refreshAggregates(
+  w: Pick<Writer, "sql" | "payloads">,
+  sessionId: string,
+  deferStats = false,
+): void {
+  const sql = w.sql;
   sql.stmt(
     `UPDATE sessions SET
        op_count = (SELECT count(*) FROM operations WHERE session = num),
@@ -729,14 +734,19 @@ export function refreshAggregates(sql: Sql, sessionId: string, deferStats = fals
      WHERE id = ?1`,
   ).run(sessionId);
   // The first prompt the user typed, as a title reads it (a slash command's markup becomes
-  // the command): core/model's promptTitle, so list, show, search and export agree.
+  // the command): core/model's promptTitle, so list, show, search and export agree. Its text
+  // may be left to its request payload (prepare.ts, `"text": null`).
   const first = sql.stmt(
-    `SELECT json_extract(doc, '$.text') AS text FROM operations
+    `SELECT json_extract(doc, '$.text') AS text,
+       CASE WHEN json_type(doc, '$.text') = 'null'
+         THEN json_extract(doc, '$.request.sha256') END AS input
+     FROM operations
      WHERE session = ${sessionNum()} AND kind = 'prompt' AND connection = 'main'
        AND json_extract(doc, '$.injected') IS NULL
      ORDER BY ${OP_ORDER} LIMIT 1`,
-  ).get(sessionId) as { text: unknown } | undefined;
-  const prompt = typeof first?.text === "string" ? promptTitle(first.text) : null;
+  ).get(sessionId) as { text: unknown; input: unknown } | undefined;
+  const text = typeof first?.input === "string" ? w.payloads.textOf(first.input) : first?.text;
+  const prompt = typeof text === "string" ? promptTitle(text) : null;
   sql.stmt("UPDATE sessions SET first_prompt = ? WHERE id = ?").run(prompt, sessionId);
   if (deferStats) {
     sql.stmt("INSERT OR IGNORE INTO stats_backlog (session_id) VALUES (?)").run(sessionId);

@@ -69,6 +69,7 @@ export interface BacklogSlice {
  * documents are parsed where the texts are built (a worker, for the backlog), not here.
  */
 const TEXT_SOURCE = `o.stamp AS stamp, ${storedOpColumns("o.", { file: false })},
+  -- (a prompt's own text too, when its doc leaves it to this payload: prepare.ts)
   json_extract(o.doc, '$.request.sha256') AS input,
   -- a reply's or thinking's own text, when its doc leaves it to the payload (prepare.ts)
   CASE WHEN o.kind NOT IN ('reply', 'thinking') OR json_type(o.doc, '$.text') = 'null'

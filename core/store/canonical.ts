@@ -180,7 +180,7 @@ export function putCanonical(
       );
     });
   });
-  refreshAggregates(w.sql, id);
+  refreshAggregates(w, id);
   // A live view of a replaced session reloads it.
   if (stored) w.sql.stmt("UPDATE sessions SET reset_stamp = ? WHERE id = ?").run(stamp, id);
   w.changes.settle(stamp, [id]);

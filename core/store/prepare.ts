@@ -9,6 +9,7 @@ import {
   type Operation,
   type OperationProvenance,
   type OperationRecord,
+  type PayloadRef,
   type ReplayAttributes,
   replayAttributes,
   type SessionDelta,
@@ -261,8 +262,10 @@ export function stepOf(
  *   a document's bytes);
  * - the source file of its ranges where that is the row's `file` (named once or twice, at
  *   length);
- * - for a reply or thinking whose text is exactly its response payload (`payloads` holds it),
- *   `"text": null` instead of a second copy of that text (a quarter of all documents' bytes);
+ * - for a reply or thinking whose text is exactly its response payload, or a prompt whose text
+ *   is exactly its request payload (`payloads` holds it; `textPayload`), `"text": null` instead
+ *   of a second copy of that text (replies and thinking: a quarter of all documents' bytes;
+ *   prompts: 8.1 of a Cursor store's 93 MB, 5.6 of a Codex one's 113);
  * - its time where that is the row's order time (an operation without one, in a row with one,
  *   says `"ts_ms": null`);
  * - the line range of its call where that is the row's line, once (and so its completion's,
@@ -282,7 +285,7 @@ export function storedDoc(
   const ranges = [p.source_range, p.completion?.source_range]
     .filter((r): r is SourceRange => r?.file === file);
   // (decided before any field is blanked: they read kind, completeness and request)
-  const shared = payloads !== undefined && textIsResponse(op, payloads);
+  const shared = payloads !== undefined && textIsPayload(op, payloads);
   const derived = op.replay !== undefined && sameReplay(op.replay, replayAttributes(op));
   const lines = p.source_range?.lines;
   // JSON leaves out a property whose value is undefined: blank fields for the moment of
@@ -337,13 +340,24 @@ const sameReplay = (a: ReplayAttributes, b: ReplayAttributes) =>
 
 const decoder = new TextDecoder();
 
-/** Whether a reply's or thinking's text is its response payload, byte for byte. */
-function textIsResponse(op: Operation, payloads: Pick<Map<string, Uint8Array>, "get">): boolean {
-  if (op.kind !== "reply" && op.kind !== "thinking") return false;
-  if (typeof op.text !== "string" || !op.response || !("sha256" in op.response)) return false;
-  const bytes = payloads.get(op.response.sha256);
-  return bytes !== undefined && bytes.byteLength === op.response.size &&
-    decoder.decode(bytes) === op.text;
+/**
+ * The payload an operation's text may be left to: a reply's or thinking's response, a prompt's
+ * request (as `kind` says; the stored doc leaves the kind to its row).
+ */
+function textPayload(op: Pick<Operation, "kind" | "request" | "response">): PayloadRef | undefined {
+  return op.kind === "prompt"
+    ? op.request
+    : op.kind === "reply" || op.kind === "thinking"
+    ? op.response
+    : undefined;
+}
+
+/** Whether an operation's text is its `textPayload`, byte for byte. */
+function textIsPayload(op: Operation, payloads: Pick<Map<string, Uint8Array>, "get">): boolean {
+  const ref = textPayload(op);
+  if (typeof op.text !== "string" || !ref || !("sha256" in ref)) return false;
+  const bytes = payloads.get(ref.sha256);
+  return bytes !== undefined && bytes.byteLength === ref.size && decoder.decode(bytes) === op.text;
 }
 
 /** A range as a doc keeps it: its bytes, and its file and lines unless its row has them. */
@@ -399,7 +413,7 @@ export function readStoredDoc(row: StoredOp, payloadText: PayloadText): Operatio
   else if (own.ts_ms === undefined && row.ts_ms !== null) own.ts_ms = Number(row.ts_ms);
   op.replay ??= replayAttributes(op);
   if ((op.text as string | null | undefined) === null) {
-    const ref = op.response;
+    const ref = textPayload(op);
     const text = ref && "sha256" in ref ? payloadText(ref.sha256) : null;
     // An unreadable payload (a pack cut short) loses the text, as it loses any output.
     if (text === null) delete op.text;

@@ -195,7 +195,7 @@ Deno.test("a doc leaves out its time, its call's line, epoch 0 and the replay it
   );
 });
 
-Deno.test("a reply's or thinking's text that is its response payload is kept once, in the payload", async (t) => {
+Deno.test("a reply's or thinking's text that is its response payload, a prompt's that is its request, is kept once, in the payload", async (t) => {
   const row = "/home/dev/.claude/projects/-p/8f2c.jsonl";
   const text = "Done: the tests pass — ünïcode too.";
   const bytes = new TextEncoder().encode(text);
@@ -240,6 +240,64 @@ Deno.test("a reply's or thinking's text that is its response payload is kept onc
     assertEquals(back.text, undefined);
     assertEquals(back.response, { sha256: sha, size: bytes.byteLength });
   });
+  const prompt = (request: Operation["request"]): Operation => {
+    const { response: _, ...rest } = reply("reply", text);
+    return { ...rest, kind: "prompt", request };
+  };
+  await t.step("a prompt's text that is its request payload", () => {
+    const original = prompt({ sha256: sha, size: bytes.byteLength });
+    const doc = storedDoc(original, rowOf(row, original), payloads);
+    assertEquals(JSON.parse(doc).text, null);
+    assert(!doc.includes("ünïcode"), "the text is not in the doc");
+    assertEquals(readStoredDoc(stored(original, row, payloads), read), original);
+  });
+  await t.step("a prompt's text beside a request of other bytes (its content blocks) stays", () => {
+    const blocks = new TextEncoder().encode(JSON.stringify([{ type: "text", text }]));
+    const other = "cd".repeat(32);
+    const original = prompt({ sha256: other, size: blocks.byteLength });
+    const doc = storedDoc(original, rowOf(row, original), new Map([[other, blocks]]));
+    assertEquals(JSON.parse(doc).text, text);
+  });
+  await t.step(
+    "a reply's text is never taken from a request, nor a prompt's from a response",
+    () => {
+      const ref = { sha256: sha, size: bytes.byteLength };
+      const asked = { ...reply("reply", text), response: undefined, request: ref };
+      assertEquals(JSON.parse(storedDoc(asked, rowOf(row, asked), payloads)).text, text);
+      const answered = { ...prompt(undefined), response: ref };
+      assertEquals(JSON.parse(storedDoc(answered, rowOf(row, answered), payloads)).text, text);
+    },
+  );
+});
+
+Deno.test("a prompt's text kept in its payload is its session's first prompt, in its view and in search, in one pass or in bulk", async (t) => {
+  for (const bulk of [false, true]) {
+    const step = bulk ? "a bulk pass (16 logs: rows first, the search index after)" : "one log";
+    await t.step(step, async () => {
+      await using s = await scratch();
+      await s.write("aaaaaaaa-5", ["an output"]);
+      for (let i = 0; bulk && i < 15; i++) await s.write(`bbbbbbbb-${i}`, ["another output"]);
+      const store = s.open();
+      const summary = await s.run(store);
+      assertEquals(summary.indexed > 0, bulk, "indexed after the rows, or with them");
+      const db = dbOf(store);
+      const prompt = "fix it, session aaaaaaaa-5";
+      const session = "(SELECT num FROM sessions WHERE id LIKE '%aaaaaaaa-5')";
+      const docs = db.prepare(
+        `SELECT doc FROM operations WHERE kind = 'prompt' AND session = ${session}`,
+      ).all() as { doc: string }[];
+      assertEquals(docs.map((d) => JSON.parse(d.doc).text), [null], "the doc leaves it out");
+      assert(!docs[0].doc.includes(prompt));
+      const row = db.prepare(
+        "SELECT id, first_prompt FROM sessions WHERE id LIKE '%aaaaaaaa-5'",
+      ).get() as { id: string; first_prompt: string };
+      assertEquals(row.first_prompt, prompt);
+      const ops = Object.values(store.loadSession(row.id)?.operations ?? {});
+      assertEquals(ops.filter((o) => o.kind === "prompt").map((o) => o.text), [prompt]);
+      assertEquals(store.search("aaaaaaaa").total, 1, "found in the prompt");
+      store.close();
+    });
+  }
 });
 
 Deno.test("an importer's big state is stored compressed and reads back as it was; an older one in text too", () => {
@@ -370,8 +428,13 @@ Deno.test("docs an earlier Chronicle stored whole read, re-read and search as be
   const rows = db.prepare(`SELECT rowid, ${storedOpColumns()} FROM operations`)
     .all() as unknown as (StoredOp & { rowid: number })[];
   const update = db.prepare("UPDATE operations SET doc = ? WHERE rowid = ?");
+  // (texts left to their payloads come back whole, as an earlier Chronicle kept them)
+  const payloadText = (sha: string) => {
+    const bytes = store.payload(sha);
+    return bytes && new TextDecoder().decode(bytes);
+  };
   for (const r of rows) {
-    const whole = readStoredDoc(r, () => null);
+    const whole = readStoredDoc(r, payloadText);
     const doc = JSON.parse(storedDoc(whole, r));
     // (its ranges in the row's own log without the file, as since migration 21)
     const provenance = JSON.parse(
