@@ -287,8 +287,8 @@ class DbReader {
   /**
    * The bubble rows of one chat, by bubble id; NULL and malformed values stay as markers.
    * `bytes`: how much text the rows held; `length`: their values' SQL `length()` in all, what
-   * `mark` counts, so a chat read for the first time is marked without reading it twice (a
-   * tenth of the import worker's time on a 100 MiB database).
+   * `mark` counts, so a chat read for the first time is marked without reading it twice (the
+   * second read was 0.15 s of the import worker's 2.6 s on a 100 MiB database).
    */
   private bubbles(cid: string): Map<string, unknown> & { bytes: number; length: number } {
     const map = Object.assign(new Map<string, unknown>(), { bytes: 0, length: 0 });
