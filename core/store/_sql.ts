@@ -26,6 +26,33 @@ export function isBusy(e: unknown): boolean {
   return /\b(busy|locked)\b/i.test((e as Error)?.message ?? "");
 }
 
+/**
+ * Runs `attempt` again while SQLite answers busy, for up to `timeoutMs`, a short while between
+ * tries. For what the busy timeout does not cover: SQLite gives up at once, without waiting,
+ * when waiting could deadlock, as when two connections both turn a new database to WAL (two
+ * `chronicle import`s on a new data folder). Any other error, or busy past the time, is thrown.
+ */
+export function retryWhileBusy<T>(
+  attempt: () => T,
+  timeoutMs: number,
+  pause: (ms: number) => void = sleepSync,
+): T {
+  const until = Date.now() + timeoutMs;
+  for (let tries = 1;; tries++) {
+    try {
+      return attempt();
+    } catch (e) {
+      if (!isBusy(e) || Date.now() >= until) throw e;
+      pause(Math.min(10 * tries, 100)); // (two processes that collided try again apart)
+    }
+  }
+}
+
+/** Blocks the thread for `ms` (Deno lets its main thread wait on an atomic). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 export class Sql {
   private readonly stmts = new Map<string, StatementSync>();
 

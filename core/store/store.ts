@@ -93,7 +93,7 @@ import type {
   TimelineItem,
 } from "./types.ts";
 import { DEFAULT_GROUP_LIMITS, WriteGroup, type WriteGroupLimits } from "./write_group.ts";
-import { isBusy, Sql } from "./_sql.ts";
+import { isBusy, retryWhileBusy, Sql } from "./_sql.ts";
 
 export { PIPELINE_VERSION, type UnitCheckpoint } from "./apply.ts";
 
@@ -152,6 +152,34 @@ function refuseForeignDatabase(db: DatabaseSync, path: string): void {
 }
 
 /**
+ * Opens the database at `path` with the store's settings (closed again when one fails; the
+ * caller tries again while SQLite answers busy, `retryWhileBusy`).
+ */
+function openDb(path: string, busyMs: number, autoVacuum: boolean): DatabaseSync {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(`PRAGMA busy_timeout = ${busyMs}`);
+    // Before any pragma that writes to the file (the journal mode does): another program's
+    // database is left exactly as it was.
+    refuseForeignDatabase(db, path);
+    // Payload blobs dominate the file: bigger pages mean fewer overflow pages. Only takes
+    // effect when the database is created.
+    db.exec("PRAGMA page_size = 16384");
+    // Pages a forget frees can go back to the disk without VACUUM, which Deno refuses a
+    // process without every permission (compact.ts). Also only at creation (or at a VACUUM).
+    if (autoVacuum) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+    if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA temp_store = MEMORY");
+    db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
+    return db;
+  } catch (e) {
+    if (db.isOpen) db.close();
+    throw e;
+  }
+}
+
+/**
  * SQLite's own page cache, KiB (the system's file cache holds the rest). It stays full: with
  * 16 MiB, a cold import of a 300 MB Codex history peaked at 304-314 MB RSS, with 4 MiB at 280
  * MB, in the same time.
@@ -199,23 +227,10 @@ export class ChronicleStore {
 
   /** Opens (creating and migrating) the store at `path`, or `":memory:"`. */
   static open(path: string, options: StoreOptions = {}): ChronicleStore {
+    const busyMs = options.busyTimeoutMs ?? 5000;
     let db: DatabaseSync;
     try {
-      db = new DatabaseSync(path);
-      db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-      // Before any pragma that writes to the file (the journal mode does): another program's
-      // database is left exactly as it was.
-      refuseForeignDatabase(db, path);
-      // Payload blobs dominate the file: bigger pages mean fewer overflow pages. Only takes
-      // effect when the database is created.
-      db.exec("PRAGMA page_size = 16384");
-      // Pages a forget frees can go back to the disk without VACUUM, which Deno refuses a
-      // process without every permission (compact.ts). Also only at creation (or at a VACUUM).
-      if (options.autoVacuum !== false) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
-      if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
-      db.exec("PRAGMA synchronous = NORMAL");
-      db.exec("PRAGMA temp_store = MEMORY");
-      db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
+      db = retryWhileBusy(() => openDb(path, busyMs, options.autoVacuum !== false), busyMs);
     } catch (e) {
       if (e instanceof ChronicleError) throw e;
       throw new ChronicleError("io", `Cannot open the store "${path}": ${(e as Error).message}`, {
