@@ -43,16 +43,15 @@ const [mode, a, b] = Deno.args;
 /** The agent to import (default Claude Code): `import HOME DATA codex` for the Codex corpus. */
 const source = Deno.args[3] ?? "claude-code";
 /** Times a bare loop, `loop` returning the bytes and lines it parsed, and prints the run. */
-function bareRun(
+async function bareRun(
   loop: () => { bytes: number; lines: number } | Promise<{ bytes: number; lines: number }>,
 ) {
   const t0 = performance.now();
-  return Promise.resolve(loop()).then(({ bytes, lines }) => {
-    const seconds = (performance.now() - t0) / 1000;
-    console.log(
-      JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
-    );
-  });
+  const { bytes, lines } = await loop();
+  const seconds = (performance.now() - t0) / 1000;
+  console.log(
+    JSON.stringify({ seconds, cpu_s: cpuSeconds(), bytes, lines, peak_rss_mb: peakRssMb() }),
+  );
 }
 
 /** A database's bare loop: every text of `sql`'s first column (NULLs aside), read and parsed. */

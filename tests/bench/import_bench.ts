@@ -51,7 +51,9 @@ await bigLogs();
  */
 async function otherAgents() {
   const mib = Number(Deno.env.get("CHRONICLE_BENCH_OTHER_MB") ?? 100);
-  console.log(`--- other agents, real recordings copied to ${mib} MiB each`);
+  console.log(
+    `--- other agents, real recordings copied (Cursor: a database written) to ${mib} MiB each`,
+  );
   const data = await Deno.makeTempDir({ prefix: "chronicle-bench-" });
   try {
     for (const agent of ["gemini", "qwen", "copilot", "opencode", "cursor"] as const) {
