@@ -9,8 +9,12 @@ export function sha256Hex(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/** Text payloads share buffers of this size; a longer text gets its own. */
-const ARENA_BYTES = 1 << 20;
+/**
+ * Text payloads share buffers: the first a pass makes is small, each next one twice the last,
+ * up to the largest; a text that could need more than a quarter of that gets its own.
+ */
+const ARENA_MIN = 1 << 16;
+const ARENA_MAX = 1 << 20;
 
 /**
  * Collects the payloads an import pass produces, each stored once by its hash. Texts are
@@ -26,9 +30,10 @@ export class PayloadSink {
   text(value: string): PayloadRef {
     // UTF-8 needs at most 3 bytes for each UTF-16 code unit.
     const room = value.length * 3;
-    if (room > ARENA_BYTES / 4) return this.bytes(encoder.encode(value));
+    if (room > ARENA_MAX / 4) return this.bytes(encoder.encode(value));
     if (this.arena.byteLength - this.used < room) {
-      this.arena = new Uint8Array(ARENA_BYTES);
+      const size = Math.min(ARENA_MAX, Math.max(ARENA_MIN, 2 * this.arena.byteLength, room));
+      this.arena = new Uint8Array(size);
       this.used = 0;
     }
     const written = encoder.encodeInto(value, this.arena.subarray(this.used)).written;

@@ -29,6 +29,21 @@ Deno.test("texts share buffers; a repeat takes no room; a long text gets its own
   }
 });
 
+Deno.test("a pass's first shared buffer is small, and each next one twice the last, up to 1 MiB", () => {
+  const sink = new PayloadSink();
+  const sizes = () =>
+    [...new Set([...sink.payloads.values()].map((b) => b.buffer))].map((b) => b.byteLength);
+  sink.text("one short prompt");
+  assertEquals(sizes(), [1 << 16]);
+  // 400 texts of 8-10 KB, 3.6 MB in all: they outgrow buffer after buffer
+  const texts = Array.from({ length: 400 }, (_, i) => `${i} `.repeat(2000 + i));
+  for (const t of texts) sink.text(t);
+  const made = sizes();
+  assertEquals(made.slice(0, 6), [1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 20]);
+  assert(made.every((n) => n <= 1 << 20), `buffers of ${made.join(", ")} bytes`);
+  for (const t of texts) assertEquals(sink.payloads.get(sha256Hex(t)), encoder.encode(t));
+});
+
 Deno.test("packing keeps buffers the payloads fill and copies slices of others", () => {
   const sink = new PayloadSink();
   sink.text("one");
