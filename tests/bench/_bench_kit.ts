@@ -194,8 +194,11 @@ export async function original(home: string): Promise<OriginalRun> {
   }
 }
 
+/** The middle value; of an even count, the mean of the two middle ones (not the upper one). */
 export function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 export function medianBy<T>(xs: T[], key: (x: T) => number): T {

@@ -16,6 +16,7 @@
 import { lintSource, secretlintRecommended as recommended } from "../_helpers/test_deps.ts";
 import { scanText } from "../../core/security/mod.ts";
 import { FakeSecrets, prng } from "../unit/security/_fake_secrets.ts";
+import { median } from "./_bench_kit.ts";
 
 const SIZE_MB = Number(Deno.args[0] ?? 8);
 const ROUNDS = Number(Deno.args[1] ?? 9);
@@ -146,11 +147,6 @@ async function secretlint(text: string) {
     },
   });
   return result.messages.map((m) => m.range as [number, number]);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 /** Concatenated session logs from the project's corpus generator; null without node. */
