@@ -51,6 +51,12 @@ function readRangeSync(path: string, offset: number, length: number): Uint8Array
 
 export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
   const blocking = options.blocking === true;
+  /**
+   * The read buffer of the last file read, for the next (a read in progress has its own): a
+   * buffer a file, most of them a megabyte, left the outside memory to the collector and to the
+   * allocator of the import worker's thread, whose memory grew with them.
+   */
+  let spare: Uint8Array | null = null;
   return {
     async stat(path: string): Promise<FileStat | null> {
       try {
@@ -79,13 +85,17 @@ export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
     },
     async *readFrom(path: string, offset: number): AsyncIterable<Uint8Array> {
       const file = Deno.openSync(path, { read: true });
+      let buf: Uint8Array | null = null;
       try {
         if (offset > 0) file.seekSync(offset, Deno.SeekMode.Start);
         // One buffer, read into again for each chunk (SourceFs: a chunk lasts until the next):
         // a fresh megabyte per read cost the import worker a third of a second per 300 MB in
-        // page faults and the collections its outside memory set off. No bigger than the file.
+        // page faults and the collections its outside memory set off. No bigger than the file,
+        // unless the last file's is free.
         const left = file.statSync().size - offset;
-        const buf = new Uint8Array(Math.min(CHUNK, Math.max(4096, left + 4096)));
+        const want = Math.min(CHUNK, Math.max(4096, left + 4096));
+        buf = spare && spare.byteLength >= want ? spare : new Uint8Array(want);
+        if (buf === spare) spare = null;
         while (true) {
           // A synchronous read of a local file costs well under a millisecond; awaiting the
           // asynchronous one left the import worker idle for a third of a second per 300 MB.
@@ -95,6 +105,7 @@ export function createDenoFs(options: DenoFsOptions = {}): SourceFs {
         }
       } finally {
         file.close();
+        if (buf && buf.byteLength > (spare?.byteLength ?? 0)) spare = buf;
       }
     },
     async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {

@@ -25,7 +25,8 @@ export interface SourceFs {
   readDir(path: string): Promise<DirEntry[]>;
   /**
    * Streams bytes of a file from `offset` to its current end. A chunk is valid until the next
-   * one is asked for (the reader reads into the same buffer again): copy what must last longer.
+   * one is asked for, or the next read begins (the reader reads into the same buffer again):
+   * copy what must last longer.
    */
   readFrom(path: string, offset: number): AsyncIterable<Uint8Array>;
   /** Reads at most `length` bytes at `offset`. */
