@@ -19,7 +19,10 @@
 export interface PackFiles {
   /** The length of pack `n`: 0 when it does not exist yet. */
   size(n: number): number;
-  /** Writes all of `bytes` at `offset` of pack `n`, creating it (owner-only) when needed. */
+  /**
+   * Writes all of `bytes` at `offset` of pack `n`, creating it (owner-only) when needed; the
+   * caller may fill `bytes` again once it returns.
+   */
   write(n: number, offset: number, bytes: Uint8Array): void;
   /** Up to `length` bytes at `offset`: fewer when the pack is shorter, none when it is gone. */
   read(n: number, offset: number, length: number): Uint8Array;
@@ -42,5 +45,8 @@ export const PACK_MIN_BYTES = 4096;
 /** A pack grows to about this size before the next one is started. */
 export const PACK_LIMIT = 1 << 30;
 
-/** Writes in slices of at most this many bytes, so a big unit never needs a second copy. */
+/**
+ * Writes in slices of at most this many bytes, gathered in one buffer a store keeps (a payload
+ * bigger than that is written as it is), so a big unit never needs a second copy.
+ */
 export const PACK_WRITE_SLICE = 8 << 20;

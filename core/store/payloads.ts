@@ -19,7 +19,6 @@ import {
   FRAME_BYTES,
   frameEnds,
   isFramed,
-  plainFrame,
   type StoredForm,
 } from "./payload_codec.ts";
 import { HashFilter } from "./hash_filter.ts";
@@ -450,8 +449,10 @@ export class PayloadStore {
     for (const last of frameEnds(items.map((p) => p.bytes.byteLength))) {
       const part = items.slice(first, last);
       const parts = part.map((p) => p.bytes);
-      const bytes = plain ? plainFrame(parts) : encodeFrame(parts);
-      const frame = Number(row.run(out.pack, out.frame(bytes), bytes.byteLength).lastInsertRowid);
+      // (a plain frame's payloads go to the pack's write buffer as they are, not joined first)
+      const bytes = plain ? parts : [encodeFrame(parts)];
+      const stored = bytes.reduce((n, b) => n + b.byteLength, 0);
+      const frame = Number(row.run(out.pack, out.frame(...bytes), stored).lastInsertRowid);
       let at = 0;
       for (const p of part) {
         place(p.sha, p.bytes.byteLength, frame, at);
@@ -478,33 +479,46 @@ export class PayloadStore {
     while (end >= this.packLimit) end = packs.size(++n);
     this.pack = n;
     if (plain) this.plainPack = n;
-    let at = end;
-    let batch: Uint8Array[] = [];
-    let size = 0;
+    let at = end; // where the buffer's bytes go
+    let size = 0; // bytes in the buffer
     const flush = () => {
-      if (!batch.length) return;
-      let bytes = batch[0];
-      if (batch.length > 1) {
-        bytes = new Uint8Array(size);
-        for (let k = 0, o = 0; k < batch.length; o += batch[k++].byteLength) bytes.set(batch[k], o);
-      }
-      packs.write(n, at, bytes);
+      if (!size) return;
+      packs.write(n, at, this.writeBuffer!.subarray(0, size));
       this.unsynced.add(n);
       at += size;
-      batch = [];
       size = 0;
     };
-    /** Appends a frame's bytes; returns its offset in the pack. */
-    const frame = (bytes: Uint8Array): number => {
-      if (size + bytes.byteLength > PACK_WRITE_SLICE) flush();
+    /** Appends a frame, `parts` one after the other; returns its offset in the pack. */
+    const frame = (...parts: Uint8Array[]): number => {
+      const length = parts.reduce((k, p) => k + p.byteLength, 0);
+      if (size + length > PACK_WRITE_SLICE) flush();
       const offset = end;
-      batch.push(bytes);
-      size += bytes.byteLength;
-      end += bytes.byteLength;
+      if (length > PACK_WRITE_SLICE) {
+        // bigger than the buffer (one payload): written as it is, the buffer being empty
+        for (const p of parts) {
+          packs.write(n, at, p);
+          at += p.byteLength;
+        }
+        this.unsynced.add(n);
+      } else {
+        const buffer = this.writeBuffer ??= new Uint8Array(PACK_WRITE_SLICE);
+        for (const p of parts) {
+          buffer.set(p, size);
+          size += p.byteLength;
+        }
+      }
+      end += length;
       return offset;
     };
     return { pack: n, frame, flush };
   }
+
+  /**
+   * The bytes an appender gathers for one write to a pack, filled again after each: a buffer a
+   * write, and a joined copy of each plain frame before it, were megabytes a unit left to the
+   * collector and to the allocator.
+   */
+  private writeBuffer: Uint8Array | null = null;
 
   /**
    * A payload's bytes; null when unknown, or when its pack lost them (cut short, deleted,

@@ -13,6 +13,7 @@ import {
   type PlainCursor,
   type PlainSlice,
 } from "../../../core/store/mod.ts";
+import { PACK_WRITE_SLICE } from "../../../core/store/packs.ts";
 import { createTextWorker } from "../../../runtime/text_builder.ts";
 import { sha256Hex } from "../../../core/model/mod.ts";
 import { packDir } from "../../../runtime/pack_files.ts";
@@ -628,6 +629,44 @@ Deno.test("a bulk import's frames are written plain, read at once, and compresse
   await s.write("dddddddd-1", [big("after")]);
   await s.run(store);
   assertEquals(place(store, big("after"))?.pack, 2);
+  store.close();
+});
+
+Deno.test("frames around a payload bigger than one write to a pack follow each other in it, each payload reading back exactly", async () => {
+  await using s = await scratch();
+  const results = [
+    big("before", 200_000),
+    ...Array.from({ length: 6 }, (_, i) => big(`small ${i}`)),
+    big("huge", PACK_WRITE_SLICE + 300_000), // written as it is, not through the write buffer
+    big("after", 200_000),
+    big("last"),
+  ];
+  await s.write("eeeeeeee-0", results);
+  // enough sessions for a bulk pass, whose frames are written plain
+  for (let i = 1; i < 20; i++) await s.write(`eeeeeeee-${i}`, [big(`filler ${i}`)]);
+  const store = s.open();
+  const frames = () =>
+    dbOf(store).prepare("SELECT pack, pack_offset, stored FROM frames ORDER BY pack, pack_offset")
+      .all() as { pack: number; pack_offset: number; stored: number }[];
+  const noGaps = () => {
+    const all = frames();
+    for (let i = 1; i < all.length; i++) {
+      if (all[i].pack !== all[i - 1].pack) continue;
+      assertEquals(all[i].pack_offset, all[i - 1].pack_offset + all[i - 1].stored, `frame ${i}`);
+    }
+    return all;
+  };
+  assertEquals((await s.run(store, { searchLater: true })).errors, []);
+  assertEquals(codecs(store), ["codec 3 in 1"]);
+  const plain = noGaps();
+  assertEquals(plain.at(-1)!.pack_offset + plain.at(-1)!.stored, s.packBytes());
+  for (const r of results) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  // compressed by the next import, through the same writes
+  assertEquals((await s.run(store)).errors, []);
+  assertEquals(codecs(store), ["codec 2 in 2"]);
+  noGaps();
+  for (const r of results) assertEquals(store.payload(sha256Hex(r)), encoder.encode(r));
+  assertEquals(store.health().payloads.bad, 0);
   store.close();
 });
 
