@@ -409,7 +409,7 @@ export class PayloadStore {
       packs.add(from.pack);
       if (!unchanged.get(from.id, from.pack, from.offset)) continue;
       const bytes = compressed[i];
-      move.run(out.pack, out.frame(bytes), bytes.byteLength, from.id);
+      move.run(out.pack, out.frame([bytes]), bytes.byteLength, from.id);
     }
     out.flush();
     const referred = this.sql.stmt("SELECT 1 FROM frames WHERE pack = ? LIMIT 1");
@@ -452,7 +452,7 @@ export class PayloadStore {
       // (a plain frame's payloads go to the pack's write buffer as they are, not joined first)
       const bytes = plain ? parts : [encodeFrame(parts)];
       const stored = bytes.reduce((n, b) => n + b.byteLength, 0);
-      const frame = Number(row.run(out.pack, out.frame(...bytes), stored).lastInsertRowid);
+      const frame = Number(row.run(out.pack, out.frame(bytes), stored).lastInsertRowid);
       let at = 0;
       for (const p of part) {
         place(p.sha, p.bytes.byteLength, frame, at);
@@ -488,8 +488,11 @@ export class PayloadStore {
       at += size;
       size = 0;
     };
-    /** Appends a frame, `parts` one after the other; returns its offset in the pack. */
-    const frame = (...parts: Uint8Array[]): number => {
+    /**
+     * Appends a frame, `parts` one after the other (an array, not spread: a frame of tiny
+     * payloads may have thousands); returns its offset in the pack.
+     */
+    const frame = (parts: readonly Uint8Array[]): number => {
       const length = parts.reduce((k, p) => k + p.byteLength, 0);
       if (size + length > PACK_WRITE_SLICE) flush();
       const offset = end;
