@@ -8,6 +8,7 @@
  * while it streams. tests/unit/server/protection_test.ts does the same in process.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_helpers/assert.ts";
+import { concatBytes } from "../_helpers/bytes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const FLAGS: string[] = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.chronicle
@@ -37,14 +38,14 @@ async function raw(port: number, request: string, body?: AsyncIterable<Uint8Arra
       }
       if (n === null) break;
       chunks.push(buf.slice(0, n));
-      const text = new TextDecoder().decode(concat(chunks));
+      const text = new TextDecoder().decode(concatBytes(chunks));
       const end = text.indexOf("\r\n\r\n");
       if (end >= 0) {
         const len = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
         if (len && text.length - end - 4 >= Number(len[1])) break;
       }
     }
-    return new TextDecoder().decode(concat(chunks));
+    return new TextDecoder().decode(concatBytes(chunks));
   })();
   try {
     await conn.write(enc.encode(request));
@@ -66,16 +67,6 @@ async function raw(port: number, request: string, body?: AsyncIterable<Uint8Arra
     head: text.slice(0, end),
     body: text.slice(end + 4),
   };
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 Deno.test("a real chronicle serve answers only its owner", async (t) => {

@@ -1,5 +1,7 @@
 /** The real SourceFs: its streamed reads, and the one buffer they share from file to file. */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { concatBytes } from "../../_helpers/bytes.ts";
+import { withTempDir } from "../../_helpers/temp_dir.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 
 async function chunks(it: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
@@ -12,19 +14,8 @@ function bytesOf(n: number, seed: number): Uint8Array {
   return Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
 }
 
-function joined(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
-
 Deno.test("reads from an offset, chunk by chunk, each file's own bytes", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir("chronicle-deno-fs-", async (dir) => {
     const big = bytesOf(2_500_000, 1); // three chunks of a megabyte at most
     const small = bytesOf(10, 2);
     await Deno.writeFile(`${dir}/big`, big);
@@ -33,21 +24,18 @@ Deno.test("reads from an offset, chunk by chunk, each file's own bytes", async (
     const read = async (path: string, offset: number) => {
       const copies: Uint8Array[] = [];
       for await (const c of fs.readFrom(path, offset)) copies.push(c.slice());
-      return joined(copies);
+      return concatBytes(copies);
     };
     assertEquals(await read(`${dir}/big`, 0), big);
     assertEquals(await read(`${dir}/small`, 0), small);
     assertEquals(await read(`${dir}/big`, 2_000_001), big.subarray(2_000_001));
     assertEquals(await read(`${dir}/small`, 4), small.subarray(4));
     assertEquals(await read(`${dir}/small`, 10), new Uint8Array(0));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("the next file is read into the last one's buffer; a read in progress keeps its own", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir("chronicle-deno-fs-", async (dir) => {
     await Deno.writeFile(`${dir}/a`, bytesOf(300_000, 3));
     await Deno.writeFile(`${dir}/b`, bytesOf(200_000, 4));
     await Deno.writeFile(`${dir}/c`, bytesOf(400_000, 5));
@@ -69,7 +57,5 @@ Deno.test("the next file is read into the last one's buffer; a read in progress 
     assertEquals(one, bytesOf(400_000, 5));
     assertEquals(two, bytesOf(300_000, 3));
     assert((await first.next()).done);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
