@@ -25,7 +25,9 @@ import {
   FILTERED_COUNT_SCAN,
   ftsQuery,
   matchPattern,
+  MAX_PREFIX_WORDS,
   phraseCheck,
+  type PrefixWords,
   TEXT_FILTER_WINDOW,
 } from "./search_query.ts";
 import { INDEXED_PAYLOAD_BYTES, payloadWords } from "./search_text.ts";
@@ -40,12 +42,36 @@ import type { SearchHit, SearchResult, SessionQuery, Snippet } from "./types.ts"
  */
 export function indexContinuations(sql: Sql): Continuations {
   return (prefix) => {
-    const upper = prefix.slice(0, -1) +
-      String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
     const rows = sql.stmt("SELECT term FROM operations_fts_words WHERE term >= ? AND term < ?")
-      .all(prefix + "\u0080", upper) as { term: string }[];
+      .all(prefix + "\u0080", nextPrefix(prefix)) as { term: string }[];
     return [...new Set(rows.map((r) => [...r.term][prefix.length]).filter(Boolean))];
   };
+}
+
+/**
+ * The index's words that begin with an ASCII `prefix`, up to {@link MAX_PREFIX_WORDS} (more:
+ * null). The word list counts each word's operations as it reads it, so this costs a read of
+ * their lists (3,000,000 messages: 5–9 ms for a common word's 102), not the merge of them a
+ * prefix query makes.
+ */
+export function indexPrefixWords(sql: Sql): PrefixWords {
+  return (prefix) => {
+    const rows = sql.stmt(
+      `SELECT term FROM operations_fts_words WHERE term >= ? AND term < ?
+       LIMIT ${MAX_PREFIX_WORDS + 1}`,
+    ).all(prefix, nextPrefix(prefix)) as { term: string }[];
+    return rows.length > MAX_PREFIX_WORDS ? null : rows.map((r) => r.term);
+  };
+}
+
+/** The first ASCII string past every word that begins with `prefix` (`ab` → `ac`). */
+function nextPrefix(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+/** The index's expansions of a query's prefixes (see `ftsQuery`). */
+function indexLookups(sql: Sql): { next: Continuations; words: PrefixWords } {
+  return { next: indexContinuations(sql), words: indexPrefixWords(sql) };
 }
 
 /** At most this many hits a page. */
@@ -95,7 +121,7 @@ export class Search {
   search(q: string, f: SessionQuery = {}): SearchResult {
     const limit = Math.min(Math.max(f.limit ?? 20, 1), SEARCH_PAGE_MAX);
     const offset = Math.max(f.offset ?? 0, 0);
-    const match = ftsQuery(q, { next: indexContinuations(this.sql) });
+    const match = ftsQuery(q, indexLookups(this.sql));
     const unindexed = backlogSize(this.sql);
     if (!match) return { total: 0, total_capped: false, offset, limit, hits: [], unindexed };
     const { where, params } = this.queries.sessionWhere({ ...f, text: undefined }, "s");
@@ -133,7 +159,7 @@ export class Search {
    * one holds it, {@link PHRASE_CHECKS} texts in all.
    */
   matchingSessions(text: string): string[] | null {
-    const match = ftsQuery(text, { next: indexContinuations(this.sql) });
+    const match = ftsQuery(text, indexLookups(this.sql));
     if (!match) return null;
     // The newest matches only: a word in every session would otherwise cost a join per
     // matching operation (seconds over a million of them).
@@ -235,6 +261,9 @@ export class Search {
    * With a filter (agent, project, dates): the newest {@link FILTERED_COUNT_SCAN} matches are
    * checked against it once, for the count and, when it lies among them, the page. Only a page
    * further down reads deeper; so a selective filter and a common word cost a bounded scan.
+   * The matches lead the join (CROSS JOIN): left to itself, SQLite started from the sessions
+   * the filter selects and looked each of their operations up among the matches (10,000,000
+   * messages, an agent's 2,000,000: 175 ms instead of 22).
    */
   private filteredPage(match: string, query: PageQuery): Page {
     const { cond, params, limit, offset } = query;
@@ -242,7 +271,7 @@ export class Search {
       `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
          ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN + 1}),
        hits AS MATERIALIZED (SELECT m.rowid AS rowid FROM m
-         JOIN operations o ON o.rowid = m.rowid JOIN sessions s ON s.num = o.session
+         CROSS JOIN operations o ON o.rowid = m.rowid CROSS JOIN sessions s ON s.num = o.session
          WHERE m.rowid IS NOT NULL ${cond})
        SELECT (SELECT count(*) FROM m) AS scanned, (SELECT count(*) FROM hits) AS n,
          (SELECT json_group_array(rowid) FROM

@@ -15,6 +15,7 @@ import {
   indexBody,
   joinedPairs,
   matchPattern,
+  MAX_PREFIX_WORDS,
   PAIR_MARK,
   pairTerm,
   PHRASE_CHECKS,
@@ -71,6 +72,30 @@ Deno.test("ftsQuery() asks for an identifier's joined pairs, a phrase's words, a
     assert(ftsQuery('"exit co', { next })!.startsWith(`"exit" AND ("co" OR "coa"* OR`));
     // three letters and more have an index of their own
     assertEquals(ftsQuery("mak", { next }), `"mak"*`);
+  });
+  await t.step("a longer prefix, as the words the index has that it begins", () => {
+    const asked: string[] = [];
+    const index = ["pars", "parse", "parser", "parsé", "part", `${J}src${J}import`];
+    const words = (p: string) => {
+      asked.push(p);
+      const found = index.filter((w) => w.startsWith(p));
+      return found.length > 2 ? null : found;
+    };
+    assertEquals(ftsQuery("make parse", { words }), `"make" AND ("parse" OR "parser")`);
+    assertEquals(ftsQuery("parser", { words }), `"parser"`);
+    // none, or more than the store names: FTS5's own prefix query
+    assertEquals(ftsQuery("parsing", { words }), `"parsing"*`);
+    assertEquals(ftsQuery("pars", { words }), `"pars"*`);
+    // an identifier's last pair, when its words are ASCII
+    assertEquals(ftsQuery("src/imp", { words }), `"${J}src${J}import"`);
+    assertEquals(ftsQuery("src/impé", { words }), `"${J}src${J}impé"*`);
+    // three letters have an index of their own; beyond ASCII only the tokenizer folds
+    assertEquals(ftsQuery("par", { words }), `"par"*`);
+    assertEquals(ftsQuery("parsé", { words }), `"parsé"*`);
+    // a finished word and the words before the last are whole
+    assertEquals(ftsQuery("parse ", { words }), `"parse"`);
+    assertEquals(ftsQuery("parse make", { words }), `"parse" AND "make"*`);
+    assertEquals(asked, ["parse", "parser", "parsing", "pars", `${J}src${J}imp`, "make"]);
   });
 });
 
@@ -249,6 +274,14 @@ async function storeWith(sessions: Record<string, string[]>, tool = "Bash") {
   return { s, store };
 }
 
+/** How many operations FTS5's own prefix query finds for `prefix`. */
+function nativePrefixCount(store: ChronicleStore, prefix: string): number {
+  return (dbOf(store).prepare(
+    "SELECT count(*) AS n FROM operations_fts WHERE operations_fts MATCH ?",
+  )
+    .get(`"${prefix}"*`) as { n: number }).n;
+}
+
 /** Indexes `body` under each of `rowids`, operations the store does not hold: matches only. */
 function indexedWithout(store: ChronicleStore, body: string, rowids: Iterable<number>): void {
   const db = dbOf(store);
@@ -372,6 +405,36 @@ Deno.test("prefixes of 2 to 6 letters count every word they begin", async () => 
   store.close();
 });
 
+Deno.test("a prefix of four letters and more counts what FTS5's own prefix query counts, the words it begins named or not", async () => {
+  // "rend" begins a few words, "zzzz" more than the store names: FTS5's prefix query, the same
+  const many = Array.from({ length: MAX_PREFIX_WORDS + 5 }, (_, i) => `zzzz${i.toString(36)}`);
+  const words = [
+    ...["render", "renders", "rendering", "rendß", "rendérer", "rend\uE000x", "rend4"],
+    ...["src/rendering", "src/renderer", "src/rend_x", ...many],
+  ];
+  const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
+  await using _ = s;
+  const native = (p: string) => nativePrefixCount(store, p);
+  for (const p of ["rend", "rende", "render", "renderi", "rendx", "zzzz", "zzzz1", "src"]) {
+    const n = native(p);
+    assertEquals(store.search(p).total, n, `prefix "${p}"`);
+  }
+  assertEquals(store.search("rend").total, 10); // rendérer folded, rend4, and the src/ ones
+  assertEquals(store.search("zzzz").total, many.length);
+  // an identifier's last pair: its words joined, then the pairs it begins
+  assertEquals(store.search("src/rend").total, 3);
+  assertEquals(store.search("src/render").total, 2);
+  assertEquals(store.search("src/renderi").total, 1);
+  assertEquals(store.search("src/rend_").total, 1); // punctuation after it: the pair whole
+  // paging reaches every hit of a named prefix
+  const seen = new Set<string>();
+  for (let offset = 0; offset < many.length; offset += 40) {
+    for (const h of store.search("zzzz", { offset, limit: 40 }).hits) seen.add(h.op_id);
+  }
+  assertEquals(seen.size, many.length);
+  store.close();
+});
+
 Deno.test("a two-letter prefix finds the word itself and the words it begins, beyond ASCII too", async () => {
   const words = ["da", "dab", "daß", "dæmon", "d4ta", "привет", "пр", "при"];
   const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
@@ -401,10 +464,7 @@ Deno.test("a two-letter prefix counts what FTS5's own prefix query counts, whate
   );
   const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
   await using _ = s;
-  const db = dbOf(store);
-  const native = (p: string) =>
-    (db.prepare("SELECT count(*) AS n FROM operations_fts WHERE operations_fts MATCH ?")
-      .get(`"${p}"*`) as { n: number }).n;
+  const native = (p: string) => nativePrefixCount(store, p);
   const prefixes = new Set(words.map((w) => [...w.toLowerCase()].slice(0, 2).join("")));
   let compared = 0;
   for (const p of prefixes) {
