@@ -24,8 +24,8 @@ import {
   COUNT_CAP,
   FILTERED_COUNT_SCAN,
   ftsQuery,
+  type IndexWord,
   matchPattern,
-  MAX_PREFIX_WORDS,
   phraseCheck,
   type PrefixWords,
   TEXT_FILTER_WINDOW,
@@ -48,19 +48,25 @@ export function indexContinuations(sql: Sql): Continuations {
   };
 }
 
+/** The most words of one prefix read from the index's word list (more: FTS5's prefix query). */
+const MAX_PREFIX_WORDS = 4096;
+
 /**
- * The index's words that begin with an ASCII `prefix`, up to {@link MAX_PREFIX_WORDS} (more:
- * null). The word list counts each word's operations as it reads it, so this costs a read of
- * their lists (3,000,000 messages: 5–9 ms for a common word's 102), not the merge of them a
- * prefix query makes.
+ * The index's words that begin with an ASCII `prefix`, and how many operations hold each, up
+ * to {@link MAX_PREFIX_WORDS} (more: null). The word list counts each word's operations as it
+ * reads it, so this costs a read of their lists (3,000,000 messages: 5–9 ms for a common
+ * word's 102 words; 1 GB of Claude Code logs: 2.5 ms for the 395 words of `session`), not the
+ * merge of them a prefix query makes.
  */
 export function indexPrefixWords(sql: Sql): PrefixWords {
   return (prefix) => {
-    const rows = sql.stmt(
-      `SELECT term FROM operations_fts_words WHERE term >= ? AND term < ?
+    const rows = sql.rows<IndexWord>(
+      `SELECT term, doc FROM operations_fts_words WHERE term >= ? AND term < ?
        LIMIT ${MAX_PREFIX_WORDS + 1}`,
-    ).all(prefix, nextPrefix(prefix)) as { term: string }[];
-    return rows.length > MAX_PREFIX_WORDS ? null : rows.map((r) => r.term);
+      prefix,
+      nextPrefix(prefix),
+    );
+    return rows.length > MAX_PREFIX_WORDS ? null : rows;
   };
 }
 

@@ -88,27 +88,81 @@ export function queryTerms(q: string): string[] {
  */
 export type Continuations = (prefix: string) => readonly string[];
 
-/**
- * The index's words that begin with a prefix, in order: at most {@link MAX_PREFIX_WORDS} of
- * them, or null when there are more (the store reads them from the index's word list).
- */
-export type PrefixWords = (prefix: string) => readonly string[] | null;
+/** A word the tokenizer keeps as it is (lower-case ASCII letters and digits). */
+const ASCII_WORD = /^[a-z0-9]+$/;
+
+/** A word of the index, and how many operations hold it (`operations_fts_words`). */
+export interface IndexWord {
+  term: string;
+  doc: number;
+}
 
 /**
- * A prefix longer than {@link INDEXED_PREFIX} is searched as the words it begins, when they
- * are at most this many. FTS5's own query for such a prefix merges the whole list of every
- * word it begins before it answers, in proportion to the history (3,000,000 messages: 55–75
- * ms for a four-letter prefix of a common word, 5–9 ms for its 102 words named); named
- * words are read newest first, as far as the page needs, about 0.07 ms a word for a page and
- * its count (so 128 words take about 9 ms).
+ * How a prefix is searched when FTS5's own prefix query would be slow: the words it begins
+ * that are named (each read newest first, as far as the page needs), and longer prefixes that
+ * cover the rest (each merged whole by FTS5, and so only ever over small lists).
  */
-export const MAX_PREFIX_WORDS = 128;
+export interface PrefixCover {
+  words: string[];
+  prefixes: string[];
+}
+
+/** The index's words that begin with a prefix, in order (null: more than the store reads). */
+export type PrefixWords = (prefix: string) => readonly IndexWord[] | null;
+
+/**
+ * At most this many parts (words and prefixes) a longer prefix is searched as. Each part costs
+ * about 0.07 ms for a page and its count whatever the history's size (so 128 parts, about 9
+ * ms); FTS5's own prefix query merges the whole list of every word the prefix begins before it
+ * answers, in proportion to the history (3,000,000 messages: 55–75 ms for a common word's
+ * four-letter prefix, 5–9 ms for its 102 words named).
+ */
+export const MAX_PREFIX_PARTS = 128;
+
+/**
+ * A word held by at least this many operations is named rather than covered by a longer
+ * prefix: merging costs about 0.2 µs an operation, naming about 70 µs a word.
+ */
+export const NAMED_WORD_OPS = 512;
+
+/**
+ * How to search `prefix` given the words it begins: every one named when they are few; else
+ * the common ones named and the rest covered by longer prefixes, each the prefix and one more
+ * character, split again where a common word begins it. Null when that takes more than
+ * {@link MAX_PREFIX_PARTS} parts (FTS5's own prefix query, then). A character past ASCII after
+ * the prefix has its words named: a prefix ending in it would be folded by the tokenizer.
+ */
+export function prefixCover(prefix: string, words: readonly IndexWord[]): PrefixCover | null {
+  const cover: PrefixCover = { words: [], prefixes: [] };
+  if (words.length <= MAX_PREFIX_PARTS) {
+    cover.words = words.map((w) => w.term);
+    return cover;
+  }
+  const full = () => cover.words.length + cover.prefixes.length > MAX_PREFIX_PARTS;
+  const split = (p: string, ws: readonly IndexWord[]): boolean => {
+    const groups = new Map<string, IndexWord[]>();
+    for (const w of ws) {
+      if (w.term === p) cover.words.push(w.term);
+      else {
+        const next = p + String.fromCodePoint(w.term.codePointAt(p.length)!);
+        const group = groups.get(next);
+        if (group) group.push(w);
+        else groups.set(next, [w]);
+      }
+    }
+    for (const [q, group] of groups) {
+      if (group.length === 1 || !ASCII_WORD.test(q)) cover.words.push(...group.map((w) => w.term));
+      else if (group.every((w) => w.doc < NAMED_WORD_OPS)) cover.prefixes.push(q);
+      else if (!split(q, group)) return false;
+      if (full()) return false;
+    }
+    return !full();
+  };
+  return split(prefix, words) ? cover : null;
+}
 
 /** What follows a short prefix in most words: always tried, whether any word has it or not. */
 const ASCII_NEXT = [..."abcdefghijklmnopqrstuvwxyz0123456789"];
-
-/** A word the tokenizer keeps as it is (lower-case ASCII letters and digits). */
-const ASCII_WORD = /^[a-z0-9]+$/;
 
 /**
  * Turns what a user typed into a safe FTS5 query: every word of every part must appear (the
@@ -123,10 +177,11 @@ const ASCII_WORD = /^[a-z0-9]+$/;
  *   longer (`"ab" OR "aba"* OR …`), each read newest first as the page needs it; the
  *   characters `next` names complete the list, so the count stays exact;
  * - a longer one (an identifier's last pair too), with `words`, is the words it begins, named
- *   (`"pars" OR "parse" OR "parser"`), when there are at most {@link MAX_PREFIX_WORDS};
+ *   (`"pars" OR "parse" OR "parser"`), or when they are many, the common ones named and the
+ *   rest under longer prefixes ({@link prefixCover});
  * - a prefix beyond ASCII (`пр`, `dæ`), whose folded form only the tokenizer knows, a longer
- *   one that begins more words or none, or one without `next` or `words`, is FTS5's own prefix
- *   query: exact, and slower.
+ *   one that begins no word or too many, or one without `next` or `words`, is FTS5's own
+ *   prefix query: exact, and slower.
  */
 export function ftsQuery(
   q: string,
@@ -140,14 +195,14 @@ export function ftsQuery(
   const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
   const terms: string[] = [];
   const add = (term: string) => terms.includes(term) || terms.push(term);
-  /** A prefix of ASCII letters and digits, as the words it begins when they are few. */
+  /** A prefix of ASCII letters and digits, as the words it begins (see `prefixCover`). */
   const named = (prefix: string): string => {
     const words = options.words?.(prefix);
-    return !words?.length
-      ? `${quote(prefix)}*`
-      : words.length === 1
-      ? quote(words[0])
-      : `(${words.map(quote).join(" OR ")})`;
+    const cover = words?.length ? prefixCover(prefix, words) : null;
+    const parts = cover
+      ? [...cover.words.map(quote), ...cover.prefixes.map((p) => `${quote(p)}*`)]
+      : [`${quote(prefix)}*`];
+    return parts.length === 1 ? parts[0] : `(${parts.join(" OR ")})`;
   };
   for (const p of parts) {
     const typing = prefix && p.prefix;

@@ -15,11 +15,13 @@ import {
   indexBody,
   joinedPairs,
   matchPattern,
-  MAX_PREFIX_WORDS,
+  MAX_PREFIX_PARTS,
+  NAMED_WORD_OPS,
   PAIR_MARK,
   pairTerm,
   PHRASE_CHECKS,
   phraseCheck,
+  prefixCover,
 } from "../../../core/store/mod.ts";
 import { Distinct } from "../../../core/store/search_text.ts";
 import { claudeSessionPath, writeClaudeSession } from "../../e2e/_synthetic.ts";
@@ -78,12 +80,12 @@ Deno.test("ftsQuery() asks for an identifier's joined pairs, a phrase's words, a
     const index = ["pars", "parse", "parser", "parsé", "part", `${J}src${J}import`];
     const words = (p: string) => {
       asked.push(p);
-      const found = index.filter((w) => w.startsWith(p));
+      const found = index.filter((w) => w.startsWith(p)).map((term) => ({ term, doc: 1 }));
       return found.length > 2 ? null : found;
     };
     assertEquals(ftsQuery("make parse", { words }), `"make" AND ("parse" OR "parser")`);
     assertEquals(ftsQuery("parser", { words }), `"parser"`);
-    // none, or more than the store names: FTS5's own prefix query
+    // none, or more than the store reads: FTS5's own prefix query
     assertEquals(ftsQuery("parsing", { words }), `"parsing"*`);
     assertEquals(ftsQuery("pars", { words }), `"pars"*`);
     // an identifier's last pair, when its words are ASCII
@@ -96,6 +98,55 @@ Deno.test("ftsQuery() asks for an identifier's joined pairs, a phrase's words, a
     assertEquals(ftsQuery("parse ", { words }), `"parse"`);
     assertEquals(ftsQuery("parse make", { words }), `"parse" AND "make"*`);
     assertEquals(asked, ["parse", "parser", "parsing", "pars", `${J}src${J}imp`, "make"]);
+  });
+  await t.step("many words: the common ones named, the rest under longer prefixes", () => {
+    const words = (p: string) =>
+      p === "sess"
+        ? [
+          { term: "sess", doc: 3 },
+          ...Array.from({ length: 200 }, (_, i) => ({ term: `sess${i}`, doc: 2 })),
+          { term: "session", doc: NAMED_WORD_OPS },
+        ]
+        : null;
+    const q = ftsQuery("sess", { words })!;
+    // sess0 is the only word after "sess0": named; "session" is common: named, alone in "sessi"
+    const digits = [..."123456789"].map((d) => `"sess${d}"*`);
+    assertEquals(q, `("sess" OR "sess0" OR "session" OR ${digits.join(" OR ")})`);
+  });
+});
+
+Deno.test("prefixCover() names the common words and covers the rest with the fewest longer prefixes", async (t) => {
+  const w = (term: string, doc = 1) => ({ term, doc });
+  const many = (p: string, n: number, doc = 1) =>
+    Array.from({ length: n }, (_, i) => w(`${p}${i.toString(36).padStart(2, "0")}`, doc));
+  await t.step("few words: every one named", () => {
+    assertEquals(prefixCover("rend", [w("rend"), w("render", 9999)]), {
+      words: ["rend", "render"],
+      prefixes: [],
+    });
+  });
+  await t.step("a common word inside a group is split out, the rest of it covered deeper", () => {
+    const words = [...many("rend", 100), w("render", NAMED_WORD_OPS), ...many("renders", 60)]
+      .sort((a, b) => a.term < b.term ? -1 : 1);
+    const cover = prefixCover("rend", words)!;
+    assert(cover.words.includes("render"));
+    assert(!cover.prefixes.some((p) => "render".startsWith(p)), JSON.stringify(cover));
+    assert(cover.prefixes.includes("rend0") && cover.prefixes.includes("renders"));
+    // every word is named or under a prefix, and no prefix holds a common word
+    for (const { term } of words) {
+      assert(cover.words.includes(term) || cover.prefixes.some((p) => term.startsWith(p)), term);
+    }
+    assert(cover.words.length + cover.prefixes.length <= MAX_PREFIX_PARTS);
+  });
+  await t.step("a character past ASCII after the prefix has its words named", () => {
+    const words = [...many("rend", MAX_PREFIX_PARTS), w("rendß1"), w("rendß2")];
+    const cover = prefixCover("rend", words)!;
+    assert(cover.words.includes("rendß1") && cover.words.includes("rendß2"));
+    assert(!cover.prefixes.some((p) => /[^a-z0-9]/.test(p)));
+  });
+  await t.step("more parts than that: none (FTS5's own prefix query)", () => {
+    const common = many("rend", MAX_PREFIX_PARTS + 1, NAMED_WORD_OPS);
+    assertEquals(prefixCover("rend", common), null);
   });
 });
 
@@ -407,20 +458,24 @@ Deno.test("prefixes of 2 to 6 letters count every word they begin", async () => 
 
 Deno.test("a prefix of four letters and more counts what FTS5's own prefix query counts, the words it begins named or not", async () => {
   // "rend" begins a few words, "zzzz" more than the store names: FTS5's prefix query, the same
-  const many = Array.from({ length: MAX_PREFIX_WORDS + 5 }, (_, i) => `zzzz${i.toString(36)}`);
+  const many = Array.from({ length: MAX_PREFIX_PARTS + 5 }, (_, i) => `zzzz${i.toString(36)}`);
+  // and one word common enough to be named among them ("zzzzcommon")
+  const common = Array.from({ length: NAMED_WORD_OPS }, () => "zzzzcommon");
   const words = [
     ...["render", "renders", "rendering", "rendß", "rendérer", "rend\uE000x", "rend4"],
-    ...["src/rendering", "src/renderer", "src/rend_x", ...many],
+    ...["src/rendering", "src/renderer", "src/rend_x", ...many, ...common],
   ];
   const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
   await using _ = s;
   const native = (p: string) => nativePrefixCount(store, p);
-  for (const p of ["rend", "rende", "render", "renderi", "rendx", "zzzz", "zzzz1", "src"]) {
+  for (
+    const p of ["rend", "rende", "render", "renderi", "rendx", "zzzz", "zzzz1", "zzzzc", "src"]
+  ) {
     const n = native(p);
     assertEquals(store.search(p).total, n, `prefix "${p}"`);
   }
   assertEquals(store.search("rend").total, 10); // rendérer folded, rend4, and the src/ ones
-  assertEquals(store.search("zzzz").total, many.length);
+  assertEquals(store.search("zzzz").total, many.length + common.length);
   // an identifier's last pair: its words joined, then the pairs it begins
   assertEquals(store.search("src/rend").total, 3);
   assertEquals(store.search("src/render").total, 2);
@@ -428,10 +483,10 @@ Deno.test("a prefix of four letters and more counts what FTS5's own prefix query
   assertEquals(store.search("src/rend_").total, 1); // punctuation after it: the pair whole
   // paging reaches every hit of a named prefix
   const seen = new Set<string>();
-  for (let offset = 0; offset < many.length; offset += 40) {
-    for (const h of store.search("zzzz", { offset, limit: 40 }).hits) seen.add(h.op_id);
+  for (let offset = 0; offset < many.length + common.length; offset += 200) {
+    for (const h of store.search("zzzz", { offset, limit: 200 }).hits) seen.add(h.op_id);
   }
-  assertEquals(seen.size, many.length);
+  assertEquals(seen.size, many.length + common.length);
   store.close();
 });
 
