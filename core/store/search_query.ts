@@ -151,7 +151,8 @@ export function prefixCover(prefix: string, words: readonly IndexWord[]): Prefix
       }
     }
     for (const [q, group] of groups) {
-      if (group.length === 1 || !ASCII_WORD.test(q)) cover.words.push(...group.map((w) => w.term));
+      const ascii = ASCII_WORD.test(q.slice(p.length)); // (an identifier's pair is not ASCII)
+      if (group.length === 1 || !ascii) cover.words.push(...group.map((w) => w.term));
       else if (group.every((w) => w.doc < NAMED_WORD_OPS)) cover.prefixes.push(q);
       else if (!split(q, group)) return false;
       if (full()) return false;

@@ -144,6 +144,12 @@ Deno.test("prefixCover() names the common words and covers the rest with the few
     assert(cover.words.includes("rendß1") && cover.words.includes("rendß2"));
     assert(!cover.prefixes.some((p) => /[^a-z0-9]/.test(p)));
   });
+  await t.step("an identifier's pair: covered the same way", () => {
+    const pair = pairTerm("src", "rend");
+    const cover = prefixCover(pair, many(pair, MAX_PREFIX_PARTS + 1))!;
+    assertEquals(cover.words, []);
+    assertEquals(cover.prefixes, [..."0123"].map((d) => `${pair}${d}`));
+  });
   await t.step("more parts than that: none (FTS5's own prefix query)", () => {
     const common = many("rend", MAX_PREFIX_PARTS + 1, NAMED_WORD_OPS);
     assertEquals(prefixCover("rend", common), null);
@@ -464,6 +470,7 @@ Deno.test("a prefix of four letters and more counts what FTS5's own prefix query
   const words = [
     ...["render", "renders", "rendering", "rendß", "rendérer", "rend\uE000x", "rend4"],
     ...["src/rendering", "src/renderer", "src/rend_x", ...many, ...common],
+    ...many.map((w) => `src/${w}`), // an identifier whose last pair begins as many
   ];
   const { s, store } = await storeWith({ "aaaaaaaa-1": words.map((w) => `${w} ok`) });
   await using _ = s;
@@ -475,18 +482,21 @@ Deno.test("a prefix of four letters and more counts what FTS5's own prefix query
     assertEquals(store.search(p).total, n, `prefix "${p}"`);
   }
   assertEquals(store.search("rend").total, 10); // rendérer folded, rend4, and the src/ ones
-  assertEquals(store.search("zzzz").total, many.length + common.length);
+  const zzzz = 2 * many.length + common.length; // (the src/ ones too)
+  assertEquals(store.search("zzzz").total, zzzz);
   // an identifier's last pair: its words joined, then the pairs it begins
   assertEquals(store.search("src/rend").total, 3);
   assertEquals(store.search("src/render").total, 2);
   assertEquals(store.search("src/renderi").total, 1);
   assertEquals(store.search("src/rend_").total, 1); // punctuation after it: the pair whole
+  assertEquals(store.search("src/zzzz").total, native(pairTerm("src", "zzzz")));
+  assertEquals(store.search("src/zzzz").total, many.length);
   // paging reaches every hit of a named prefix
   const seen = new Set<string>();
-  for (let offset = 0; offset < many.length + common.length; offset += 200) {
+  for (let offset = 0; offset < zzzz; offset += 200) {
     for (const h of store.search("zzzz", { offset, limit: 200 }).hits) seen.add(h.op_id);
   }
-  assertEquals(seen.size, many.length + common.length);
+  assertEquals(seen.size, zzzz);
   store.close();
 });
 
