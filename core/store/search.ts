@@ -52,11 +52,11 @@ export function indexContinuations(sql: Sql): Continuations {
 const MAX_PREFIX_WORDS = 4096;
 
 /**
- * The index's words that begin with an ASCII `prefix`, and how many operations hold each, up
- * to {@link MAX_PREFIX_WORDS} (more: null). The word list counts each word's operations as it
- * reads it, so this costs a read of their lists (3,000,000 messages: 5–9 ms for a common
- * word's 102 words; 1 GB of Claude Code logs: 2.5 ms for the 395 words of `session`), not the
- * merge of them a prefix query makes.
+ * The index's words that begin with `prefix` (ASCII letters and digits, or an identifier's
+ * pair of them), and how many operations hold each, up to {@link MAX_PREFIX_WORDS} (more:
+ * null). The word list counts each word's operations as it reads it, so this costs a read of
+ * their lists (3,000,000 messages: 5–9 ms for a common word's 102 words; 1 GB of Claude Code
+ * logs: 2.5 ms for the 395 words of `session`), not the merge of them a prefix query makes.
  */
 export function indexPrefixWords(sql: Sql): PrefixWords {
   return (prefix) => {
@@ -70,7 +70,7 @@ export function indexPrefixWords(sql: Sql): PrefixWords {
   };
 }
 
-/** The first ASCII string past every word that begins with `prefix` (`ab` → `ac`). */
+/** The first string past every word that begins with `prefix`, whose last character is ASCII. */
 function nextPrefix(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
