@@ -196,7 +196,7 @@ export function ftsQuery(
   const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
   const terms: string[] = [];
   const add = (term: string) => terms.includes(term) || terms.push(term);
-  /** A prefix of ASCII letters and digits, as the words it begins (see `prefixCover`). */
+  /** A prefix of ASCII letters and digits (or a pair of such words), as the words it begins. */
   const named = (prefix: string): string => {
     const words = options.words?.(prefix);
     const cover = words?.length ? prefixCover(prefix, words) : null;
