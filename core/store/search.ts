@@ -8,14 +8,24 @@
  * Hits come newest first, and paging reaches every one of them. (BM25 ranking was dropped: it
  * counts every row holding each word, a scan of the word's whole doclist, which for a common
  * word or a short prefix over a million messages costs hundreds of milliseconds.) The count is
- * exact up to {@link COUNT_CAP} (with a session filter, among the newest
- * {@link FILTERED_COUNT_SCAN} matches; for a phrase, when every candidate was checked, or
- * at least {@link PHRASE_CHECKS} of them); past that it is a lower bound and `total_capped`
- * says so. Operations a bulk import has stored but not indexed yet are not found; `unindexed`
+ * exact up to {@link COUNT_CAP} (with a session filter, of the matches read: all of them when
+ * they are few, or when the filter's runs of rowids were read through; else the newest
+ * {@link RANGED_FIRST} of its runs' span and more, or the newest {@link FILTERED_COUNT_SCAN}
+ * (see `filteredPage`); for a phrase, when every candidate was checked, or at least
+ * {@link PHRASE_CHECKS} of them); past that it is a lower bound and `total_capped` says so. Operations a bulk import has stored but not indexed yet are not found; `unindexed`
  * says how many there are (backlog.ts).
  */
 import type { Operation, PayloadRef } from "../model/mod.ts";
 import { backlogSize, buildTexts, readOperations } from "./backlog.ts";
+import {
+  FilterRuns,
+  type FilterStrategy,
+  inRuns,
+  JOIN_COST_OPS,
+  type Runs,
+  RUNS_MAX_OPS,
+  RUNS_SHARE,
+} from "./filter_runs.ts";
 import type { PayloadStore } from "./payloads.ts";
 import { readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { Queries } from "./queries.ts";
@@ -91,6 +101,11 @@ export const PHRASE_CHECKS = 1_000;
 /** Candidates read and checked at a time: first few (a page is often full after them), then more. */
 const CHECK_BATCH = 40;
 const CHECK_BATCH_MAX = 640;
+/**
+ * With a filter listed as runs, how many of the newest matches are read first (then four times
+ * as many each time the page is not among them): 20,000 rowids of one word cost about 3 ms.
+ */
+export const RANGED_FIRST = 20_000;
 
 /**
  * Where a page of matches is read: the index alone (`from`), or joined to the sessions a filter
@@ -117,11 +132,16 @@ const newestMatches = ({ from, cond }: PageQuery) =>
    ORDER BY f.rowid DESC`;
 
 export class Search {
+  private readonly runs: FilterRuns;
+
   constructor(
     private readonly sql: Sql,
     private readonly payloads: PayloadStore,
     private readonly queries: Queries,
-  ) {}
+    private readonly strategy: FilterStrategy = "auto",
+  ) {
+    this.runs = new FilterRuns(sql);
+  }
 
   /** One page of the operations matching `q` among the sessions `f` selects. */
   search(q: string, f: SessionQuery = {}): SearchResult {
@@ -140,10 +160,10 @@ export class Search {
     const query: PageQuery = { from, cond, params, limit, offset };
 
     const check = phraseCheck(q);
-    const { page, total, capped } = check
-      ? this.checkedPage(match, check, query)
-      : filter
-      ? this.filteredPage(match, query)
+    const { page, total, capped } = filter
+      ? this.filteredPage(match, check, query, filter)
+      : check
+      ? this.checkedPage(this.newest(match, query), check, query)
       : this.plainPage(match, query);
     const pattern = matchPattern(q);
     // (an index entry whose operation is gone, which a damaged store may hold, is no hit)
@@ -202,12 +222,12 @@ export class Search {
    * and for the count at least {@link PHRASE_CHECKS} candidates. The count is exact when every
    * candidate was checked (up to {@link COUNT_CAP}); past that it says "at least".
    */
-  private checkedPage(match: string, check: (text: string) => boolean, query: PageQuery): Page {
-    const { params, limit, offset } = query;
-    // One statement read as the checks go: FTS5 merges the words' lists once (re-reading
-    // them a batch at a time, from a rowid down, cost 3 ms a batch).
-    const candidates = this.sql.stmt(newestMatches(query))
-      .iterate(match, ...params) as Iterator<{ rowid: number }>;
+  private checkedPage(
+    candidates: Iterator<number>,
+    check: (text: string) => boolean,
+    query: Pick<PageQuery, "limit" | "offset">,
+  ): Page {
+    const { limit, offset } = query;
     const hits: number[] = [];
     let checked = 0;
     let batch: number[] = [];
@@ -220,7 +240,7 @@ export class Search {
     try {
       for (;;) {
         const row = candidates.next();
-        if (!row.done) batch.push(row.value.rowid);
+        if (!row.done) batch.push(row.value);
         if (batch.length < size && !row.done) continue;
         const texts = this.textsOf(batch);
         batch.forEach((rowid, i) => check(texts[i]) && hits.push(rowid));
@@ -235,6 +255,171 @@ export class Search {
     } finally {
       candidates.return?.();
     }
+  }
+
+  /**
+   * Every match `query` selects, newest first, as one statement read as the caller goes: FTS5
+   * merges the words' lists once (re-reading them a batch at a time, from a rowid down, cost
+   * 3 ms a batch).
+   */
+  private *newest(match: string, query: PageQuery): Generator<number> {
+    const rows = this.sql.stmt(newestMatches(query)).iterate(match, ...query.params) as Iterator<
+      { rowid: number }
+    >;
+    try {
+      for (let row = rows.next(); !row.done; row = rows.next()) yield row.value.rowid;
+    } finally {
+      rows.return?.();
+    }
+  }
+
+  /**
+   * With a filter (agent, project, dates), the way to tell which matches it holds is chosen
+   * (filter_runs.ts) by the filter's operations and the query's matches:
+   * - the filter's runs, when each of its sessions' were listed since the store last changed;
+   * - a filter too big to list ({@link RUNS_MAX_OPS}, {@link RUNS_SHARE}): the matches joined
+   *   to their sessions, as far as needed ({@link joinedPage});
+   * - few matches (fewer than the filter's operations over {@link JOIN_COST_OPS}): all of them
+   *   read, and each joined to its session in one statement;
+   * - else the filter's runs, listed.
+   */
+  private filteredPage(
+    match: string,
+    check: ((text: string) => boolean) | null,
+    query: PageQuery,
+    filter: string,
+  ): Page {
+    const pinned = this.strategy;
+    if (pinned === "join") return this.joinedPage(match, check, query);
+    if (pinned === "each") return this.eachPage(this.newestIds(match, -1), check, query, filter);
+    const { nums, ops, all } = this.runs.look(filter, query.params);
+    if (pinned === "runs") return this.rangedPage(match, this.runs.list(nums), check, query);
+    const cached = this.runs.cached(nums);
+    if (cached) return this.rangedPage(match, cached, check, query);
+    const small = ops <= RUNS_MAX_OPS[check ? "phrase" : "words"] && ops * RUNS_SHARE <= all;
+    if (!small) return this.joinedPage(match, check, query);
+    const few = Math.floor(ops / JOIN_COST_OPS);
+    const newest = this.newestIds(match, few + 1);
+    if (newest.length <= few) return this.eachPage(newest, check, query, filter);
+    return this.rangedPage(match, this.runs.list(nums), check, query);
+  }
+
+  /** The newest `max` matches (-1: all), as rowids, newest first. */
+  private newestIds(match: string, max: number): number[] {
+    return JSON.parse(
+      (this.sql.stmt(
+        `SELECT json_group_array(rowid) AS ids FROM (SELECT rowid FROM operations_fts
+         WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+      ).get(match, max) as { ids: string }).ids,
+    );
+  }
+
+  /**
+   * Every match (`newest`, all of them), each joined to its session in one statement, the
+   * matches leading (CROSS JOIN, as in {@link joinedPage}).
+   */
+  private eachPage(
+    newest: readonly number[],
+    check: ((text: string) => boolean) | null,
+    query: PageQuery,
+    filter: string,
+  ): Page {
+    const { params, limit, offset } = query;
+    const { ids } = this.sql.stmt(
+      `SELECT json_group_array(m.value) AS ids FROM json_each(?) m
+       CROSS JOIN operations o ON o.rowid = m.value CROSS JOIN sessions s ON s.num = o.session
+       WHERE ${filter}`,
+    ).get(JSON.stringify(newest), ...params) as { ids: string };
+    const hits = (JSON.parse(ids) as number[]).sort((a, b) => b - a);
+    if (check) return this.checkedPage(hits.values(), check, query);
+    return {
+      page: hits.slice(offset, offset + limit),
+      total: Math.min(hits.length, COUNT_CAP),
+      capped: hits.length > COUNT_CAP,
+    };
+  }
+
+  /**
+   * The matches joined to their sessions, as far as needed: for words the newest
+   * {@link FILTERED_COUNT_SCAN}, checked against the filter once, for the count and, when it
+   * lies among them, the page (only a page further down reads deeper, so a common word costs a
+   * bounded scan); for a phrase its candidates newest first, as far as the page and the checks
+   * need. The matches lead the join (CROSS JOIN): left to itself, SQLite started from the
+   * sessions the filter selects and looked each of their operations up among the matches
+   * (10,000,000 messages, an agent's 2,000,000: 175 ms instead of 22).
+   */
+  private joinedPage(
+    match: string,
+    check: ((text: string) => boolean) | null,
+    query: PageQuery,
+  ): Page {
+    if (check) return this.checkedPage(this.newest(match, query), check, query);
+    const { cond, params, limit, offset } = query;
+    const r = this.sql.stmt(
+      `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
+         ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN + 1}),
+       hits AS MATERIALIZED (SELECT m.rowid AS rowid FROM m
+         CROSS JOIN operations o ON o.rowid = m.rowid CROSS JOIN sessions s ON s.num = o.session
+         WHERE m.rowid IS NOT NULL ${cond})
+       SELECT (SELECT count(*) FROM m) AS scanned, (SELECT count(*) FROM hits) AS n,
+         (SELECT json_group_array(rowid) FROM
+           (SELECT rowid FROM hits ORDER BY rowid DESC LIMIT ? OFFSET ?)) AS page`,
+    ).get(match, ...params, limit, offset) as { scanned: number; n: number; page: string };
+    const n = Number(r.n);
+    const deeper = Number(r.scanned) > FILTERED_COUNT_SCAN;
+    let page = JSON.parse(r.page) as number[];
+    if (page.length < limit && deeper) page = this.deepPage(match, query);
+    return { page, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP || deeper };
+  }
+
+  /**
+   * With a filter listed as runs of rowids (filter_runs.ts): the newest matches between its
+   * first and last operation are read as rowids alone, {@link RANGED_FIRST} of them, then four
+   * times as many each time until the page is found; those in its runs are its hits (a phrase's
+   * candidates, checked as {@link checkedPage} does), with no join. A read starts again from the
+   * newest match (FTS5 reads its lists from their end down, so a read from a rowid down costs
+   * as much), so all the reads together cost at most a third more than the last. The count is
+   * of the matches read: exact when they were all read, else "at least".
+   */
+  private rangedPage(
+    match: string,
+    runs: Runs,
+    check: ((text: string) => boolean) | null,
+    query: PageQuery,
+  ): Page {
+    const { limit, offset } = query;
+    if (!runs.lo.length) return { page: [], total: 0, capped: false };
+    const first = runs.lo[0];
+    const last = runs.hi[runs.hi.length - 1];
+    const stmt = this.sql.stmt(
+      `SELECT json_group_array(rowid) AS ids FROM (SELECT rowid FROM operations_fts
+       WHERE operations_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)`,
+    );
+    let read = 0;
+    let whole = false;
+    /** The hits of the next read's new matches, newest first; [] once every match was read. */
+    const more = (): number[] => {
+      if (whole) return [];
+      const size = read ? read * 4 : RANGED_FIRST;
+      const ids = JSON.parse((stmt.get(match, first, last, size) as { ids: string }).ids);
+      whole = ids.length < size;
+      const fresh = inRuns((ids as number[]).slice(read), runs);
+      read = ids.length;
+      return fresh;
+    };
+    if (check) {
+      const candidates = function* () {
+        for (let hits = more(); hits.length || !whole; hits = more()) yield* hits;
+      };
+      return this.checkedPage(candidates(), check, query);
+    }
+    const hits = more();
+    while (hits.length < offset + limit && !whole) hits.push(...more());
+    return {
+      page: hits.slice(offset, offset + limit),
+      total: Math.min(hits.length, COUNT_CAP),
+      capped: !whole || hits.length > COUNT_CAP,
+    };
   }
 
   /** The texts of operations as search reads them, not their index bodies ("" for one gone). */
@@ -261,35 +446,6 @@ export class Search {
       page = this.deepPage(match, query);
     }
     return { page, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
-  }
-
-  /**
-   * With a filter (agent, project, dates): the newest {@link FILTERED_COUNT_SCAN} matches are
-   * checked against it once, for the count and, when it lies among them, the page. Only a page
-   * further down reads deeper; so a selective filter and a common word cost a bounded scan.
-   * The matches lead the join (CROSS JOIN): left to itself, SQLite started from the sessions
-   * the filter selects and looked each of their operations up among the matches (10,000,000
-   * messages, an agent's 2,000,000: 175 ms instead of 22).
-   */
-  private filteredPage(match: string, query: PageQuery): Page {
-    const { cond, params, limit, offset } = query;
-    const r = this.sql.stmt(
-      `WITH m AS MATERIALIZED (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
-         ORDER BY rowid DESC LIMIT ${FILTERED_COUNT_SCAN + 1}),
-       hits AS MATERIALIZED (SELECT m.rowid AS rowid FROM m
-         CROSS JOIN operations o ON o.rowid = m.rowid CROSS JOIN sessions s ON s.num = o.session
-         WHERE m.rowid IS NOT NULL ${cond})
-       SELECT (SELECT count(*) FROM m) AS scanned, (SELECT count(*) FROM hits) AS n,
-         (SELECT json_group_array(rowid) FROM
-           (SELECT rowid FROM hits ORDER BY rowid DESC LIMIT ? OFFSET ?)) AS page`,
-    ).get(match, ...params, limit, offset) as { scanned: number; n: number; page: string };
-    const n = Number(r.n);
-    const deeper = Number(r.scanned) > FILTERED_COUNT_SCAN;
-    let page = JSON.parse(r.page) as number[];
-    if (page.length < limit && deeper) {
-      page = this.deepPage(match, query);
-    }
-    return { page, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP || deeper };
   }
 
   /** A page wherever it lies among the matches, newest first. */

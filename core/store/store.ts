@@ -74,6 +74,7 @@ import { markSession } from "./user_marks.ts";
 import { type CanonicalImportOutcome, putCanonical } from "./canonical.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { Search } from "./search.ts";
+import type { FilterStrategy } from "./filter_runs.ts";
 import { computeStats } from "./stats.ts";
 import { refreshSessionStats, rollupAnswers, rollupStats } from "./stats_rollup.ts";
 import type {
@@ -108,6 +109,8 @@ export interface StoreOptions {
   payloadMergeRows?: number;
   /** Create the database with `auto_vacuum = INCREMENTAL`. Default true. */
   autoVacuum?: boolean;
+  /** How search narrows to a session filter (filter_runs.ts). Default `auto`; tests pin one. */
+  filteredSearch?: FilterStrategy;
 }
 
 /** How many candidates an ambiguous id prefix names. */
@@ -219,7 +222,7 @@ export class ChronicleStore {
       this.payloads.textOf,
       (text) => this.searcher.matchingSessions(text),
     );
-    this.searcher = new Search(this.sql, this.payloads, this.queries);
+    this.searcher = new Search(this.sql, this.payloads, this.queries, options.filteredSearch);
     this.ruleTable = new RuleTable(this.sql);
     this.shareTable = new ShareTable(this.sql);
     this.changes = new ChangeStamps(this.sql);

@@ -279,6 +279,17 @@ async function benchAt(messages: number): Promise<Figures> {
       } ms; ${wall.length} queries)`,
     );
   }
+  // The same queries by filter: none, an agent's (a fifth of the store), a project's (1/40th).
+  for (const kind of ["none", "source", "project"]) {
+    const wall = slowest.filter((x) => (Object.keys(x.f)[0] ?? "none") === kind).map((x) => x.ms)
+      .sort((a, b) => a - b);
+    const label = kind === "none" ? "no filter" : kind === "source" ? "agent filter" : "project";
+    console.log(
+      `  ${label.padEnd(14)} p50 ${fmt(percentile(wall, 0.5))} ms  p95 ${
+        fmt(percentile(wall, 0.95))
+      } ms  (${wall.length} queries)`,
+    );
+  }
   console.log(`  index size     ${(indexBytes / 1e6).toFixed(0)} MB`);
   console.log(
     `  GET /api/search p50 ${fmt(percentile(httpTimes, 0.5))} ms  p95 ${

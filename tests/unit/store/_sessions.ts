@@ -1,6 +1,7 @@
 /** Small Claude Code sessions written on the fly, and a file-backed store with packs. */
 import {
   ChronicleStore,
+  type FilterStrategy,
   importAll,
   type ImportOptions,
   inProcessRunner,
@@ -27,6 +28,8 @@ export async function scratch(
     packLimit?: number;
     payloadMergeRows?: number;
     wrap?: (p: PackFiles) => PackFiles;
+    /** How search narrows to a filter (default: the store's own choice). */
+    filteredSearch?: FilterStrategy;
   } = {},
 ) {
   const home = await Deno.makeTempDir({ prefix: "chronicle-packs-test-" });
@@ -38,6 +41,7 @@ export async function scratch(
       packs: options.wrap ? options.wrap(packs) : packs,
       packLimit: options.packLimit,
       payloadMergeRows: options.payloadMergeRows,
+      filteredSearch: options.filteredSearch,
     });
   };
   const fs = createDenoFs({ tempRoot: `${home}/.tmp` });

@@ -1,0 +1,200 @@
+/**
+ * Search with a session filter (agent, project, dates) finds the same hits and counts whichever
+ * way it tells which matches the filter holds (filter_runs.ts): the filter's runs of rowids,
+ * each match joined at once, or matches joined newest first; and the runs it keeps follow the
+ * store as it changes.
+ */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { dbOf } from "../../_helpers/store_db.ts";
+import {
+  type ChronicleStore,
+  FILTER_STRATEGIES,
+  type FilterStrategy,
+  inRuns,
+  RANGED_FIRST,
+  runsOf,
+  type SearchResult,
+  type SessionQuery,
+} from "../../../core/store/mod.ts";
+import { appendClaudePrompt, claudeSessionPath, writeClaudeSession } from "../../e2e/_synthetic.ts";
+import { scratch } from "./_sessions.ts";
+
+Deno.test("runsOf() joins consecutive rowids into runs, whatever their order", () => {
+  assertEquals(runsOf([]), { lo: [], hi: [] });
+  assertEquals(runsOf([5]), { lo: [5], hi: [5] });
+  // a session's stamps each ascend; a later stamp may hold lower rowids
+  assertEquals(runsOf([10, 11, 12, 3, 4, 13, 20]), { lo: [3, 10, 20], hi: [4, 13, 20] });
+  assertEquals(runsOf([7, 8, 1, 2, 3, 4, 5, 6]), { lo: [1], hi: [8] }, "touching runs join");
+});
+
+Deno.test("inRuns() keeps the rowids inside the runs, newest first", () => {
+  const runs = runsOf([3, 4, 10, 11, 12, 13, 20]);
+  assertEquals(inRuns([25, 21, 20, 19, 13, 11, 10, 9, 5, 4, 3, 2, 1], runs), [
+    20,
+    13,
+    11,
+    10,
+    4,
+    3,
+  ]);
+  assertEquals(inRuns([2, 1], runs), []);
+  assertEquals(inRuns([30, 29], runs), []);
+  assertEquals(inRuns([12], { lo: [], hi: [] }), []);
+});
+
+/**
+ * Three sessions: A in /work/demo, its last prompt appended after B was imported (so A's
+ * operations are two runs), B in /work/other, C in /work/demo/sub (a project's sub-folder
+ * belongs to it).
+ */
+async function threeSessions(strategy: FilterStrategy) {
+  const s = await scratch({ filteredSearch: strategy });
+  const bash = (results: string[]) =>
+    results.map((result, i) => ({
+      tool: { name: "Bash", input: { command: `make ${i}` }, result },
+    }));
+  await writeClaudeSession(s.home, {
+    sessionId: "aaaaaaaa-1",
+    cwd: "/work/demo",
+    turns: [{ user: "start A" }, ...bash(["alpha beta one", "foo_bar_baz here", "alphabet soup"])],
+  });
+  await writeClaudeSession(s.home, {
+    sessionId: "bbbbbbbb-2",
+    cwd: "/work/other",
+    turns: [{ user: "start B" }, ...bash(["alpha beta two", "foo_bar_baz there", "alpha"])],
+  });
+  const store = s.open();
+  await s.run(store);
+  const a = claudeSessionPath(s.home, "/work/demo", "aaaaaaaa-1");
+  await appendClaudePrompt(a, "aaaaaaaa-1", "alpha beta three foo_bar_baz");
+  await writeClaudeSession(s.home, {
+    sessionId: "cccccccc-3",
+    cwd: "/work/demo/sub",
+    turns: [{ user: "start C" }, ...bash(["alpha beta four"])],
+  });
+  await s.run(store);
+  return { s, store, a };
+}
+
+/** The hits and count a filter should give: the unfiltered hits it holds. */
+function expected(store: ChronicleStore, q: string, f: SessionQuery) {
+  const all = store.search(q, { limit: 200 });
+  assert(!all.total_capped && all.hits.length === all.total, q);
+  const held = all.hits.filter((h) =>
+    (f.source === undefined || h.session.source === f.source) &&
+    (f.project === undefined || h.session.project_path === f.project ||
+      (h.session.project_path ?? "").startsWith(`${f.project}/`))
+  );
+  return { total: held.length, capped: false, ops: held.map((h) => h.op_id) };
+}
+
+const got = (r: SearchResult) => ({
+  total: r.total,
+  capped: r.total_capped,
+  ops: r.hits.map((h) => h.op_id),
+});
+
+Deno.test("every way of narrowing to a filter finds the same hits, newest first, with exact counts", async (t) => {
+  const queries = ["alpha", "alp", "alph", '"alpha beta"', '"beta alpha"', "foo_bar_baz", "zzzq"];
+  const filters: SessionQuery[] = [
+    { project: "/work/demo" },
+    { project: "/work/other" },
+    { source: "claude-code" },
+    { source: "codex" },
+    { project: "/nowhere" },
+  ];
+  for (const strategy of FILTER_STRATEGIES) {
+    await t.step(strategy, async () => {
+      const { s, store } = await threeSessions(strategy);
+      await using _ = s;
+      // A's operations are two runs: its appended prompt came after B's
+      const db = dbOf(store);
+      const ids = (db.prepare(
+        `SELECT o.rowid AS r FROM operations o JOIN sessions s ON s.num = o.session
+         WHERE s.id LIKE '%aaaaaaaa-1' ORDER BY o.rowid`,
+      ).all() as { r: number }[]).map((x) => x.r);
+      assertEquals(runsOf(ids).lo.length, 2, `${ids}`);
+      let found = 0;
+      for (const q of queries) {
+        for (const f of filters) {
+          const want = expected(store, q, f);
+          assertEquals(
+            got(store.search(q, { ...f, limit: 200 })),
+            want,
+            `${q} ${JSON.stringify(f)}`,
+          );
+          // a page of one at each offset reaches every hit once
+          const paged = want.ops.map((_, i) => store.search(q, { ...f, limit: 1, offset: i }));
+          assertEquals(paged.map((p) => p.hits[0]?.op_id), want.ops, `${q} paged`);
+          found += want.total;
+        }
+      }
+      assert(found > 20, `${found} hits in all: the cases find something`);
+      store.close();
+    });
+  }
+});
+
+Deno.test("the runs a filter keeps follow the store: a step written since is found", async (t) => {
+  for (const strategy of ["auto", "runs"] as const) {
+    await t.step(strategy, async () => {
+      const { s, store, a } = await threeSessions(strategy);
+      await using _ = s;
+      const demo = { project: "/work/demo" };
+      assertEquals(store.search("alpha", demo).total, 4);
+      assertEquals(store.search("gammaword", demo).total, 0);
+      // written through this connection
+      await appendClaudePrompt(a, "aaaaaaaa-1", "gammaword alpha");
+      await s.run(store);
+      assertEquals(store.search("gammaword", demo).total, 1);
+      assertEquals(store.search("alpha", demo).total, 5);
+      // written through another connection (another process importing)
+      await appendClaudePrompt(a, "aaaaaaaa-1", "gammaword again");
+      const other = s.open();
+      await s.run(other);
+      other.close();
+      assertEquals(store.search("gammaword", demo).total, 2);
+      assertEquals(store.search("gammaword", { project: "/work/other" }).total, 0);
+      store.close();
+    });
+  }
+});
+
+Deno.test("a filter's hit past many newer matches between its runs is found, and counted exactly where all were read", async () => {
+  for (const strategy of FILTER_STRATEGIES) {
+    const { s, store } = await threeSessions(strategy);
+    await using _ = s;
+    const db = dbOf(store);
+    // A's newest operation (its appended prompt) moved far up with its index entry, and index
+    // entries of no operation put between, more than a first read takes: A's runs now span
+    // them, and none of them is A's.
+    const last = (db.prepare(
+      `SELECT max(o.rowid) AS r FROM operations o JOIN sessions s ON s.num = o.session
+       WHERE s.id LIKE '%aaaaaaaa-1'`,
+    ).get() as { r: number }).r;
+    const top = 1_000_000;
+    db.exec("BEGIN");
+    db.prepare("UPDATE operations SET rowid = ? WHERE rowid = ?").run(top, last);
+    db.prepare("DELETE FROM operations_fts WHERE rowid = ?").run(last);
+    db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, 'alpha beta three')").run(top);
+    const fake = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
+    for (let i = 0; i < RANGED_FIRST + 500; i++) fake.run(500_000 + i, "alphabet alpha beta");
+    db.exec("COMMIT");
+    // "alphabet": A's "alphabet soup", below every entry put between; the phrase: A's prompt
+    // (moved), C's "alpha beta four", A's "alpha beta one"
+    for (const [q, want] of [["alphabet", 1], ['"alpha beta"', 3]] as const) {
+      const r = store.search(q, { project: "/work/demo" });
+      assertEquals(r.hits.length, want, `${strategy} ${q}`);
+      if (strategy === "runs" || strategy === "each") {
+        assertEquals([r.total, r.total_capped], [want, false], `${strategy} ${q}`);
+      }
+      if (strategy === "join" && q === "alphabet") assertEquals(r.total_capped, true);
+    }
+    assertEquals(
+      store.search('"alpha beta"', { project: "/work/demo" }).hits[0].op_id,
+      store.search("three", { project: "/work/demo" }).hits[0].op_id,
+      "the moved step is the newest",
+    );
+    store.close();
+  }
+});
