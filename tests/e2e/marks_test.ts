@@ -4,23 +4,11 @@
  * all still there after a reload, seen by a second tab; light and dark at a phone's width.
  */
 import assert from "node:assert/strict";
-import { loadAxeSource, type Page } from "../_helpers/test_deps.ts";
+import { seriousAxeViolations } from "./_axe.ts";
 import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
-const axeSource = await loadAxeSource();
 
-/** Serious and critical axe-core violations on the page as it is now (as a11y_test.ts runs it). */
-async function axe(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axeSource);
-  const found = await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const r = await (globalThis as any).axe.run(document, { resultTypes: ["violations"] });
-    return r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[];
-  });
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 const CLAUDE = "claude-code:6e1ca488-75fe-41b2-bc40-620dc5c6889e";
 const sessionPath = (id: string) => `sessions/${encodeURIComponent(id)}`;
 
@@ -160,7 +148,7 @@ Deno.test({
             await p.page.locator(".list-count", { hasText: "1 starred session" }).waitFor();
             assert.equal(await noOverflow(), true);
             await screenshot(p.page, `marks_390_${theme}_list`);
-            assert.deepEqual(await axe(p.page), []);
+            assert.deepEqual(await seriousAxeViolations(p.page), []);
             assert.deepEqual(p.problems, []);
           } finally {
             await p.close();

@@ -1,17 +1,47 @@
-/** ⌘K / Ctrl-K: search every session; snippets with the match marked; Enter jumps to it. */
+/**
+ * ⌘K / Ctrl-K: search every session, or those of an agent, a project, a range of days (the
+ * session list's filters when it opens); snippets with the match marked; Enter jumps to it.
+ */
 import { useSignal } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { api, qs } from "../api.ts";
-import { agentName, basename, sessionTitle } from "../format.ts";
+import { agentName, AGENTS, basename, localDayBound, sessionTitle } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import { useFocusTrap } from "./dialog.ts";
-import type { SearchHit, SearchResult } from "../types.ts";
+import type { Project, SearchHit, SearchResult } from "../types.ts";
 
 const PAGE = 30;
 
+/** The sessions a search looks in: an agent, a project (and its sub-folders), days. */
+interface Scope {
+  source: string;
+  project: string;
+  from: string;
+  to: string;
+}
+
+const EVERYWHERE: Scope = { source: "", project: "", from: "", to: "" };
+
+/** The session list's filters, from the URL: where the palette searches when it opens. */
+function listScope(): Scope {
+  const q = new URLSearchParams(location.search);
+  const get = (k: keyof Scope) => q.get(k) ?? "";
+  return { source: get("source"), project: get("project"), from: get("from"), to: get("to") };
+}
+
+/** The scope as /api/search takes it: days as the local day's first and last instant. */
+const scopeQuery = (s: Scope) => ({
+  source: s.source,
+  project: s.project,
+  from: localDayBound(s.from),
+  to: localDayBound(s.to, true),
+});
+
 export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const q = useSignal("");
+  const scope = useSignal<Scope>(listScope());
+  const projects = useSignal<Project[]>([]);
   const hits = useSignal<SearchHit[]>([]);
   const total = useSignal<number | null>(null);
   const capped = useSignal(false);
@@ -28,6 +58,11 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const list = useRef<HTMLUListElement>(null);
   useFocusTrap(box, input);
 
+  useEffect(() => {
+    api<{ items: Project[] }>("/api/projects").then((p) => (projects.value = p.items)).catch(
+      () => {},
+    );
+  }, []);
   // The active hit stays in sight as ↑↓ move it.
   useEffect(() => {
     list.current?.querySelector(`#hit-${active.value}`)?.scrollIntoView({ block: "nearest" });
@@ -42,7 +77,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
     const ctl = new AbortController();
     const t = setTimeout(() => {
       api<SearchResult & { ms: number; indexing?: Indexing | null }>(
-        `/api/search${qs({ q: text, limit: PAGE })}`,
+        `/api/search${qs({ q: text, limit: PAGE, ...scopeQuery(scope.value) })}`,
         { signal: ctl.signal },
       ).then((r) => {
         indexing.value = r.indexing ?? null;
@@ -61,17 +96,18 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
       clearTimeout(t);
       ctl.abort();
     };
-  }, [q.value]);
+  }, [q.value, scope.value]);
 
   /** The next page of hits, after the ones shown. */
   const more = () => {
     if (loading.value) return;
     loading.value = true;
     const text = q.value.trim();
+    const where = scope.value;
     api<SearchResult & { ms: number }>(
-      `/api/search${qs({ q: text, limit: PAGE, offset: hits.value.length })}`,
+      `/api/search${qs({ q: text, limit: PAGE, offset: hits.value.length, ...scopeQuery(where) })}`,
     ).then((r) => {
-      if (q.value.trim() !== text) return;
+      if (q.value.trim() !== text || scope.value !== where) return;
       hits.value = [...hits.value, ...r.hits];
       total.value = r.total;
       capped.value = r.total_capped;
@@ -87,7 +123,11 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
     if (e.key === "Escape") {
       e.preventDefault();
       onClose();
-    } else if (e.key === "ArrowDown" && hits.value.length) {
+      return;
+    }
+    // The filters' own keys (a select's arrows, Enter on a button) stay theirs.
+    if (e.target !== input.current) return;
+    if (e.key === "ArrowDown" && hits.value.length) {
       e.preventDefault();
       active.value = Math.min(hits.value.length - 1, active.value + 1);
     } else if (e.key === "ArrowUp") {
@@ -123,6 +163,15 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
           aria-controls="search-hits"
           aria-autocomplete="list"
           aria-activedescendant={hits.value.length ? `hit-${active.value}` : undefined}
+        />
+        <ScopeFilters
+          scope={scope.value}
+          projects={projects.value}
+          onChange={(next) => (scope.value = next)}
+          onReset={() => {
+            scope.value = EVERYWHERE;
+            input.current?.focus(); // the button goes with the filters it cleared
+          }}
         />
         <div class="palette-status muted small" role="status">
           {error.value ??
@@ -178,6 +227,54 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
           </button>
         )}
       </div>
+    </div>
+  );
+}
+
+/** The agent, project and days the search looks in, and a way back to every session. */
+function ScopeFilters(
+  { scope, projects, onChange, onReset }: {
+    scope: Scope;
+    projects: Project[];
+    onChange: (s: Scope) => void;
+    onReset: () => void;
+  },
+): VNode {
+  const set = (k: keyof Scope) => (e: Event) =>
+    onChange({ ...scope, [k]: (e.currentTarget as HTMLInputElement).value });
+  // A project typed into the URL that the store does not list is still shown as chosen.
+  const listed = !scope.project || projects.some((p) => p.path === scope.project);
+  const narrowed = Object.values(scope).some(Boolean);
+  return (
+    <div class="palette-filters" role="group" aria-label="Search in">
+      <select value={scope.source} onChange={set("source")} aria-label="Search in agent">
+        <option value="">All agents</option>
+        {Object.entries(AGENTS).map(([id, name]) => <option key={id} value={id}>{name}</option>)}
+      </select>
+      <select value={scope.project} onChange={set("project")} aria-label="Search in project">
+        <option value="">All projects</option>
+        {!listed && <option value={scope.project}>{basename(scope.project)}</option>}
+        {projects.map((p) => (
+          <option key={p.path} value={p.path} title={p.path}>
+            {basename(p.path)} ({p.sessions})
+          </option>
+        ))}
+      </select>
+      <input
+        type="date"
+        value={scope.from}
+        onChange={set("from")}
+        aria-label="Search from date"
+        title="Sessions active on or after this day"
+      />
+      <input
+        type="date"
+        value={scope.to}
+        onChange={set("to")}
+        aria-label="Search to date"
+        title="Sessions started on or before this day"
+      />
+      {narrowed && <button type="button" class="mini" onClick={onReset}>All sessions</button>}
     </div>
   );
 }
