@@ -20,6 +20,11 @@ export interface Runs {
   hi: number[];
 }
 
+/** Runs each with the session (its number) whose operations fill it; they ascend. */
+export interface OwnedRuns extends Runs {
+  num: number[];
+}
+
 /**
  * How search narrows matches to a filter: `runs` lists the filter's runs; `each` joins every
  * match (read whole first) to its session in one statement; `join` reads matches joined to
@@ -95,23 +100,43 @@ export class FilterRuns {
    * ascend).
    */
   list(nums: readonly number[]): Runs {
-    const missing = nums.filter((n) => !this.kept.has(n));
-    if (missing.length) {
-      if (this.kept.size + missing.length > KEPT_SESSIONS) this.kept.clear();
-      const r = this.sql.stmt(
-        `SELECT json_group_array(o.session) AS sessions, json_group_array(o.rowid) AS ids
-         FROM json_each(?) m CROSS JOIN operations o INDEXED BY operations_changes
-           ON o.session = m.value`,
-      ).get(JSON.stringify(missing)) as { sessions: string; ids: string };
-      const sessions = JSON.parse(r.sessions) as number[];
-      const ids = JSON.parse(r.ids) as number[];
-      for (let i = 0, j = 0; i < ids.length; i = j) {
-        while (j < ids.length && sessions[j] === sessions[i]) j++;
-        this.kept.set(sessions[i], runsOf(ids.slice(i, j)));
-      }
-      for (const n of missing) if (!this.kept.has(n)) this.kept.set(n, { lo: [], hi: [] });
-    }
+    this.keep(nums);
     return this.joined(nums);
+  }
+
+  /** The runs of sessions `nums` each with its session, listed as {@link list} lists them. */
+  owned(nums: readonly number[]): OwnedRuns {
+    this.keep(nums);
+    const spans: [number, number, number][] = [];
+    for (const n of nums) {
+      const { lo, hi } = this.kept.get(n)!;
+      for (let i = 0; i < lo.length; i++) spans.push([lo[i], hi[i], n]);
+    }
+    spans.sort((a, b) => a[0] - b[0]);
+    return {
+      lo: spans.map((s) => s[0]),
+      hi: spans.map((s) => s[1]),
+      num: spans.map((s) => s[2]),
+    };
+  }
+
+  /** Reads the runs of the sessions of `nums` not kept yet. */
+  private keep(nums: readonly number[]): void {
+    const missing = nums.filter((n) => !this.kept.has(n));
+    if (!missing.length) return;
+    if (this.kept.size + missing.length > KEPT_SESSIONS) this.kept.clear();
+    const r = this.sql.stmt(
+      `SELECT json_group_array(o.session) AS sessions, json_group_array(o.rowid) AS ids
+       FROM json_each(?) m CROSS JOIN operations o INDEXED BY operations_changes
+         ON o.session = m.value`,
+    ).get(JSON.stringify(missing)) as { sessions: string; ids: string };
+    const sessions = JSON.parse(r.sessions) as number[];
+    const ids = JSON.parse(r.ids) as number[];
+    for (let i = 0, j = 0; i < ids.length; i = j) {
+      while (j < ids.length && sessions[j] === sessions[i]) j++;
+      this.kept.set(sessions[i], runsOf(ids.slice(i, j)));
+    }
+    for (const n of missing) if (!this.kept.has(n)) this.kept.set(n, { lo: [], hi: [] });
   }
 
   /** The kept runs of sessions `nums`, as one list. */
@@ -164,11 +189,30 @@ function joinSpans(spans: [number, number][]): Runs {
 /** The rowids of `newestFirst` (descending) that lie in `runs`, in the same order. */
 export function inRuns(newestFirst: readonly number[], runs: Runs): number[] {
   const out: number[] = [];
+  eachInRuns(newestFirst, runs, (rowid) => out.push(rowid));
+  return out;
+}
+
+/** The rowids of `newestFirst` (descending) that lie in `runs`, each with its run's session. */
+export function ownersOf(
+  newestFirst: readonly number[],
+  runs: OwnedRuns,
+): { rowid: number; num: number }[] {
+  const out: { rowid: number; num: number }[] = [];
+  eachInRuns(newestFirst, runs, (rowid, run) => out.push({ rowid, num: runs.num[run] }));
+  return out;
+}
+
+/** Calls `found` with each rowid of `newestFirst` (descending) inside a run, and the run. */
+function eachInRuns(
+  newestFirst: readonly number[],
+  runs: Runs,
+  found: (rowid: number, run: number) => void,
+): void {
   let j = runs.lo.length - 1;
   for (const r of newestFirst) {
     while (j >= 0 && runs.lo[j] > r) j--;
     if (j < 0) break;
-    if (r <= runs.hi[j]) out.push(r);
+    if (r <= runs.hi[j]) found(r, j);
   }
-  return out;
 }

@@ -12,12 +12,19 @@ export * from "./unit_wire.ts";
 export * from "./packs.ts";
 export * from "./write_group.ts";
 export * from "./search_query.ts";
-export { makeSnippet, PHRASE_CHECKS, RANGED_FIRST, SEARCH_PAGE_MAX } from "./search.ts";
+export {
+  makeSnippet,
+  PHRASE_CHECKS,
+  RANGED_FIRST,
+  SEARCH_PAGE_MAX,
+  TEXT_FILTER_SPAN,
+} from "./search.ts";
 export {
   FILTER_STRATEGIES,
   type FilterStrategy,
   inRuns,
   JOIN_COST_OPS,
+  ownersOf,
   RUNS_MAX_OPS,
   RUNS_SHARE,
   runsOf,

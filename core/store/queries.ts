@@ -51,7 +51,7 @@ export class Queries {
      * The sessions with an operation matching a text (search.ts), null when nothing in it is
      * searchable: the session list's text filter.
      */
-    private readonly matchingSessions: (text: string) => string[] | null,
+    private readonly matchingSessions: (text: string, scope: SessionQuery) => string[] | null,
   ) {}
 
   /**
@@ -157,7 +157,7 @@ export class Queries {
     // the partial index sessions_starred (migration 12) holds exactly these rows
     if (q.starred) clauses.push(`${a}starred_at IS NOT NULL`);
     if (q.text) {
-      const ids = this.matchingSessions(q.text);
+      const ids = this.matchingSessions(q.text, q);
       if (ids) {
         const like = `%${likeEscape(q.text)}%`;
         clauses.push(

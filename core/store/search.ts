@@ -22,6 +22,8 @@ import {
   type FilterStrategy,
   inRuns,
   JOIN_COST_OPS,
+  type OwnedRuns,
+  ownersOf,
   type Runs,
   RUNS_MAX_OPS,
   RUNS_SHARE,
@@ -106,6 +108,11 @@ const CHECK_BATCH_MAX = 640;
  * as many each time the page is not among them): 20,000 rowids of one word cost about 3 ms.
  */
 export const RANGED_FIRST = 20_000;
+/**
+ * Within a filter listed as runs, how many of the newest matches between its first and last
+ * operation the session list's text filter looks at (100,000 rowids: about 12 ms of one word).
+ */
+export const TEXT_FILTER_SPAN = 100_000;
 
 /**
  * Where a page of matches is read: the index alone (`from`), or joined to the sessions a filter
@@ -179,41 +186,76 @@ export class Search {
   }
 
   /**
-   * The sessions with an operation matching `text`, among its newest
-   * {@link TEXT_FILTER_WINDOW} matches (the session list's text filter); null when nothing in
-   * `text` is searchable. A phrase is checked on the newest candidates of each session until
-   * one holds it, {@link PHRASE_CHECKS} texts in all.
+   * The sessions with an operation matching `text` (the session list's text filter), among
+   * those `scope`'s other filters select; null when nothing in `text` is searchable. Looked for
+   * among the newest {@link TEXT_FILTER_WINDOW} matches, or, within a filter listed as runs
+   * (filter_runs.ts, as {@link filteredPage} chooses for a phrase), among the newest
+   * {@link TEXT_FILTER_SPAN} between its first and last operation, which the runs tell without
+   * a join: so a project's session is found even when the store holds many newer matches
+   * elsewhere. A phrase is checked on the newest candidates of each session until one holds
+   * it, {@link PHRASE_CHECKS} texts in all.
    */
-  matchingSessions(text: string): string[] | null {
+  matchingSessions(text: string, scope: SessionQuery = {}): string[] | null {
     const match = ftsQuery(text, indexLookups(this.sql));
     if (!match) return null;
+    const check = phraseCheck(text);
+    const owned = this.scopeRuns(scope);
     // The newest matches only: a word in every session would otherwise cost a join per
     // matching operation (seconds over a million of them).
     const newest = `SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?
       ORDER BY rowid DESC LIMIT ${TEXT_FILTER_WINDOW}`;
-    const check = phraseCheck(text);
-    if (!check) {
+    if (!check && !owned) {
       return (this.sql.stmt(
         `SELECT s.id FROM sessions s WHERE s.num IN
            (SELECT o.session FROM (${newest}) m JOIN operations o ON o.rowid = m.rowid)`,
       ).all(match) as { id: string }[]).map((r) => r.id);
     }
-    const rows = this.sql.stmt(
-      `SELECT m.rowid AS rowid, s.id FROM (${newest}) m
-       JOIN operations o ON o.rowid = m.rowid JOIN sessions s ON s.num = o.session
-       ORDER BY m.rowid DESC`,
-    ).all(match) as { rowid: number; id: string }[];
-    const found = new Set<string>();
+    const rows = owned
+      ? this.ownedMatches(match, owned)
+      : this.sql.rows<{ rowid: number; num: number }>(
+        `SELECT m.rowid AS rowid, o.session AS num FROM (${newest}) m
+         JOIN operations o ON o.rowid = m.rowid ORDER BY m.rowid DESC`,
+        match,
+      );
+    const found = new Set<number>();
+    if (!check) rows.forEach((r) => found.add(r.num));
     let checked = 0;
-    for (let i = 0; i < rows.length && checked < PHRASE_CHECKS; i += CHECK_BATCH) {
-      const batch = rows.slice(i, i + CHECK_BATCH).filter((r) => !found.has(r.id));
+    for (let i = 0; check && i < rows.length && checked < PHRASE_CHECKS; i += CHECK_BATCH) {
+      const batch = rows.slice(i, i + CHECK_BATCH).filter((r) => !found.has(r.num));
       const texts = this.textsOf(batch.map((r) => r.rowid));
       batch.forEach((r, j) => {
-        if (!found.has(r.id) && check(texts[j])) found.add(r.id);
+        if (!found.has(r.num) && check(texts[j])) found.add(r.num);
       });
       checked += batch.length;
     }
-    return [...found];
+    return (this.sql.stmt(
+      "SELECT id FROM sessions WHERE num IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify([...found])) as { id: string }[]).map((r) => r.id);
+  }
+
+  /**
+   * The runs of the sessions `scope` selects, each with its session, when they are kept or a
+   * filter that small would be listed for a phrase (see {@link filteredPage}); else null.
+   */
+  private scopeRuns(scope: SessionQuery): OwnedRuns | null {
+    const { where, params } = this.queries.sessionWhere({ ...scope, text: undefined }, "s");
+    if (!where || this.strategy === "join" || this.strategy === "each") return null;
+    const { nums, ops, all } = this.runs.look(where.slice("WHERE ".length), params);
+    const small = ops <= RUNS_MAX_OPS.phrase && ops * RUNS_SHARE <= all;
+    if (this.strategy === "auto" && !small && !this.runs.cached(nums)) return null;
+    return this.runs.owned(nums);
+  }
+
+  /** The newest {@link TEXT_FILTER_SPAN} matches in the runs' span, each with its session. */
+  private ownedMatches(match: string, owned: OwnedRuns): { rowid: number; num: number }[] {
+    if (!owned.lo.length) return [];
+    const { ids } = this.sql.stmt(
+      `SELECT json_group_array(rowid) AS ids FROM (SELECT rowid FROM operations_fts
+       WHERE operations_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)`,
+    ).get(match, owned.lo[0], owned.hi[owned.hi.length - 1], TEXT_FILTER_SPAN) as {
+      ids: string;
+    };
+    return ownersOf(JSON.parse(ids), owned);
   }
 
   /**

@@ -220,7 +220,7 @@ export class ChronicleStore {
     this.queries = new Queries(
       this.sql,
       this.payloads.textOf,
-      (text) => this.searcher.matchingSessions(text),
+      (text, scope) => this.searcher.matchingSessions(text, scope),
     );
     this.searcher = new Search(this.sql, this.payloads, this.queries, options.filteredSearch);
     this.ruleTable = new RuleTable(this.sql);

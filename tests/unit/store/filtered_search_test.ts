@@ -11,10 +11,12 @@ import {
   FILTER_STRATEGIES,
   type FilterStrategy,
   inRuns,
+  ownersOf,
   RANGED_FIRST,
   runsOf,
   type SearchResult,
   type SessionQuery,
+  TEXT_FILTER_WINDOW,
 } from "../../../core/store/mod.ts";
 import { appendClaudePrompt, claudeSessionPath, writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
@@ -40,6 +42,17 @@ Deno.test("inRuns() keeps the rowids inside the runs, newest first", () => {
   assertEquals(inRuns([2, 1], runs), []);
   assertEquals(inRuns([30, 29], runs), []);
   assertEquals(inRuns([12], { lo: [], hi: [] }), []);
+});
+
+Deno.test("ownersOf() names the session of each rowid inside a run", () => {
+  const owned = { lo: [1, 5, 9], hi: [4, 8, 9], num: [7, 3, 7] };
+  assertEquals(ownersOf([10, 9, 8, 5, 4, 2, 0], owned), [
+    { rowid: 9, num: 7 },
+    { rowid: 8, num: 3 },
+    { rowid: 5, num: 3 },
+    { rowid: 4, num: 7 },
+    { rowid: 2, num: 7 },
+  ]);
 });
 
 /**
@@ -126,6 +139,10 @@ Deno.test("every way of narrowing to a filter finds the same hits, newest first,
           // a page of one at each offset reaches every hit once
           const paged = want.ops.map((_, i) => store.search(q, { ...f, limit: 1, offset: i }));
           assertEquals(paged.map((p) => p.hits[0]?.op_id), want.ops, `${q} paged`);
+          // the session list's text filter names the sessions of those hits
+          const listed = store.listSessions({ ...f, text: q }).items.map((x) => x.id).sort();
+          const held = store.search(q, { ...f, limit: 200 }).hits.map((h) => h.session_id);
+          assertEquals(listed, [...new Set(held)].sort(), `${q} ${JSON.stringify(f)} list`);
           found += want.total;
         }
       }
@@ -195,6 +212,32 @@ Deno.test("a filter's hit past many newer matches between its runs is found, and
       store.search("three", { project: "/work/demo" }).hits[0].op_id,
       "the moved step is the newest",
     );
+    store.close();
+  }
+});
+
+Deno.test("the session list's text filter finds a project's session past many newer matches elsewhere", async () => {
+  for (const strategy of ["runs", "join"] as const) {
+    const { s, store } = await threeSessions(strategy);
+    await using _ = s;
+    // Newer matches than any operation of the store, more than the list's window.
+    const db = dbOf(store);
+    const fake = db.prepare("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
+    db.exec("BEGIN");
+    for (let i = 0; i < TEXT_FILTER_WINDOW + 10; i++) {
+      fake.run(1_000_000 + i, "alphabet alpha beta");
+    }
+    db.exec("COMMIT");
+    const listed = (text: string) =>
+      store.listSessions({ project: "/work/demo", text }).items.map((x) => x.id.slice(-10)).sort();
+    if (strategy === "runs") {
+      assertEquals(listed("alphabet"), ["aaaaaaaa-1"]);
+      assertEquals(listed('"alpha beta"'), ["aaaaaaaa-1", "cccccccc-3"]);
+      assertEquals(store.listSessions({ project: "/work/other", text: "alpha" }).total, 1);
+    } else {
+      // joined, the window holds only the newer matches: what the runs are for
+      assertEquals(listed("alphabet"), []);
+    }
     store.close();
   }
 });
