@@ -40,8 +40,19 @@ export const FILTER_STRATEGIES: readonly FilterStrategy[] = ["auto", "runs", "ea
  * one's text is read too, where with runs only the filter's are.
  */
 export const RUNS_MAX_OPS = { words: 64_000, phrase: 500_000 } as const;
-/** A filter holding more than one operation in this many is never listed as runs. */
+/**
+ * A filter holding more than one operation in this many is joined for a phrase: most of the
+ * phrase's candidates are then the filter's, and their texts are read either way.
+ */
 export const RUNS_SHARE = 8;
+
+/**
+ * Whether a filter of `ops` operations, in a store of `all`, is listed as runs for a query of
+ * words or a phrase ({@link RUNS_MAX_OPS}, {@link RUNS_SHARE}).
+ */
+export function listable(ops: number, all: number, query: keyof typeof RUNS_MAX_OPS): boolean {
+  return ops <= RUNS_MAX_OPS[query] && (query === "words" || ops * RUNS_SHARE <= all);
+}
 /**
  * How many operations listed as runs cost as much as one match joined to its session: a query
  * with fewer matches than the filter's operations over this joins each of them instead.

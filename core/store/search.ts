@@ -22,11 +22,10 @@ import {
   type FilterStrategy,
   inRuns,
   JOIN_COST_OPS,
+  listable,
   type OwnedRuns,
   ownersOf,
   type Runs,
-  RUNS_MAX_OPS,
-  RUNS_SHARE,
 } from "./filter_runs.ts";
 import type { PayloadStore } from "./payloads.ts";
 import { readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
@@ -241,7 +240,7 @@ export class Search {
     const { where, params } = this.queries.sessionWhere({ ...scope, text: undefined }, "s");
     if (!where || this.strategy === "join" || this.strategy === "each") return null;
     const { nums, ops, all } = this.runs.look(where.slice("WHERE ".length), params);
-    const small = ops <= RUNS_MAX_OPS.phrase && ops * RUNS_SHARE <= all;
+    const small = listable(ops, all, "phrase");
     if (this.strategy === "auto" && !small && !this.runs.cached(nums)) return null;
     return this.runs.owned(nums);
   }
@@ -319,7 +318,7 @@ export class Search {
    * With a filter (agent, project, dates), the way to tell which matches it holds is chosen
    * (filter_runs.ts) by the filter's operations and the query's matches:
    * - the filter's runs, when each of its sessions' were listed since the store last changed;
-   * - a filter too big to list ({@link RUNS_MAX_OPS}, {@link RUNS_SHARE}): the matches joined
+   * - a filter too big to list (`listable`): the matches joined
    *   to their sessions, as far as needed ({@link joinedPage});
    * - few matches (fewer than the filter's operations over {@link JOIN_COST_OPS}): all of them
    *   read, and each joined to its session in one statement;
@@ -338,7 +337,7 @@ export class Search {
     if (pinned === "runs") return this.rangedPage(match, this.runs.list(nums), check, query);
     const cached = this.runs.cached(nums);
     if (cached) return this.rangedPage(match, cached, check, query);
-    const small = ops <= RUNS_MAX_OPS[check ? "phrase" : "words"] && ops * RUNS_SHARE <= all;
+    const small = listable(ops, all, check ? "phrase" : "words");
     if (!small) return this.joinedPage(match, check, query);
     const few = Math.floor(ops / JOIN_COST_OPS);
     const newest = this.newestIds(match, few + 1);

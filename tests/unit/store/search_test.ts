@@ -10,6 +10,7 @@ import {
   type ChronicleStore,
   COUNT_CAP,
   FILTERED_COUNT_SCAN,
+  type FilterStrategy,
   ftsQuery,
   INDEX_WORD,
   indexBody,
@@ -323,8 +324,12 @@ Deno.test("an identifier of two words is answered by the index alone: its pair s
 });
 
 /** A store with one session per entry; each result is one Bash call's output. */
-async function storeWith(sessions: Record<string, string[]>, tool = "Bash") {
-  const s = await scratch();
+async function storeWith(
+  sessions: Record<string, string[]>,
+  tool = "Bash",
+  filteredSearch?: FilterStrategy,
+) {
+  const s = await scratch({ filteredSearch });
   for (const [sid, results] of Object.entries(sessions)) await s.write(sid, results, tool);
   const store = s.open();
   await s.run(store);
@@ -729,29 +734,37 @@ Deno.test("agent, project and date filters narrow the hits", async () => {
 });
 
 Deno.test("the count says 'at least' past its cap, with and without a filter", async () => {
-  const { s, store } = await storeWith({ "aaaaaaaa-1": ["capword here"] });
-  await using _ = s;
-  // Older matches than any operation (negative rowids), enough to pass both caps.
-  indexedWithout(store, "capword", run(-1, -1, Math.max(COUNT_CAP, FILTERED_COUNT_SCAN) + 1));
-  const all = store.search("capword", { limit: 1 });
-  assertEquals([all.total, all.total_capped], [COUNT_CAP, true]);
-  assertEquals(all.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
-  const filtered = store.search("capword", { project: "/work/demo", limit: 1 });
-  assertEquals([filtered.total, filtered.total_capped], [1, true]);
-  store.close();
+  for (const strategy of ["join", "runs"] as const) {
+    const { s, store } = await storeWith({ "aaaaaaaa-1": ["capword here"] }, "Bash", strategy);
+    await using _ = s;
+    // Older matches than any operation (negative rowids), enough to pass both caps.
+    indexedWithout(store, "capword", run(-1, -1, Math.max(COUNT_CAP, FILTERED_COUNT_SCAN) + 1));
+    const all = store.search("capword", { limit: 1 });
+    assertEquals([all.total, all.total_capped], [COUNT_CAP, true]);
+    assertEquals(all.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
+    const filtered = store.search("capword", { project: "/work/demo", limit: 1 });
+    // joined, the newest matches are read and found outside the filter; its runs end above
+    // them all, so none is read and the count is exact
+    const capped = strategy === "join";
+    assertEquals([filtered.total, filtered.total_capped], [1, capped], strategy);
+    store.close();
+  }
 });
 
 Deno.test("a filtered hit older than the counted matches is still found and paged to", async () => {
-  const { s, store } = await storeWith({ "aaaaaaaa-1": ["deepword here"] });
-  await using _ = s;
-  // Newer matches than the operation (rowids past it) outside the filter, more than it scans.
-  indexedWithout(store, "deepword", run(1001, 1, FILTERED_COUNT_SCAN + 1));
-  const filtered = store.search("deepword", { project: "/work/demo" });
-  assertEquals(filtered.hits.length, 1);
-  assertEquals(filtered.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
-  assertEquals(filtered.total_capped, true); // not all matches were checked against the filter
-  assertEquals(store.search("deepword", { project: "/work/demo", offset: 1 }).hits, []);
-  store.close();
+  for (const strategy of ["join", "runs"] as const) {
+    const { s, store } = await storeWith({ "aaaaaaaa-1": ["deepword here"] }, "Bash", strategy);
+    await using _ = s;
+    // Newer matches than the operation (rowids past it) outside the filter, more than it scans.
+    indexedWithout(store, "deepword", run(1001, 1, FILTERED_COUNT_SCAN + 1));
+    const filtered = store.search("deepword", { project: "/work/demo" });
+    assertEquals(filtered.hits.length, 1);
+    assertEquals(filtered.hits[0].session_id.endsWith("aaaaaaaa-1"), true);
+    // joined, not all matches were checked against the filter; its runs end below them
+    assertEquals(filtered.total_capped, strategy === "join", strategy);
+    assertEquals(store.search("deepword", { project: "/work/demo", offset: 1 }).hits, []);
+    store.close();
+  }
 });
 
 Deno.test("migration 6 rebuilds the search index of an existing store", async () => {
