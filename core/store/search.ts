@@ -12,8 +12,9 @@
  * they are few, or when the filter's runs of rowids were read through; else the newest
  * {@link RANGED_FIRST} of its runs' span and more, or the newest {@link FILTERED_COUNT_SCAN}
  * (see `filteredPage`); for a phrase, when every candidate was checked, or at least
- * {@link PHRASE_CHECKS} of them); past that it is a lower bound and `total_capped` says so. Operations a bulk import has stored but not indexed yet are not found; `unindexed`
- * says how many there are (backlog.ts).
+ * {@link PHRASE_CHECKS} of them); past that it is a lower bound and `total_capped` says so.
+ * Operations a bulk import has stored but not indexed yet are not found; `unindexed` says how
+ * many there are (backlog.ts).
  */
 import type { Operation, PayloadRef } from "../model/mod.ts";
 import { backlogSize, buildTexts, readOperations } from "./backlog.ts";
