@@ -69,7 +69,7 @@ export interface FilterLook {
   all: number;
 }
 
-/** The most sessions whose runs are kept (about 100 bytes each); past it they start over. */
+/** The most sessions whose runs are kept (about 100 bytes each). */
 const KEPT_SESSIONS = 100_000;
 
 export class FilterRuns {
@@ -77,7 +77,8 @@ export class FilterRuns {
   private kept = new Map<number, Runs>();
   private keptVersion = "";
 
-  constructor(private readonly sql: Sql) {}
+  /** `keptMax`: the most sessions whose runs are kept; past it they start over. */
+  constructor(private readonly sql: Sql, private readonly keptMax = KEPT_SESSIONS) {}
 
   /**
    * The sessions `filter` (SQL over `sessions s`, with `params`) selects, and about how many
@@ -133,9 +134,12 @@ export class FilterRuns {
 
   /** Reads the runs of the sessions of `nums` not kept yet. */
   private keep(nums: readonly number[]): void {
-    const missing = nums.filter((n) => !this.kept.has(n));
+    let missing = nums.filter((n) => !this.kept.has(n));
     if (!missing.length) return;
-    if (this.kept.size + missing.length > KEPT_SESSIONS) this.kept.clear();
+    if (this.kept.size + missing.length > this.keptMax) {
+      this.kept.clear(); // and every session of `nums` is read again
+      missing = [...nums];
+    }
     const r = this.sql.stmt(
       `SELECT json_group_array(o.session) AS sessions, json_group_array(o.rowid) AS ids
        FROM json_each(?) m CROSS JOIN operations o INDEXED BY operations_changes

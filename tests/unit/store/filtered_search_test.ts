@@ -19,6 +19,8 @@ import {
   TEXT_FILTER_WINDOW,
 } from "../../../core/store/mod.ts";
 import { appendClaudePrompt, claudeSessionPath, writeClaudeSession } from "../../e2e/_synthetic.ts";
+import { FilterRuns } from "../../../core/store/filter_runs.ts";
+import { Sql } from "../../../core/store/_sql.ts";
 import { scratch } from "./_sessions.ts";
 
 Deno.test("runsOf() joins consecutive rowids into runs, whatever their order", () => {
@@ -240,4 +242,23 @@ Deno.test("the session list's text filter finds a project's session past many ne
     }
     store.close();
   }
+});
+
+Deno.test("runs kept past their limit start over, and every session asked for is read again", async () => {
+  const { s, store } = await threeSessions("runs");
+  await using _ = s;
+  const db = dbOf(store);
+  const nums = (db.prepare("SELECT num FROM sessions ORDER BY num").all() as { num: number }[])
+    .map((r) => r.num);
+  assertEquals(nums.length, 3);
+  const [a, b, c] = nums;
+  const fresh = (of: number[]) => new FilterRuns(new Sql(db)).owned(of);
+  const small = new FilterRuns(new Sql(db), 2);
+  assertEquals(small.owned([a, b]), fresh([a, b]));
+  // two kept, one more asked for: they start over, and b is read again with c
+  assertEquals(small.owned([b, c]), fresh([b, c]));
+  assertEquals(small.list([c, a]), new FilterRuns(new Sql(db)).list([c, a]));
+  assert(small.cached([c, a]) !== null);
+  assertEquals(small.cached([b, c]), null, "b went when a came back");
+  store.close();
 });
