@@ -455,8 +455,8 @@ export class Search {
       };
       return this.checkedPage(candidates(), check, query);
     }
-    const hits = more();
-    while (hits.length < offset + limit && !whole) hits.push(...more());
+    let hits = more();
+    while (hits.length < offset + limit && !whole) hits = hits.concat(more());
     return {
       page: hits.slice(offset, offset + limit),
       total: Math.min(hits.length, COUNT_CAP),
