@@ -72,6 +72,10 @@ export interface FilterLook {
 /** The most sessions whose runs are kept (about 100 bytes each). */
 const KEPT_SESSIONS = 100_000;
 
+/**
+ * Each session's runs, listed once and kept while the store is unchanged. `look` comes first
+ * for every query: it forgets them all when any connection has written since.
+ */
 export class FilterRuns {
   /** Each session's runs, by its number, as listed since the store last changed. */
   private kept = new Map<number, Runs>();

@@ -249,13 +249,7 @@ export class Search {
   /** The newest {@link TEXT_FILTER_SPAN} matches in the runs' span, each with its session. */
   private ownedMatches(match: string, owned: OwnedRuns): { rowid: number; num: number }[] {
     if (!owned.lo.length) return [];
-    const { ids } = this.sql.stmt(
-      `SELECT json_group_array(rowid) AS ids FROM (SELECT rowid FROM operations_fts
-       WHERE operations_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)`,
-    ).get(match, owned.lo[0], owned.hi[owned.hi.length - 1], TEXT_FILTER_SPAN) as {
-      ids: string;
-    };
-    return ownersOf(JSON.parse(ids), owned);
+    return ownersOf(this.newestIds(match, TEXT_FILTER_SPAN, owned), owned);
   }
 
   /**
@@ -346,13 +340,18 @@ export class Search {
     return this.rangedPage(match, this.runs.list(nums), check, query);
   }
 
-  /** The newest `max` matches (-1: all), as rowids, newest first. */
-  private newestIds(match: string, max: number): number[] {
+  /**
+   * The newest `max` matches (-1: all), as rowids alone, newest first; with `runs`, only those
+   * between the runs' first and last rowid.
+   */
+  private newestIds(match: string, max: number, runs?: Runs): number[] {
+    const span = runs ? "AND rowid BETWEEN ? AND ?" : "";
+    const bounds = runs ? [runs.lo[0], runs.hi[runs.hi.length - 1]] : [];
     return JSON.parse(
       (this.sql.stmt(
         `SELECT json_group_array(rowid) AS ids FROM (SELECT rowid FROM operations_fts
-         WHERE operations_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
-      ).get(match, max) as { ids: string }).ids,
+         WHERE operations_fts MATCH ? ${span} ORDER BY rowid DESC LIMIT ?)`,
+      ).get(match, ...bounds, max) as { ids: string }).ids,
     );
   }
 
@@ -431,21 +430,15 @@ export class Search {
   ): Page {
     const { limit, offset } = query;
     if (!runs.lo.length) return { page: [], total: 0, capped: false };
-    const first = runs.lo[0];
-    const last = runs.hi[runs.hi.length - 1];
-    const stmt = this.sql.stmt(
-      `SELECT json_group_array(rowid) AS ids FROM (SELECT rowid FROM operations_fts
-       WHERE operations_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)`,
-    );
     let read = 0;
     let whole = false;
     /** The hits of the next read's new matches, newest first; [] once every match was read. */
     const more = (): number[] => {
       if (whole) return [];
       const size = read ? read * 4 : RANGED_FIRST;
-      const ids = JSON.parse((stmt.get(match, first, last, size) as { ids: string }).ids);
+      const ids = this.newestIds(match, size, runs);
       whole = ids.length < size;
-      const fresh = inRuns((ids as number[]).slice(read), runs);
+      const fresh = inRuns(ids.slice(read), runs);
       read = ids.length;
       return fresh;
     };
