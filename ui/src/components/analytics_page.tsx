@@ -3,9 +3,10 @@ import { useSignal } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect } from "preact/hooks";
 import { api, qs } from "../api.ts";
-import { AGENTS, basename, count } from "../format.ts";
+import { basename, count } from "../format.ts";
 import { navigate, onLink } from "../router.ts";
-import type { Project, Stats } from "../types.ts";
+import type { Stats } from "../types.ts";
+import { AgentOptions, useProjects } from "./filter_options.tsx";
 import { type BarItem, DayBars, HBars, Heatmap } from "./charts.tsx";
 import { KIND_LABEL } from "../../../core/export/tool_view.ts";
 import { CostText, TokenCards } from "./cost.tsx";
@@ -97,14 +98,9 @@ function CostTable(
 export function AnalyticsPage({ project }: { project: string | null }): VNode {
   const stats = useSignal<Stats | null>(null);
   const error = useSignal<string | null>(null);
-  const projects = useSignal<Project[]>([]);
+  const projects = useProjects();
   const source = useSignal("");
 
-  useEffect(() => {
-    api<{ items: Project[] }>("/api/projects").then((p) => (projects.value = p.items)).catch(
-      () => {},
-    );
-  }, []);
   useEffect(() => {
     stats.value = null;
     api<Stats>(`/api/analytics${qs({ project, source: source.value })}`)
@@ -136,8 +132,7 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
           value={source.value}
           onChange={(e) => (source.value = (e.currentTarget as HTMLSelectElement).value)}
         >
-          <option value="">All agents</option>
-          {Object.entries(AGENTS).map(([id, n]) => <option key={id} value={id}>{n}</option>)}
+          <AgentOptions />
         </select>
       </div>
       {error.value && <div class="error-text">{error.value}</div>}

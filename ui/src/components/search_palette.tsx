@@ -6,9 +6,10 @@ import { useSignal } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { api, qs } from "../api.ts";
-import { agentName, AGENTS, basename, localDayBound, sessionTitle } from "../format.ts";
+import { agentName, basename, localDayBound, sessionTitle } from "../format.ts";
 import { navigate, sessionUrl } from "../router.ts";
 import { useFocusTrap } from "./dialog.ts";
+import { AgentOptions, ProjectOptions, useProjects } from "./filter_options.tsx";
 import type { Project, SearchHit, SearchResult } from "../types.ts";
 
 const PAGE = 30;
@@ -41,7 +42,7 @@ const scopeQuery = (s: Scope) => ({
 export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const q = useSignal("");
   const scope = useSignal<Scope>(listScope());
-  const projects = useSignal<Project[]>([]);
+  const projects = useProjects();
   const hits = useSignal<SearchHit[]>([]);
   const total = useSignal<number | null>(null);
   const capped = useSignal(false);
@@ -58,11 +59,6 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
   const list = useRef<HTMLUListElement>(null);
   useFocusTrap(box, input);
 
-  useEffect(() => {
-    api<{ items: Project[] }>("/api/projects").then((p) => (projects.value = p.items)).catch(
-      () => {},
-    );
-  }, []);
   // The active hit stays in sight as ↑↓ move it.
   useEffect(() => {
     list.current?.querySelector(`#hit-${active.value}`)?.scrollIntoView({ block: "nearest" });
@@ -242,23 +238,14 @@ function ScopeFilters(
 ): VNode {
   const set = (k: keyof Scope) => (e: Event) =>
     onChange({ ...scope, [k]: (e.currentTarget as HTMLInputElement).value });
-  // A project typed into the URL that the store does not list is still shown as chosen.
-  const listed = !scope.project || projects.some((p) => p.path === scope.project);
   const narrowed = Object.values(scope).some(Boolean);
   return (
     <div class="palette-filters" role="group" aria-label="Search in">
       <select value={scope.source} onChange={set("source")} aria-label="Search in agent">
-        <option value="">All agents</option>
-        {Object.entries(AGENTS).map(([id, name]) => <option key={id} value={id}>{name}</option>)}
+        <AgentOptions />
       </select>
       <select value={scope.project} onChange={set("project")} aria-label="Search in project">
-        <option value="">All projects</option>
-        {!listed && <option value={scope.project}>{basename(scope.project)}</option>}
-        {projects.map((p) => (
-          <option key={p.path} value={p.path} title={p.path}>
-            {basename(p.path)} ({p.sessions})
-          </option>
-        ))}
+        <ProjectOptions projects={projects} chosen={scope.project} />
       </select>
       <input
         type="date"

@@ -10,8 +10,9 @@ import { api, qs } from "../api.ts";
 import { AGENTS, basename, isLive, localDayBound, sessionTitle } from "../format.ts";
 import { Time } from "./time.tsx";
 import { filterQuery, navigate, onLink, sessionUrl } from "../router.ts";
-import type { Page, Project, SessionSummary } from "../types.ts";
+import type { Page, SessionSummary } from "../types.ts";
 import { ImportProgressBar } from "./import_progress.tsx";
+import { AgentOptions, ProjectOptions, useProjects } from "./filter_options.tsx";
 
 const PAGE = 100;
 
@@ -63,18 +64,12 @@ export function SessionList(
   const items = useSignal<SessionSummary[]>([]);
   const total = useSignal<number | null>(null);
   const error = useSignal<string | null>(null);
-  const projects = useSignal<Project[]>([]);
+  const projects = useProjects(refresh);
   const loading = useRef(false);
   const listRef = useRef<HTMLUListElement>(null);
   const textInput = useSignal(filters.peek().text);
   /** The selection the list last scrolled to (a deep link scrolls once its row exists). */
   const scrolledTo = useRef<string | null>(null);
-
-  useEffect(() => {
-    api<{ items: Project[] }>("/api/projects").then((p) => (projects.value = p.items)).catch(
-      () => {},
-    );
-  }, [refresh]);
 
   const load = async (offset: number) => {
     loading.current = true;
@@ -166,17 +161,10 @@ export function SessionList(
         />
         <div class="filter-row">
           <select value={f.source} onChange={set("source")} aria-label="Agent">
-            <option value="">All agents</option>
-            {Object.entries(AGENTS).map(([id, name]) => <option key={id} value={id}>{name}
-            </option>)}
+            <AgentOptions />
           </select>
           <select value={f.project} onChange={set("project")} aria-label="Project">
-            <option value="">All projects</option>
-            {projects.value.map((p) => (
-              <option key={p.path} value={p.path} title={p.path}>
-                {basename(p.path)} ({p.sessions})
-              </option>
-            ))}
+            <ProjectOptions projects={projects.value} />
           </select>
         </div>
         <div class="filter-row">
