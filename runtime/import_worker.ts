@@ -5,7 +5,7 @@
  * copies of foreign SQLite databases). The main thread writes to the store while this parses.
  */
 import { importerFor } from "../core/sources/registry.ts";
-import type { ImportContext, SourceUnit } from "../core/sources/types.ts";
+import type { ImportContext, SourceFs, SourceUnit } from "../core/sources/types.ts";
 import { seenAfter, slicedOn } from "../core/sources/results.ts";
 import { collectGarbage } from "../core/store/gc.ts";
 import { prepareUnit } from "../core/store/prepare.ts";
@@ -70,6 +70,16 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   }
 };
 
+/**
+ * The file system this thread reads through, one for its life (by scratch folder): it keeps the
+ * last file's read buffer for the next (deno_fs.ts), where one made a pass gave each log a
+ * fresh megabyte to fault in.
+ */
+const fsByTemp = new Map<string, SourceFs>();
+const fsFor = (tempRoot: string) =>
+  fsByTemp.get(tempRoot) ??
+    fsByTemp.set(tempRoot, createDenoFs({ tempRoot, blocking: true })).get(tempRoot)!;
+
 /** Reads one pass; a slice that says `more` names the pass after it (`next`). */
 async function read(request: WorkerRequest): Promise<Pass> {
   const { unit, epoch, resume, tempRoot, maxPassBytes } = request;
@@ -78,7 +88,7 @@ async function read(request: WorkerRequest): Promise<Pass> {
     if (!importer) throw new TypeError(`No importer for source "${unit.source}"`);
     const result = prepareUnit(
       await importer.import(unit, {
-        fs: createDenoFs({ tempRoot, blocking: true }),
+        fs: fsFor(tempRoot),
         epoch,
         resume,
         maxPassBytes,
