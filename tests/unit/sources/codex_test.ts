@@ -179,6 +179,27 @@ Deno.test("codex importer maps each record type and tool shape", async (t) => {
         assertEquals(ops(s).map((o) => [o.kind, o.text]), [["prompt", "go"], ["reply", "ok"]]),
     },
     {
+      name: "an event of another text of the same length mirrors nothing",
+      lines: [
+        META,
+        TURN,
+        user("go"),
+        item({
+          type: "message",
+          role: "assistant",
+          content: [{ type: "output_text", text: "abc" }],
+        }),
+        event({ type: "agent_message", message: "abd" }),
+        event({ type: "agent_message", message: "abc" }),
+      ],
+      check: (s) =>
+        assertEquals(ops(s).map((o) => [o.kind, o.text]), [
+          ["prompt", "go"],
+          ["reply", "abc"],
+          ["reply", "abd"],
+        ]),
+    },
+    {
       name: "a response item after its event mirror takes over the event's operation",
       lines: [
         META,
