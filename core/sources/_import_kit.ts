@@ -19,6 +19,8 @@ import {
   readJsonl,
   type ResumePlan,
 } from "./jsonl.ts";
+import { cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
+import { MAX_LINE_BYTES } from "./jsonl.ts";
 import { unchangedResult, vanishedResult } from "./results.ts";
 import type { FileStat, ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
 
@@ -115,6 +117,63 @@ export async function readWhole(fs: SourceFs, path: string): Promise<Uint8Array>
     at += c.byteLength;
   }
   return bytes;
+}
+
+/** A JSON document as {@link readJsonDocument} read it. */
+export interface JsonDocument {
+  /** The bytes the file held. */
+  size: number;
+  value?: unknown;
+  /** Why there is no value: it does not parse, or it is too long even with its texts cut. */
+  error?: string;
+  /** Set when the document was longer than `maxBytes`: its long texts were cut (a loss). */
+  cut?: string;
+}
+
+/**
+ * A JSON document (a legacy chat, one file of a tree) parsed whole when it is at most `maxBytes`
+ * long, and otherwise read in bounded memory with each of its texts cut after `keepTextBytes`
+ * (json_cut.ts), as a line that long is.
+ */
+export async function readJsonDocument(
+  fs: SourceFs,
+  path: string,
+  options: { maxBytes?: number; keepTextBytes?: number } = {},
+): Promise<JsonDocument> {
+  const max = options.maxBytes ?? MAX_LINE_BYTES;
+  const keep = options.keepTextBytes ?? KEEP_TEXT_BYTES;
+  let chunks: Uint8Array[] = [];
+  let size = 0;
+  let cutter: JsonCutter | null = null;
+  for await (const c of fs.readFrom(path, 0)) {
+    size += c.byteLength;
+    if (cutter) cutter.push(c);
+    else {
+      chunks.push(c.slice()); // the next chunk reuses this one's buffer
+      if (size > max) {
+        cutter = new JsonCutter(max, keep);
+        for (const k of chunks) cutter.push(k);
+        chunks = [];
+      }
+    }
+  }
+  let bytes: Uint8Array;
+  let cut: string | undefined;
+  if (cutter) {
+    const made = cutter.finish();
+    if (!made) return { size, error: `document longer than ${max} bytes` };
+    bytes = made.bytes;
+    cut = cutReason("document", max, keep, made);
+  } else {
+    bytes = new Uint8Array(size);
+    chunks.reduce((at, c) => (bytes.set(c, at), at + c.byteLength), 0);
+  }
+  try {
+    const value = JSON.parse(new TextDecoder().decode(bytes));
+    return cut ? { size, value, cut } : { size, value };
+  } catch {
+    return { size, error: "invalid JSON" };
+  }
 }
 
 /** A short hash of text (53 bits, base 36): to tell texts apart without keeping them in state. */
@@ -343,7 +402,10 @@ export async function readPass(
     if (l.error) loss.add(l.line, l.start, l.end, l.error);
     else if (l.value !== undefined && !isObj(l.value)) {
       loss.add(l.line, l.start, l.end, "not a JSON object");
-    } else if (l.value !== undefined) onLine(l, l.value);
+    } else if (l.value !== undefined) {
+      if (l.cut) loss.add(l.line, l.start, l.end, l.cut); // kept, but its long texts were cut
+      onLine(l, l.value);
+    }
     return l.end + 1 - plan.offset < max || l.end + 1 >= plan.stat.size;
   });
   if (sliced) {

@@ -4,6 +4,7 @@
  */
 import { sha256Hex } from "../model/payload.ts";
 import type { JsonlCheckpoint } from "../model/types.ts";
+import { cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
 import type { FileStat, SourceFs } from "./types.ts";
 
 export interface JsonlLine {
@@ -15,6 +16,11 @@ export interface JsonlLine {
   /** The parsed value; absent with no `error` for a blank line. */
   value?: unknown;
   error?: string;
+  /**
+   * Set when the line was longer than the longest read whole and its value was read with its
+   * long texts cut (json_cut.ts): why, and how much was left out. A loss of part of the line.
+   */
+  cut?: string;
 }
 
 export interface ReadJsonlOptions {
@@ -23,14 +29,21 @@ export interface ReadJsonlOptions {
   line?: number;
   /** Accept an unterminated last line when it parses (the file is finished). Default false. */
   closed?: boolean;
-  /** Lines longer than this are skipped as a loss. Default {@link MAX_LINE_BYTES}. */
+  /**
+   * Lines longer than this are read with their long texts cut, or skipped as a loss when that
+   * does not bring them under it. Default {@link MAX_LINE_BYTES}.
+   */
   maxLineBytes?: number;
+  /** How much of each text a line longer than `maxLineBytes` keeps. Default {@link KEEP_TEXT_BYTES}. */
+  keepTextBytes?: number;
 }
 
 /**
- * The longest line read: one line is decoded, parsed and its payloads hashed, compressed and
- * indexed at once, so a longer one (a 200 MB tool result) would take several times its size in
- * memory. It is skipped as a loss window instead, and import stays under 300 MB.
+ * The longest line read whole: one line is decoded, parsed and its payloads hashed, compressed
+ * and indexed at once, so a longer one (a 200 MB tool result) would take several times its size
+ * in memory. It is read through a {@link JsonCutter} instead, as it comes, each of its texts cut
+ * after {@link KEEP_TEXT_BYTES}: the record is kept, the cut is a loss window, and import stays
+ * under 300 MB. A line that cutting its texts does not bring under this is skipped as a loss.
  */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
@@ -54,39 +67,50 @@ export async function readJsonl(
   visit: (line: JsonlLine) => boolean,
 ): Promise<boolean> {
   const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
+  const keep = options.keepTextBytes ?? KEEP_TEXT_BYTES;
   let chunkPos = state.offset; // file offset of the current chunk's first byte
   let lineStart = state.offset; // file offset of the current line's first byte
   let lineNo = state.line;
   let pending: Uint8Array[] = [];
   let pendingLen = 0;
-  let oversize = false;
+  /** The current line's cutter, once it is longer than `maxLine`: it holds the line, not `pending`. */
+  let cutter: JsonCutter | null = null;
+  const cut = () => {
+    const c = new JsonCutter(maxLine, keep);
+    for (const p of pending) c.push(p);
+    pending = [];
+    pendingLen = 0;
+    return c;
+  };
   for await (const chunk of fs.readFrom(path, state.offset)) {
     state.bytesRead += chunk.byteLength;
     let from = 0;
     while (from < chunk.byteLength) {
       const nl = chunk.indexOf(NL, from);
       if (nl === -1) {
-        if (!oversize) {
+        if (cutter) cutter.push(chunk.subarray(from));
+        else {
           pending.push(chunk.slice(from)); // the next chunk reuses this one's buffer
           pendingLen += chunk.byteLength - from;
-          if (pendingLen > maxLine) {
-            oversize = true;
-            pending = [];
-            pendingLen = 0;
-          }
+          if (pendingLen > maxLine) cutter = cut();
         }
         break;
       }
       const end = chunkPos + nl;
       const piece = chunk.subarray(from, nl);
-      const line = oversize || end - lineStart > maxLine
-        ? { line: lineNo, start: lineStart, end, error: `line longer than ${maxLine} bytes` }
-        : parseLine(
+      let line: JsonlLine;
+      if (cutter || end - lineStart > maxLine) {
+        cutter ??= cut();
+        cutter.push(piece);
+        line = cutLine(lineNo, lineStart, end, cutter);
+      } else {
+        line = parseLine(
           lineNo,
           lineStart,
           end,
           pending.length ? concat(pending, piece, pendingLen + piece.byteLength) : piece,
         );
+      }
       lineStart = end + 1;
       lineNo++;
       state.offset = lineStart;
@@ -94,12 +118,13 @@ export async function readJsonl(
       if (!visit(line)) return true;
       pending = [];
       pendingLen = 0;
-      oversize = false;
+      cutter = null;
       from = nl + 1;
     }
     chunkPos += chunk.byteLength;
   }
-  if (pendingLen > 0 && !oversize && options.closed) {
+  // an over-long unfinished last line waits for its end, like any other one
+  if (pendingLen > 0 && !cutter && options.closed) {
     const parsed = parseLine(
       lineNo,
       lineStart,
@@ -116,6 +141,15 @@ export async function readJsonl(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** An over-long line, from what its cutter made of it. */
+function cutLine(line: number, start: number, end: number, cutter: JsonCutter): JsonlLine {
+  const made = cutter.finish();
+  if (!made) return { line, start, end, error: `line longer than ${cutter.max} bytes` };
+  const read = parseLine(line, start, end, made.bytes);
+  if (!read.error) read.cut = cutReason("line", cutter.max, cutter.keep, made);
+  return read;
+}
 
 function parseLine(line: number, start: number, end: number, bytes: Uint8Array): JsonlLine {
   let text = decoder.decode(bytes);

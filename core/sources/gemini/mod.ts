@@ -26,6 +26,7 @@ import {
   type Json,
   passResult,
   rangeOf,
+  readJsonDocument,
   readPass,
   readWhole,
   stemOf,
@@ -187,8 +188,9 @@ async function importJson(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
   const start = await beginJsonlPass(unit, ctx, { version: STATE_VERSION, fresh: freshState });
   if ("done" in start) return start.done;
   const { plan } = start;
-  const bytes = await readWhole(fs, unit.path);
-  const size = bytes.byteLength;
+  // a document over the longest line is read with its long texts cut, in bounded memory
+  const read = await readJsonDocument(fs, unit.path);
+  const size = read.size;
   const state = freshState();
   const pass = new GeminiPass(unit, ctx.epoch, state, stemOf(unit.path), connectionFor(unit));
   const whole = (n: number): SourceRange => ({
@@ -197,18 +199,13 @@ async function importJson(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
     bytes: [0, size],
   });
   const loss: LossWindow[] = [];
-  let doc: unknown;
-  try {
-    doc = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    loss.push({
-      epoch: ctx.epoch,
-      file: unit.path,
-      lines: [1, 1],
-      bytes: [0, size],
-      reason: "the JSON document does not parse (half-written or corrupt)",
-    });
-  }
+  const lost = (reason: string) =>
+    loss.push({ epoch: ctx.epoch, file: unit.path, lines: [1, 1], bytes: [0, size], reason });
+  if (read.error === "invalid JSON") {
+    lost("the JSON document does not parse (half-written or corrupt)");
+  } else if (read.error) lost(read.error);
+  if (read.cut) lost(read.cut);
+  const doc = read.value;
   if (isObj(doc)) {
     pass.metadata({ ...doc, sessionId: doc.sessionId ?? undefined });
     let messages = Array.isArray(doc.messages) ? doc.messages : undefined;

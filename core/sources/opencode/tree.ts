@@ -7,7 +7,16 @@ import { PayloadSink } from "../../model/payload.ts";
 import type { SessionIssue, SqliteCheckpoint } from "../../model/types.ts";
 import { unchangedResult, vanishedResult } from "../results.ts";
 import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "../types.ts";
-import { basename, dirname, isObj, type Json, num, passResult, str } from "../_import_kit.ts";
+import {
+  basename,
+  dirname,
+  isObj,
+  type Json,
+  num,
+  passResult,
+  readJsonDocument,
+  str,
+} from "../_import_kit.ts";
 import { sameSqliteCheckpoint } from "../sqlite_checkpoint.ts";
 import { buildAll } from "./build.ts";
 import { DB_NAME } from "./layout.ts";
@@ -59,12 +68,18 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
     return unchangedResult(ctx.resume);
   }
   const unitIssues: SessionIssue[] = [];
+  // a file over the longest line (a part holding a huge output) is read with its texts cut
   const readJson = async (path: string): Promise<unknown> => {
+    let doc;
     try {
-      return JSON.parse(await fs.readTextFile(path));
+      doc = await readJsonDocument(fs, path);
     } catch {
-      return INVALID_JSON;
+      return INVALID_JSON; // gone since it was listed
     }
+    if (doc.cut) {
+      unitIssues.push({ code: "texts_cut", severity: "warning", message: doc.cut, file: path });
+    }
+    return doc.error ? INVALID_JSON : doc.value;
   };
   const sessions: SessionRow[] = [];
   const seen = new Set<string>();

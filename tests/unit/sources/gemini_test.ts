@@ -5,6 +5,8 @@ import {
   validationProblems,
 } from "../../../core/model/mod.ts";
 import { gemini, geminiLayout, workspaceFromContext } from "../../../core/sources/gemini/mod.ts";
+import { cutMark, KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
+import { MAX_LINE_BYTES } from "../../../core/sources/jsonl.ts";
 import type { SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { MemFs } from "../../_helpers/mem_fs.ts";
@@ -432,6 +434,35 @@ Deno.test("gemini importer: a half-written .json document is a loss window, not 
     fs.files.get(path)!.bytes.length,
   ]]);
   assertEquals(r.deltas[0].session_id, "gemini:session-2025-01-01T00-00-bbbb");
+});
+
+Deno.test("gemini importer: a .json document over the longest line keeps its messages, long texts cut", async () => {
+  const fs = new MemFs();
+  fs.chunk = 1 << 20; // as deno_fs reads
+  const path = `${CHATS}/session-2025-01-01T00-00-cccc.json`;
+  const huge = "hugestart " + "z".repeat(MAX_LINE_BYTES);
+  fs.write(
+    path,
+    JSON.stringify({
+      sessionId: "big",
+      messages: [
+        { id: "u", type: "user", content: "dump it", timestamp: "2025-01-01T00:00:01Z" },
+        { id: "m", type: "model", content: huge, timestamp: "2025-01-01T00:00:02Z" },
+        { id: "v", type: "user", content: "thanks", timestamp: "2025-01-01T00:00:03Z" },
+      ],
+    }),
+  );
+  const r = await gemini.import(unit(path), { fs, epoch: 0 });
+  const d = r.deltas[0];
+  assertEquals(d.operations.map((o) => o.op.kind), ["prompt", "reply", "prompt"]);
+  const reply = d.operations[1].op;
+  const text = reply.text ?? payloadText(r.payloads, reply.response)!;
+  assert(text.startsWith("hugestart zzz"));
+  assert(text.endsWith(cutMark(MAX_LINE_BYTES + 10 - KEEP_TEXT_BYTES)), text.slice(-60));
+  assertEquals(d.loss_windows.map((l) => l.reason), [
+    `document longer than ${MAX_LINE_BYTES} bytes: 1 text cut after ${KEEP_TEXT_BYTES} bytes, ` +
+    `${MAX_LINE_BYTES + 10 - KEEP_TEXT_BYTES} bytes left out`,
+  ]);
 });
 
 // ------------------------------------------------------------------ incremental passes

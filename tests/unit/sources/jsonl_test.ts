@@ -275,3 +275,43 @@ Deno.test("parseTimeMs() reads ISO times as Date.parse does, the common form dig
     null,
   ]);
 });
+
+Deno.test("readJsonl() reads an over-long line with its long texts cut, alike in any chunks", async () => {
+  const enc = (t: string) => new TextEncoder().encode(t);
+  const all = enc(
+    '{"a":1}\n' +
+      `{"id":"u1","text":"${"é".repeat(60)}","n":[1,2]}\n` + // 150 bytes, over maxLineBytes
+      `[${"1,".repeat(60)}1]\n` + // over it, and no text to cut
+      '{"b":"' + "w".repeat(120) + '"}\n' +
+      '{"c":3}\n{"d":"' + "v".repeat(120), // over it, unterminated: left for the next pass
+  );
+  const read = async (chunk: number) => {
+    const fs = new MemFs();
+    fs.chunk = chunk;
+    fs.write("/a.jsonl", all);
+    const state = { offset: 0, line: 1, bytesRead: 0 };
+    const lines: JsonlLine[] = [];
+    const options = { closed: true, maxLineBytes: 100, keepTextBytes: 16 };
+    await readJsonl(fs, "/a.jsonl", state, options, (l) => lines.push(l) > 0);
+    return { lines, offset: state.offset, line: state.line };
+  };
+  const alone = await read(1);
+  const cut = (n: number) =>
+    `line longer than 100 bytes: 1 text cut after 16 bytes, ${n} bytes left out`;
+  assertEquals(alone.lines.map((l) => [l.value ?? null, l.error ?? null, l.cut ?? null]), [
+    [{ a: 1 }, null, null],
+    [
+      { id: "u1", text: "é".repeat(8) + " … [104 more bytes cut on import]", n: [1, 2] },
+      null,
+      cut(104),
+    ],
+    [null, "line longer than 100 bytes", null],
+    [{ b: "w".repeat(16) + " … [104 more bytes cut on import]" }, null, cut(104)],
+    [{ c: 3 }, null, null],
+  ]);
+  // the unfinished last line, over-long, waits for its end
+  assertEquals([alone.offset, alone.line], [alone.lines.at(-1)!.end + 1, 6]);
+  for (const chunk of [2, 7, 16, 64, 1 << 20]) {
+    assertEquals(await read(chunk), alone, `chunks of ${chunk} bytes`);
+  }
+});

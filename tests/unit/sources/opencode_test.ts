@@ -6,6 +6,8 @@ import {
   type SqliteCheckpoint,
   validationProblems,
 } from "../../../core/model/mod.ts";
+import { cutMark, KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
+import { MAX_LINE_BYTES } from "../../../core/sources/jsonl.ts";
 import { opencode, opencodeDataDirs } from "../../../core/sources/opencode/mod.ts";
 import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
@@ -250,6 +252,24 @@ Deno.test("opencode importer counts drifted and unknown shapes in the legacy tre
     cache_read: 0,
     cache_write: 0,
   });
+});
+
+Deno.test("opencode importer: a tree file over the longest line keeps its part, its long output cut", async () => {
+  const tree = `${TMP}/huge-part/opencode/storage`;
+  await copyTree(`${PEERS}/constructed/storage`, tree);
+  const path = `${tree}/part/msg_d29769bc8001GLxFoGBI2P8roV/prt_d2976a1fb001d9XCaZMT41k1Nw.json`;
+  const part = JSON.parse(await Deno.readTextFile(path));
+  part.state.output = "hugestart " + "w".repeat(MAX_LINE_BYTES);
+  await Deno.writeTextFile(path, JSON.stringify(part));
+  const { results, sessions } = await importThroughStore(opencode, fs, [treeUnit(tree)]);
+  const glob = ops(sessions[0]).find((o) => o.tool === "glob")!;
+  assertEquals(glob.completeness, "complete");
+  const output = payloadText(results[0].payloads, glob.response)!;
+  assert(output.startsWith("hugestart www"), output.slice(0, 40));
+  assert(output.endsWith(cutMark(MAX_LINE_BYTES + 10 - KEEP_TEXT_BYTES)), output.slice(-60));
+  const cut = results[0].issues?.find((i) => i.code === "texts_cut");
+  assertEquals(cut?.file, path);
+  assert(cut!.message.startsWith(`document longer than ${MAX_LINE_BYTES} bytes: 1 text cut`));
 });
 
 // ---------------------------------------------------------------------------------------------

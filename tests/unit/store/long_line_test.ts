@@ -1,19 +1,48 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { MAX_LINE_BYTES } from "../../../core/sources/jsonl.ts";
+import { KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { scratch } from "./_sessions.ts";
 
-Deno.test("a line longer than the longest read (a 200 MB result) is a counted loss, and the lines around it are kept", async () => {
+Deno.test("a line longer than the longest read (a 200 MB result) keeps its record, its long text cut and counted as a loss", async () => {
+  const s = await scratch();
+  await using _ = s;
+  // a tool's output longer than any line read whole: one line of the log holds it
+  const output = "bigstart " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
+  await s.write("aaaaaaaa-1", ["beforeline ok", output, "afterline ok"]);
+  const store = s.open();
+  await s.run(store);
+  assertEquals(store.search("beforeline").total, 1);
+  assertEquals(store.search("afterline").total, 1);
+  assertEquals(store.search("bigstart").total, 1, "the output's beginning is kept and found");
+  const session = store.loadSession("claude-code:aaaaaaaa-1")!;
+  const calls = Object.values(session.operations).filter((op) => op.kind === "exec");
+  assertEquals(calls.length, 3, "the call with the long output is kept");
+  const kept = calls.map((op) => store.payloadText(op.response)!).find((t) => t.startsWith("big"))!;
+  assert(kept.startsWith("bigstart 0123456789abcdef"));
+  assert(/ … \[\d+ more bytes cut on import\]$/.test(kept), kept.slice(-80));
+  assert(kept.length < KEEP_TEXT_BYTES + 100, `${kept.length} characters kept`);
+  // the cut is a counted loss, on the line that held the output
+  assertEquals(session.provenance.loss_windows.length, 1);
+  assert(session.provenance.loss_windows[0].reason.includes("cut after"));
+  assertEquals(store.totals().loss_windows, 1);
+  const biggest = dbOf(store).prepare("SELECT max(size) AS n FROM payloads").get() as { n: number };
+  assert(biggest.n < 2 * KEEP_TEXT_BYTES, `a payload of ${biggest.n} bytes was stored`);
+  store.close();
+});
+
+Deno.test("a line over the longest read that cutting its texts cannot shorten is a counted loss, and the lines around it are kept", async () => {
   const s = await scratch();
   await using _ = s;
   const path = await s.write("aaaaaaaa-1", ["beforeline ok", "afterline ok"]);
-  // One record longer than any line read, between the session's first line and the rest.
+  // One record of numbers alone, longer than any line read, between the first line and the rest.
   const lines = new TextEncoder().encode(await Deno.readTextFile(path));
   const firstEnd = lines.indexOf(10) + 1;
-  const head = new TextEncoder().encode('{"type":"user","message":{"content":"');
-  const long = new Uint8Array(MAX_LINE_BYTES + 64).fill(0x78);
+  const head = new TextEncoder().encode('{"type":"user","message":{"content":[');
+  const long = new Uint8Array(MAX_LINE_BYTES + 64).fill(0x31);
+  for (let i = head.length + 1; i < long.length - 5; i += 2) long[i] = 0x2c; // 1,1,1,...
   long.set(head);
-  long.set(new TextEncoder().encode('"}}\n'), long.length - 4);
+  long.set(new TextEncoder().encode("1]}}\n"), long.length - 5);
   const file = new Uint8Array(lines.length + long.length);
   file.set(lines.subarray(0, firstEnd));
   file.set(long, firstEnd);
@@ -26,6 +55,10 @@ Deno.test("a line longer than the longest read (a 200 MB result) is a counted lo
   assertEquals(store.search("afterline").total, 1);
   const session = store.loadSession("claude-code:aaaaaaaa-1")!;
   assertEquals(session.provenance.loss_windows.length, 1);
+  assertEquals(
+    session.provenance.loss_windows[0].reason,
+    `line longer than ${MAX_LINE_BYTES} bytes`,
+  );
   assertEquals(store.totals().loss_windows, 1);
   // Nothing of the long line was stored.
   const biggest = dbOf(store).prepare("SELECT max(size) AS n FROM payloads").get() as { n: number };
