@@ -19,7 +19,7 @@ import {
   readJsonl,
   type ResumePlan,
 } from "./jsonl.ts";
-import { cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
+import { cutReason, JsonCutter, KEEP_TEXT_BYTES, MAX_CUT_BYTES } from "./json_cut.ts";
 import { MAX_LINE_BYTES } from "./jsonl.ts";
 import { unchangedResult, vanishedResult } from "./results.ts";
 import type { FileStat, ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
@@ -151,7 +151,7 @@ export async function readJsonDocument(
     else {
       chunks.push(c.slice()); // the next chunk reuses this one's buffer
       if (size > max) {
-        cutter = new JsonCutter(max, keep);
+        cutter = new JsonCutter(Math.min(max, MAX_CUT_BYTES), keep);
         for (const k of chunks) cutter.push(k);
         chunks = [];
       }

@@ -8,8 +8,9 @@
  * whenever what went in was, so it is parsed like any line, and the record (its prompt, its
  * call, its ids and times) is kept; the reader reports the cut as a loss.
  *
- * A line whose structure alone is longer than `max` (millions of short strings, or numbers)
- * cannot be bounded this way: the cutter gives up, and the line is a loss as before.
+ * A line that comes to more than `max` ({@link MAX_CUT_BYTES}) even cut (millions of short
+ * strings, or numbers) cannot be bounded this way: the cutter gives up, and the line is a loss as
+ * before.
  */
 
 const QUOTE = 0x22;
@@ -18,6 +19,15 @@ const LOWER_U = 0x75;
 
 /** How much of each string an over-long line keeps: 1 MiB. */
 export const KEEP_TEXT_BYTES = 1 << 20;
+
+/**
+ * The most a text may come to once cut: 8 MiB, a few of its texts' first MiB and their
+ * structure. A 200 MB output's line comes to 2 MiB (Claude Code writes the output twice). The
+ * bound is what one given up costs: a 36 MB line of numbers alone, copied to 32 MiB before the
+ * cutter gave up, raised an import's peak from 126-159 to 193-232 MB; to 8 MiB, 150-153 MB
+ * (126-128 when such a line was skipped at once).
+ */
+export const MAX_CUT_BYTES = 8 << 20;
 
 /** What a cutter made of a text. */
 export interface CutJson {
@@ -66,7 +76,7 @@ export class JsonCutter {
   #cutBytes = 0;
   #failed = false;
 
-  constructor(readonly max: number, readonly keep = KEEP_TEXT_BYTES) {
+  constructor(readonly max = MAX_CUT_BYTES, readonly keep = KEEP_TEXT_BYTES) {
     this.#out = new Uint8Array(Math.min(max, 1 << 16));
   }
 

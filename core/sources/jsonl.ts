@@ -4,7 +4,7 @@
  */
 import { sha256Hex } from "../model/payload.ts";
 import type { JsonlCheckpoint } from "../model/types.ts";
-import { cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
+import { cutReason, JsonCutter, KEEP_TEXT_BYTES, MAX_CUT_BYTES } from "./json_cut.ts";
 import type { FileStat, SourceFs } from "./types.ts";
 
 export interface JsonlLine {
@@ -30,8 +30,8 @@ export interface ReadJsonlOptions {
   /** Accept an unterminated last line when it parses (the file is finished). Default false. */
   closed?: boolean;
   /**
-   * Lines longer than this are read with their long texts cut, or skipped as a loss when that
-   * does not bring them under it. Default {@link MAX_LINE_BYTES}.
+   * Lines longer than this are read with their long texts cut, or skipped as a loss when they
+   * come to more than this or `MAX_CUT_BYTES` even cut. Default {@link MAX_LINE_BYTES}.
    */
   maxLineBytes?: number;
   /** How much of each text a line longer than `maxLineBytes` keeps. Default {@link KEEP_TEXT_BYTES}. */
@@ -43,7 +43,7 @@ export interface ReadJsonlOptions {
  * and indexed at once, so a longer one (a 200 MB tool result) would take several times its size
  * in memory. It is read through a {@link JsonCutter} instead, as it comes, each of its texts cut
  * after {@link KEEP_TEXT_BYTES}: the record is kept, the cut is a loss window, and import stays
- * under 300 MB. A line that cutting its texts does not bring under this is skipped as a loss.
+ * under 300 MB. A line that comes to more than `MAX_CUT_BYTES` even cut is skipped as a loss.
  */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
@@ -76,7 +76,7 @@ export async function readJsonl(
   /** The current line's cutter, once it is longer than `maxLine`: it holds the line, not `pending`. */
   let cutter: JsonCutter | null = null;
   const cut = () => {
-    const c = new JsonCutter(maxLine, keep);
+    const c = new JsonCutter(Math.min(maxLine, MAX_CUT_BYTES), keep);
     for (const p of pending) c.push(p);
     pending = [];
     pendingLen = 0;
@@ -102,7 +102,7 @@ export async function readJsonl(
       if (cutter || end - lineStart > maxLine) {
         cutter ??= cut();
         cutter.push(piece);
-        line = cutLine(lineNo, lineStart, end, cutter);
+        line = cutLine(lineNo, lineStart, end, cutter, maxLine);
       } else {
         line = parseLine(
           lineNo,
@@ -143,11 +143,17 @@ export async function readJsonl(
 const EMPTY = new Uint8Array(0);
 
 /** An over-long line, from what its cutter made of it. */
-function cutLine(line: number, start: number, end: number, cutter: JsonCutter): JsonlLine {
+function cutLine(
+  line: number,
+  start: number,
+  end: number,
+  cutter: JsonCutter,
+  maxLine: number,
+): JsonlLine {
   const made = cutter.finish();
-  if (!made) return { line, start, end, error: `line longer than ${cutter.max} bytes` };
+  if (!made) return { line, start, end, error: `line longer than ${maxLine} bytes` };
   const read = parseLine(line, start, end, made.bytes);
-  if (!read.error) read.cut = cutReason("line", cutter.max, cutter.keep, made);
+  if (!read.error) read.cut = cutReason("line", maxLine, cutter.keep, made);
   return read;
 }
 
