@@ -19,7 +19,14 @@ import {
   readJsonl,
   type ResumePlan,
 } from "./jsonl.ts";
-import { cutReason, JsonCutter, KEEP_TEXT_BYTES, MAX_CUT_BYTES } from "./json_cut.ts";
+import {
+  CUT_MARK,
+  CUT_REASON,
+  cutReason,
+  JsonCutter,
+  KEEP_TEXT_BYTES,
+  MAX_CUT_BYTES,
+} from "./json_cut.ts";
 import { MAX_LINE_BYTES } from "./jsonl.ts";
 import { unchangedResult, vanishedResult } from "./results.ts";
 import type { FileStat, ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
@@ -483,11 +490,19 @@ export type DeltaDraft =
 
 /**
  * The one seam between importers and the canonical model: every operation's effect and replay
- * attributes are derived here from its kind, completeness and request.
+ * attributes are derived here from its kind, completeness and request. An operation whose text,
+ * input or result was cut on import (its log's line was over `MAX_LINE_BYTES`) is `truncated`,
+ * which also keeps replay from running what it no longer holds whole.
  */
-function finishDelta(d: DeltaDraft): SessionDelta {
+function finishDelta(d: DeltaDraft, payloads: Map<string, Uint8Array>): SessionDelta {
   const operations: OperationRecord[] = [];
+  // only a delta that lost part of a line to a cut looks for the mark (rare, and never mistaken
+  // for a text that merely quotes one)
+  const cut = d.loss_windows?.some((w) => CUT_REASON.test(w.reason)) ?? false;
   for (const r of d.operations ?? []) {
+    if (cut && r.op.completeness === "complete" && wasCut(r.op, payloads)) {
+      r.op.completeness = "truncated";
+    }
     finishOperation(r.op);
     operations.push(r as OperationRecord);
   }
@@ -506,6 +521,15 @@ function finishDelta(d: DeltaDraft): SessionDelta {
   return out;
 }
 
+/** Whether an operation's text, input or result (made in this pass) holds a cut's mark. */
+function wasCut(op: OperationDraft, payloads: Map<string, Uint8Array>): boolean {
+  if (op.text !== undefined && CUT_MARK.test(op.text)) return true;
+  return [op.request, op.response].some((ref) => {
+    const bytes = ref && "sha256" in ref ? payloads.get(ref.sha256) : undefined;
+    return bytes !== undefined && CUT_MARK.test(new TextDecoder().decode(bytes));
+  });
+}
+
 /** The result of a pass that read the unit: its deltas finished, payloads from the sink. */
 export function passResult(r: {
   mode: UnitResult["mode"];
@@ -518,7 +542,7 @@ export function passResult(r: {
 }): UnitResult {
   return {
     mode: r.mode,
-    deltas: r.deltas.map(finishDelta),
+    deltas: r.deltas.map((d) => finishDelta(d, r.sink.payloads)),
     checkpoint: r.checkpoint,
     state: r.state,
     issues: r.issues ?? [],

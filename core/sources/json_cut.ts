@@ -50,12 +50,18 @@ export function cutMark(bytes: number): string {
   return ` … [${bytes} more bytes cut on import]`;
 }
 
+/** A {@link cutMark} in a text. */
+export const CUT_MARK = / … \[\d+ more bytes cut on import\]/;
+
 /** What a loss says of a text (`what`: a line, a document) read with its long texts cut. */
 export function cutReason(what: string, max: number, keep: number, made: CutJson): string {
   const texts = made.texts === 1 ? "1 text" : `${made.texts} texts`;
   return `${what} longer than ${max} bytes: ${texts} cut after ${keep} bytes, ` +
     `${made.cutBytes} bytes left out`;
 }
+
+/** A loss window's reason written by {@link cutReason}. */
+export const CUT_REASON = /^\w+ longer than \d+ bytes: \d+ texts? cut after \d+ bytes/;
 
 /**
  * Copies a JSON text pushed to it in pieces, cutting every string after its first `keep` bytes

@@ -455,6 +455,8 @@ Deno.test("gemini importer: a .json document over the longest line keeps its mes
   const r = await gemini.import(unit(path), { fs, epoch: 0 });
   const d = r.deltas[0];
   assertEquals(d.operations.map((o) => o.op.kind), ["prompt", "reply", "prompt"]);
+  // the reply lost part of its text: truncated; the prompts are whole
+  assertEquals(d.operations.map((o) => o.op.completeness), ["complete", "truncated", "complete"]);
   const reply = d.operations[1].op;
   const text = reply.text ?? payloadText(r.payloads, reply.response)!;
   assert(text.startsWith("hugestart zzz"));

@@ -22,6 +22,11 @@ Deno.test("a line longer than the longest read (a 200 MB result) keeps its recor
   assert(kept.startsWith("bigstart 0123456789abcdef"));
   assert(/ … \[\d+ more bytes cut on import\]$/.test(kept), kept.slice(-80));
   assert(kept.length < KEEP_TEXT_BYTES + 100, `${kept.length} characters kept`);
+  // the call that lost part of its output says so, and replay does not run it as whole
+  const cut = calls.find((op) => store.payloadText(op.response)!.startsWith("big"))!;
+  assertEquals(cut.completeness, "truncated");
+  assert(cut.replay.blockers.includes("incomplete"));
+  assertEquals(calls.filter((op) => op.completeness === "complete").length, 2);
   // the cut is a counted loss, on the line that held the output
   assertEquals(session.provenance.loss_windows.length, 1);
   assert(session.provenance.loss_windows[0].reason.includes("cut after"));
