@@ -15,6 +15,7 @@ import type { JsonlCheckpoint, LossWindow, SessionIssue, SourceRange } from "../
 import {
   type JsonlLine,
   makeJsonlCheckpoint,
+  MAX_LINE_BYTES,
   planJsonlResume,
   readJsonl,
   type ResumePlan,
@@ -27,7 +28,6 @@ import {
   KEEP_TEXT_BYTES,
   MAX_CUT_BYTES,
 } from "./json_cut.ts";
-import { MAX_LINE_BYTES } from "./jsonl.ts";
 import { unchangedResult, vanishedResult } from "./results.ts";
 import type { FileStat, ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
 
