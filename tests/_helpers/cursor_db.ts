@@ -6,16 +6,7 @@
  * databases in parts and for the memory benchmark.
  */
 import { DatabaseSync } from "node:sqlite";
-
-/** Small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./rng.ts";
 
 const WORDS = ("alpha render parser session store value export const import async await " +
   "function return config index result").split(" ");

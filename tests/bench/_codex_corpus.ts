@@ -4,7 +4,7 @@
  * turn_context, mirrored response items and event messages, exec calls with their outputs,
  * apply_patch calls, cumulative token counts). Deterministic for a given size.
  */
-import { rng } from "../_helpers/cursor_db.ts";
+import { rng } from "../_helpers/rng.ts";
 
 const WORDS = (
   "the quick brown fox jumps over lazy dog import export function const return value error " +

@@ -15,7 +15,8 @@
  */
 import { lintSource, secretlintRecommended as recommended } from "../_helpers/test_deps.ts";
 import { scanText } from "../../core/security/mod.ts";
-import { FakeSecrets, prng } from "../unit/security/_fake_secrets.ts";
+import { FakeSecrets } from "../unit/security/_fake_secrets.ts";
+import { rng } from "../_helpers/rng.ts";
 import { median } from "./_bench_kit.ts";
 
 const SIZE_MB = Number(Deno.args[0] ?? 8);
@@ -31,7 +32,7 @@ interface Planted {
 
 /** Transcript-like text: prose, code, JSON tool results, logs; now and then a fake secret. */
 export function generateText(bytes: number, seed = 42): { text: string; planted: Planted[] } {
-  const rnd = prng(seed);
+  const rnd = rng(seed);
   const fake = new FakeSecrets(seed + 1);
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));

@@ -18,7 +18,7 @@ import { dbOf } from "../_helpers/store_db.ts";
 import { ChronicleStore, searchBody } from "../../core/store/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { TOKEN_HEADER } from "../../core/security/local_access.ts";
-import { prng } from "../unit/security/_fake_secrets.ts";
+import { rng } from "../_helpers/rng.ts";
 import { cpuUsage } from "node:process";
 
 const args = new Map<string, string>();
@@ -71,8 +71,8 @@ function texts(rand: () => number) {
 /** Fills an empty store with `messages` operations in sessions of {@link PER_SESSION}. */
 function build(store: ChronicleStore, messages: number): void {
   const db = dbOf(store);
-  const { sentence } = texts(prng(42));
-  const rand = prng(43);
+  const { sentence } = texts(rng(42));
+  const rand = rng(43);
   const insertSession = db.prepare(
     `INSERT INTO sessions (id, source, native_id, project_path, title, first_prompt, started_at,
        ended_at, op_count, error_count, info, recording, updated_at)
@@ -149,8 +149,8 @@ type Query = { cls: string; q: string; f: Record<string, string> };
 const CLASSES = ["word", "prefix", "phrase", "identifier"] as const;
 const queries: Query[] = [];
 {
-  const qr = prng(7);
-  const { word } = texts(prng(8));
+  const qr = rng(7);
+  const { word } = texts(rng(8));
   for (let i = 0; i < QUERIES; i++) {
     const common = WORDS[Math.floor(qr() * 50)];
     const rare = WORDS[3000 + Math.floor(qr() * 10000)];

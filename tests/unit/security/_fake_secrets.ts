@@ -2,17 +2,7 @@
  * Fake credentials in real formats, generated at test time from a seed, so the repository
  * never holds a literal that looks like a live key (and push protection stays quiet).
  */
-
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../../_helpers/rng.ts";
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -21,7 +11,7 @@ const HEX = "0123456789abcdef";
 export class FakeSecrets {
   #rnd: () => number;
   constructor(seed = 7) {
-    this.#rnd = prng(seed);
+    this.#rnd = rng(seed);
   }
   chars(alphabet: string, n: number): string {
     let out = "";

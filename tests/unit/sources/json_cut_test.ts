@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { cutMark, JsonCutter } from "../../../core/sources/json_cut.ts";
+import { rng } from "../../_helpers/rng.ts";
 
 const enc = (t: string) => new TextEncoder().encode(t);
 
@@ -8,16 +9,6 @@ function cutIn(bytes: Uint8Array, piece: number, keep: number, max = 1 << 20) {
   const c = new JsonCutter(max, keep);
   for (let at = 0; at < bytes.length; at += piece) c.push(bytes.subarray(at, at + piece));
   return c.finish();
-}
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Strings that stress a cut: escapes of every kind, multibyte characters, surrogate pairs. */
@@ -108,7 +99,7 @@ Deno.test("JsonCutter cuts each long string after its first bytes and marks what
 });
 
 Deno.test("JsonCutter never cuts inside an escape or a character, whatever the pieces", () => {
-  const r = random(17);
+  const r = rng(17);
   let cuts = 0;
   for (let round = 0; round < 300; round++) {
     const original = value(r, 0);
