@@ -109,7 +109,7 @@ export async function hasFile(fs: SourceFs, dir: string, name: string): Promise<
   return (await fs.readDir(dir)).some((e) => e.isFile && e.name === name);
 }
 
-/** A small file read whole (a JSON document, an output the agent kept apart). */
+/** A file read whole (an output the agent kept apart; a JSON document: `readJsonDocument`). */
 export async function readWhole(fs: SourceFs, path: string): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -117,12 +117,13 @@ export async function readWhole(fs: SourceFs, path: string): Promise<Uint8Array>
     chunks.push(c.slice()); // the next chunk reuses this one's buffer
     size += c.byteLength;
   }
+  return joined(chunks, size);
+}
+
+/** `chunks`, `size` bytes in all, one after the other in one buffer. */
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
+  chunks.reduce((at, c) => (bytes.set(c, at), at + c.byteLength), 0);
   return bytes;
 }
 
@@ -171,15 +172,12 @@ export async function readJsonDocument(
     if (!made) return { size, error: `document longer than ${max} bytes` };
     bytes = made.bytes;
     cut = cutReason("document", max, keep, made);
-  } else {
-    bytes = new Uint8Array(size);
-    chunks.reduce((at, c) => (bytes.set(c, at), at + c.byteLength), 0);
-  }
+  } else bytes = joined(chunks, size);
   try {
     const value = JSON.parse(new TextDecoder().decode(bytes));
     return cut ? { size, value, cut } : { size, value };
   } catch {
-    return { size, error: "invalid JSON" };
+    return { size, error: "the JSON document does not parse (half-written or corrupt)" };
   }
 }
 

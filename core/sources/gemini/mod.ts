@@ -201,9 +201,7 @@ async function importJson(unit: SourceUnit, ctx: ImportContext): Promise<UnitRes
   const loss: LossWindow[] = [];
   const lost = (reason: string) =>
     loss.push({ epoch: ctx.epoch, file: unit.path, lines: [1, 1], bytes: [0, size], reason });
-  if (read.error === "invalid JSON") {
-    lost("the JSON document does not parse (half-written or corrupt)");
-  } else if (read.error) lost(read.error);
+  if (read.error) lost(read.error);
   if (read.cut) lost(read.cut);
   const doc = read.value;
   if (isObj(doc)) {

@@ -434,6 +434,10 @@ Deno.test("gemini importer: a half-written .json document is a loss window, not 
     fs.files.get(path)!.bytes.length,
   ]]);
   assertEquals(r.deltas[0].session_id, "gemini:session-2025-01-01T00-00-bbbb");
+  assertEquals(
+    r.deltas[0].loss_windows[0].reason,
+    "the JSON document does not parse (half-written or corrupt)",
+  );
 });
 
 Deno.test("gemini importer: a .json document over the longest line keeps its messages, long texts cut", async () => {
