@@ -4,7 +4,7 @@
  * disagrees. The tree is checkpointed like a database: newest mtime, total size, file count.
  */
 import { PayloadSink } from "../../model/payload.ts";
-import type { SessionIssue, SqliteCheckpoint } from "../../model/types.ts";
+import type { LossWindow, SessionIssue, SqliteCheckpoint } from "../../model/types.ts";
 import { unchangedResult, vanishedResult } from "../results.ts";
 import type { ImportContext, SourceFs, SourceUnit, UnitResult } from "../types.ts";
 import {
@@ -68,7 +68,17 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
     return unchangedResult(ctx.resume);
   }
   const unitIssues: SessionIssue[] = [];
-  // a file over the longest line (a part holding a huge output) is read with its texts cut
+  // A file over the longest line (a part holding a huge output) is read with its texts cut: a
+  // loss window of the session it belongs to, so its operations are `truncated` as a cut line's
+  // are; a cut file that belongs to no session (a project's) is an issue of the tree.
+  const cuts = new Map<string, LossWindow[]>();
+  const cutFiles = new Map<string, LossWindow>();
+  const cutIn = (sessionId: string, path: string) => {
+    const window = cutFiles.get(path);
+    if (!window) return;
+    cutFiles.delete(path);
+    cuts.set(sessionId, [...cuts.get(sessionId) ?? [], window]);
+  };
   const readJson = async (path: string): Promise<unknown> => {
     let doc;
     try {
@@ -77,7 +87,9 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
       return INVALID_JSON; // gone since it was listed
     }
     if (doc.cut) {
-      unitIssues.push({ code: "texts_cut", severity: "warning", message: doc.cut, file: path });
+      const lines: [number, number] = [1, 1];
+      const bytes: [number, number] = [0, doc.size];
+      cutFiles.set(path, { epoch: ctx.epoch, file: path, lines, bytes, reason: doc.cut });
     }
     return doc.error ? INVALID_JSON : doc.value;
   };
@@ -102,6 +114,7 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
       : listing.messageDirs.has(fileId)
       ? fileId
       : str(s.id) ?? fileId;
+    cutIn(id, path);
     if (seen.has(id)) continue;
     seen.add(id);
     const time = isObj(s.time) ? s.time : {};
@@ -154,18 +167,23 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
     const msgs: MessageRow[] = [];
     for (const path of files) {
       const data = await readJson(path);
+      cutIn(sessionId, path);
       const id = (isObj(data) && str(data.id)) || basename(path).replace(/\.json$/, "");
       const time = isObj(data) && isObj(data.time) ? data.time : {};
       const parts: PartRow[] = [];
       for (const partPath of await listJson(fs, `${root}/part/${id}`)) {
         const pd = await readJson(partPath);
+        cutIn(sessionId, partPath);
         parts.push({
           id: (isObj(pd) && str(pd.id)) || basename(partPath).replace(/\.json$/, ""),
           data: pd,
           file: partPath,
         });
       }
-      parts.push(...(flatParts.get(id) ?? []));
+      for (const p of flatParts.get(id) ?? []) {
+        cutIn(sessionId, p.file);
+        parts.push(p);
+      }
       msgs.push({ id, data, created: num(time.created), file: path, parts });
     }
     msgs.sort((a, b) =>
@@ -176,6 +194,13 @@ export async function importTree(unit: SourceUnit, ctx: ImportContext): Promise<
   const sink = new PayloadSink();
   sessions.sort((a, b) => (a.created ?? 0) - (b.created ?? 0) || (a.id < b.id ? -1 : 1));
   const { deltas } = await buildAll(sessions, loader, unit, ctx.epoch, sink, unitIssues);
+  for (const d of deltas) {
+    const lost = cuts.get(d.info.native_id);
+    if (lost) d.loss_windows = [...d.loss_windows ?? [], ...lost];
+  }
+  for (const [path, window] of cutFiles) {
+    unitIssues.push({ code: "texts_cut", severity: "warning", message: window.reason, file: path });
+  }
   return passResult({
     mode: "full",
     deltas,

@@ -261,15 +261,39 @@ Deno.test("opencode importer: a tree file over the longest line keeps its part, 
   const part = JSON.parse(await Deno.readTextFile(path));
   part.state.output = "hugestart " + "w".repeat(MAX_LINE_BYTES);
   await Deno.writeTextFile(path, JSON.stringify(part));
+  const size = (await Deno.stat(path)).size;
   const { results, sessions } = await importThroughStore(opencode, fs, [treeUnit(tree)]);
-  const glob = ops(sessions[0]).find((o) => o.tool === "glob")!;
-  assertEquals(glob.completeness, "complete");
+  const calls = ops(sessions[0]).filter((o) => o.tool);
+  const glob = calls.find((o) => o.tool === "glob")!;
+  // the call whose output was cut is truncated (so never replayed as whole); the others are not
+  assertEquals(glob.completeness, "truncated");
+  assert(calls.length > 1);
+  for (const o of calls) if (o !== glob) assertEquals(o.completeness, "complete", o.tool);
   const output = payloadText(results[0].payloads, glob.response)!;
   assert(output.startsWith("hugestart www"), output.slice(0, 40));
   assert(output.endsWith(cutMark(MAX_LINE_BYTES + 10 - KEEP_TEXT_BYTES)), output.slice(-60));
-  const cut = results[0].issues?.find((i) => i.code === "texts_cut");
-  assertEquals(cut?.file, path);
-  assert(cut!.message.startsWith(`document longer than ${MAX_LINE_BYTES} bytes: 1 text cut`));
+  // the cut is the session's loss window, naming the part's file, not an issue of the tree
+  assertEquals(sessions[0].provenance.loss_windows.map((w) => [w.file, w.lines, w.bytes]), [
+    [path, [1, 1], [0, size]],
+  ]);
+  const reason = sessions[0].provenance.loss_windows[0].reason;
+  assert(reason.startsWith(`document longer than ${MAX_LINE_BYTES} bytes: 1 text cut`), reason);
+  assertEquals(results[0].issues?.filter((i) => i.code === "texts_cut"), []);
+});
+
+Deno.test("opencode importer: a cut tree file that belongs to no session is an issue of the tree", async () => {
+  const tree = `${TMP}/huge-project/opencode/storage`;
+  await copyTree(`${PEERS}/constructed/storage`, tree);
+  const path = `${tree}/project/global.json`;
+  const project = JSON.parse(await Deno.readTextFile(path));
+  project.notes = "n".repeat(MAX_LINE_BYTES);
+  await Deno.writeTextFile(path, JSON.stringify(project));
+  const { results, sessions } = await importThroughStore(opencode, fs, [treeUnit(tree)]);
+  assertEquals(sessions.flatMap((s) => s.provenance.loss_windows), []);
+  assertEquals(sessions.flatMap((s) => ops(s)).filter((o) => o.completeness === "truncated"), []);
+  const cut = results[0].issues?.filter((i) => i.code === "texts_cut") ?? [];
+  assertEquals(cut.map((i) => i.file), [path]);
+  assert(cut[0].message.startsWith(`document longer than ${MAX_LINE_BYTES} bytes: 1 text cut`));
 });
 
 // ---------------------------------------------------------------------------------------------
