@@ -18,3 +18,4 @@ export * from "./titles.ts";
 export * from "./exit_code.ts";
 export * from "./spawn.ts";
 export * from "./tool_text.ts";
+export * from "./cut_mark.ts";

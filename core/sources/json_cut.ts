@@ -12,6 +12,7 @@
  * strings, or numbers) cannot be bounded this way: the cutter gives up, and the line is a loss as
  * before.
  */
+import { cutMark } from "../model/cut_mark.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -44,14 +45,6 @@ export interface CutJson {
 const OUTSIDE = 0, KEEP = 1, SKIP = 2;
 
 const encoder = new TextEncoder();
-
-/** The mark a cut string ends with (plain ASCII and `…`: nothing to escape in JSON). */
-export function cutMark(bytes: number): string {
-  return ` … [${bytes} more bytes cut on import]`;
-}
-
-/** A {@link cutMark} in a text. */
-export const CUT_MARK = / … \[\d+ more bytes cut on import\]/;
 
 /** What a loss says of a text (`what`: a line, a document) read with its long texts cut. */
 export function cutReason(what: string, max: number, keep: number, made: CutJson): string {

@@ -1,5 +1,5 @@
 /** Projects, the session list, one session, its timeline (paged) and its payloads. */
-import type { Operation, PayloadRef } from "../../core/model/mod.ts";
+import { cutBytes, type Operation, type PayloadRef } from "../../core/model/mod.ts";
 import type { ChronicleStore, SessionMarks, TimelineItem } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json, SECURITY_HEADERS } from "../errors.ts";
@@ -23,6 +23,11 @@ export interface PayloadText {
   truncated: boolean;
   /** Fetch the whole payload from `/api/payloads/<sha256>`. */
   sha256?: string;
+  /**
+   * Bytes the import cut out of the payload (its log's line was too long to keep whole), as its
+   * marks say: only on a `truncated` operation's payloads that hold a mark.
+   */
+  cut_bytes?: number;
 }
 
 function payloadText(store: ChronicleStore, ref: PayloadRef | undefined, max: number) {
@@ -43,14 +48,28 @@ function payloadText(store: ChronicleStore, ref: PayloadRef | undefined, max: nu
   return out;
 }
 
+/**
+ * A truncated operation's payload with what its cut marks say went (a cut payload is at most a
+ * few MiB: read whole, for these rare rows only).
+ */
+function withCut(store: ChronicleStore, ref: PayloadRef | undefined, out: PayloadText | undefined) {
+  if (!out?.sha256) return out;
+  const whole = out.truncated ? store.payloadText(ref) : out.text;
+  const cut = whole === null ? 0 : cutBytes(whole);
+  return cut ? { ...out, cut_bytes: cut } : out;
+}
+
 /** A timeline item with the openings of its input and result: what the UI renders. */
 export function timelineRow(store: ChronicleStore, item: TimelineItem): TimelineRow {
   const op: Operation = item.op;
   const inputMax = op.kind === "write" || op.kind === "edit" ? DIFF_TEXT_CHARS : ROW_TEXT_CHARS;
+  const input = payloadText(store, op.request, inputMax);
+  const result = payloadText(store, op.response, ROW_TEXT_CHARS);
+  if (op.completeness !== "truncated") return { ...item, input, result };
   return {
     ...item,
-    input: payloadText(store, op.request, inputMax),
-    result: payloadText(store, op.response, ROW_TEXT_CHARS),
+    input: withCut(store, op.request, input),
+    result: withCut(store, op.response, result),
   };
 }
 

@@ -9,6 +9,9 @@ import { createSecurityService } from "../../server/security_service.ts";
 import { openBrowser, screenshot, serveFixtures } from "./_harness.ts";
 import { type SyntheticTurn, writeClaudeSession } from "./_synthetic.ts";
 import { moduleTempDir } from "../_helpers/temp_dir.ts";
+import { MAX_LINE_BYTES } from "../../core/sources/jsonl.ts";
+import { KEEP_TEXT_BYTES } from "../../core/sources/json_cut.ts";
+import { bytes as bytesText } from "../../ui/src/format.ts";
 
 export const RENDER_SESSION = "44444444-5555-4666-8777-888888888888";
 
@@ -544,6 +547,56 @@ Deno.test({
         await page.locator('.day-bars g[data-day="2026-01-05"] rect').first().click();
         await page.waitForURL(/from=2026-01-05&to=2026-01-05/);
       });
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "an output cut on import reads as truncated, with how much went, at 390 px in both themes",
+  ...opts,
+  fn: async (t) => {
+    const cutHome = await moduleTempDir("chronicle-e2e-cut-");
+    // one line longer than any read whole: its output is kept to its first MiB
+    const output = "cutstart " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
+    await writeClaudeSession(cutHome, {
+      sessionId: "66666666-7777-4888-9999-aaaaaaaaaaaa",
+      cwd: "/tmp/cut",
+      turns: [
+        { user: "Show the log" },
+        { tool: { name: "Bash", input: { command: "cat huge.log" }, result: output } },
+        { tool: { name: "Bash", input: { command: "wc -l huge.log" }, result: "1 huge.log" } },
+      ],
+    });
+    const fx = await serveFixtures({ scenarios: [], homes: [cutHome] });
+    const b = await openBrowser({ fixture: fx, width: 390, height: 844 });
+    const { page } = b;
+    const id = "claude-code:66666666-7777-4888-9999-aaaaaaaaaaaa";
+    const left = output.length - KEEP_TEXT_BYTES;
+    try {
+      for (const dark of [false, true]) {
+        await t.step(dark ? "dark" : "light", async () => {
+          await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+          await page.goto(`${fx.server.url}sessions/${encodeURIComponent(id)}`);
+          const cutRow = page.locator(".vrow", { hasText: "cat huge.log" });
+          await cutRow.waitFor();
+          assert.equal(await cutRow.locator(".badge-warn", { hasText: "truncated" }).count(), 1);
+          const whole = page.locator(".vrow", { hasText: "wc -l huge.log" });
+          assert.equal(await whole.locator(".badge-warn", { hasText: "truncated" }).count(), 0);
+          await cutRow.getByText("cat huge.log").first().click();
+          const note = page.getByRole("complementary", { name: "Inspector" })
+            .locator(".payload-label .cut-note");
+          await note.waitFor();
+          assert.equal(
+            (await note.textContent())?.trim(),
+            `· ${bytesText(left)} more cut on import`,
+          );
+          await screenshot(page, `r09_cut_output_390_${dark ? "dark" : "light"}`);
+        });
+      }
       assert.deepEqual(b.problems, []);
     } finally {
       await b.close();

@@ -52,6 +52,8 @@ export interface PayloadText {
   size: number | null;
   truncated: boolean;
   sha256?: string;
+  /** Bytes cut out of it on import (its log's line was too long to keep whole). */
+  cut_bytes?: number;
 }
 
 /** A timeline item as the API sends it, with its input and result text when asked for. */

@@ -5,7 +5,8 @@ import {
   validationProblems,
 } from "../../../core/model/mod.ts";
 import { gemini, geminiLayout, workspaceFromContext } from "../../../core/sources/gemini/mod.ts";
-import { cutMark, KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
+import { cutMark } from "../../../core/model/cut_mark.ts";
+import { KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
 import { MAX_LINE_BYTES } from "../../../core/sources/jsonl.ts";
 import type { SourceUnit } from "../../../core/sources/types.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";

@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
-import { cutMark, JsonCutter } from "../../../core/sources/json_cut.ts";
+import { cutMark } from "../../../core/model/cut_mark.ts";
+import { JsonCutter } from "../../../core/sources/json_cut.ts";
 import { rng } from "../../_helpers/rng.ts";
 
 const enc = (t: string) => new TextEncoder().encode(t);

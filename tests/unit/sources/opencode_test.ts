@@ -6,7 +6,8 @@ import {
   type SqliteCheckpoint,
   validationProblems,
 } from "../../../core/model/mod.ts";
-import { cutMark, KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
+import { cutMark } from "../../../core/model/cut_mark.ts";
+import { KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
 import { MAX_LINE_BYTES } from "../../../core/sources/jsonl.ts";
 import { opencode, opencodeDataDirs } from "../../../core/sources/opencode/mod.ts";
 import type { SourceUnit, UnitResult } from "../../../core/sources/types.ts";

@@ -3,6 +3,7 @@ import { MAX_LINE_BYTES } from "../../../core/sources/jsonl.ts";
 import { KEEP_TEXT_BYTES } from "../../../core/sources/json_cut.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { scratch } from "./_sessions.ts";
+import { timelineRow } from "../../../server/routes/sessions.ts";
 
 Deno.test("a line longer than the longest read (a 200 MB result) keeps its record, its long text cut and counted as a loss", async () => {
   const s = await scratch();
@@ -23,10 +24,19 @@ Deno.test("a line longer than the longest read (a 200 MB result) keeps its recor
   assert(/ … \[\d+ more bytes cut on import\]$/.test(kept), kept.slice(-80));
   assert(kept.length < KEEP_TEXT_BYTES + 100, `${kept.length} characters kept`);
   // the call that lost part of its output says so, and replay does not run it as whole
-  const cut = calls.find((op) => store.payloadText(op.response)!.startsWith("big"))!;
+  const [cutId, cut] = Object.entries(session.operations).find(([, op]) =>
+    op.kind === "exec" && store.payloadText(op.response)!.startsWith("big")
+  )!;
   assertEquals(cut.completeness, "truncated");
   assert(cut.replay.blockers.includes("incomplete"));
   assertEquals(calls.filter((op) => op.completeness === "complete").length, 2);
+  // the timeline row the UI shows says how much of the result went, as its mark counts it
+  const rows = store.timeline("claude-code:aaaaaaaa-1").items.map((i) => timelineRow(store, i));
+  const left = Number(/\[(\d+) more bytes cut on import\]$/.exec(kept)![1]);
+  assertEquals(left, output.length - KEEP_TEXT_BYTES);
+  assertEquals(rows.filter((r) => r.result?.cut_bytes !== undefined).map((r) => r.op_id), [cutId]);
+  assertEquals(rows.find((r) => r.op_id === cutId)!.result!.cut_bytes, left);
+  assert(rows.every((r) => r.input?.cut_bytes === undefined));
   // the cut is a counted loss, on the line that held the output
   assertEquals(session.provenance.loss_windows.length, 1);
   assert(session.provenance.loss_windows[0].reason.includes("cut after"));

@@ -127,6 +127,11 @@ export function PayloadBlock(
       <div class="payload-label">
         <span>{label}</span>
         {payload.size !== null && <span class="muted">· {bytes(payload.size)}</span>}
+        {payload.cut_bytes !== undefined && (
+          <span class="cut-note" title="Its log's line was too long to keep whole">
+            · {bytes(payload.cut_bytes)} more cut on import
+          </span>
+        )}
         {large && (
           <span class="payload-tools">
             <input
