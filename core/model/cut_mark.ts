@@ -3,6 +3,15 @@
  * `truncated` (core/sources/json_cut.ts cuts, `finishDelta` marks); readers say how much went.
  */
 
+/**
+ * The most a text may come to once cut: 8 MiB, a few of its texts' first MiB and their
+ * structure. A 200 MB output's line comes to 2 MiB (Claude Code writes the output twice). The
+ * bound is what one given up costs: a 36 MB line of numbers alone, copied to 32 MiB before the
+ * cutter gave up, raised an import's peak from 126-159 to 193-232 MB; to 8 MiB, 150-153 MB
+ * (126-128 when such a line was skipped at once).
+ */
+export const MAX_CUT_BYTES = 8 << 20;
+
 /** The mark a cut string ends with (plain ASCII and `…`: nothing to escape in JSON). */
 export function cutMark(bytes: number): string {
   return ` … [${bytes} more bytes cut on import]`;

@@ -20,8 +20,8 @@ import {
   readJsonl,
   type ResumePlan,
 } from "./jsonl.ts";
-import { CUT_MARK } from "../model/cut_mark.ts";
-import { CUT_REASON, cutReason, JsonCutter, KEEP_TEXT_BYTES, MAX_CUT_BYTES } from "./json_cut.ts";
+import { CUT_MARK, MAX_CUT_BYTES } from "../model/cut_mark.ts";
+import { CUT_REASON, cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
 import { unchangedResult, vanishedResult } from "./results.ts";
 import type { FileStat, ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
 

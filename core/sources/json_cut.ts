@@ -12,7 +12,7 @@
  * strings, or numbers) cannot be bounded this way: the cutter gives up, and the line is a loss as
  * before.
  */
-import { cutMark } from "../model/cut_mark.ts";
+import { cutMark, MAX_CUT_BYTES } from "../model/cut_mark.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -20,15 +20,6 @@ const LOWER_U = 0x75;
 
 /** How much of each string an over-long line keeps: 1 MiB. */
 export const KEEP_TEXT_BYTES = 1 << 20;
-
-/**
- * The most a text may come to once cut: 8 MiB, a few of its texts' first MiB and their
- * structure. A 200 MB output's line comes to 2 MiB (Claude Code writes the output twice). The
- * bound is what one given up costs: a 36 MB line of numbers alone, copied to 32 MiB before the
- * cutter gave up, raised an import's peak from 126-159 to 193-232 MB; to 8 MiB, 150-153 MB
- * (126-128 when such a line was skipped at once).
- */
-export const MAX_CUT_BYTES = 8 << 20;
 
 /** What a cutter made of a text. */
 export interface CutJson {

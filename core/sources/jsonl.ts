@@ -4,7 +4,8 @@
  */
 import { sha256Hex } from "../model/payload.ts";
 import type { JsonlCheckpoint } from "../model/types.ts";
-import { cutReason, JsonCutter, KEEP_TEXT_BYTES, MAX_CUT_BYTES } from "./json_cut.ts";
+import { MAX_CUT_BYTES } from "../model/cut_mark.ts";
+import { cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
 import type { FileStat, SourceFs } from "./types.ts";
 
 export interface JsonlLine {

@@ -1,5 +1,5 @@
 /** Projects, the session list, one session, its timeline (paged) and its payloads. */
-import { cutBytes, type Operation, type PayloadRef } from "../../core/model/mod.ts";
+import { cutBytes, MAX_CUT_BYTES, type Operation, type PayloadRef } from "../../core/model/mod.ts";
 import type { ChronicleStore, SessionMarks, TimelineItem } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json, SECURITY_HEADERS } from "../errors.ts";
@@ -49,11 +49,11 @@ function payloadText(store: ChronicleStore, ref: PayloadRef | undefined, max: nu
 }
 
 /**
- * A truncated operation's payload with what its cut marks say went (a cut payload is at most a
- * few MiB: read whole, for these rare rows only).
+ * A truncated operation's payload with what its cut marks say went (a cut payload is at most
+ * `MAX_CUT_BYTES`: read whole, for these rare rows only).
  */
 function withCut(store: ChronicleStore, ref: PayloadRef | undefined, out: PayloadText | undefined) {
-  if (!out?.sha256) return out;
+  if (!out?.sha256 || out.size === null || out.size > MAX_CUT_BYTES) return out; // none was cut
   const whole = out.truncated ? store.payloadText(ref) : out.text;
   const cut = whole === null ? 0 : cutBytes(whole);
   return cut ? { ...out, cut_bytes: cut } : out;
