@@ -20,8 +20,14 @@ import {
   readJsonl,
   type ResumePlan,
 } from "./jsonl.ts";
-import { CUT_MARK, MAX_CUT_BYTES } from "../model/cut_mark.ts";
-import { CUT_REASON, cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
+import { CUT_MARK } from "../model/cut_mark.ts";
+import {
+  CUT_REASON,
+  cutOutcome,
+  cutterAfter,
+  type JsonCutter,
+  KEEP_TEXT_BYTES,
+} from "./json_cut.ts";
 import { unchangedResult, vanishedResult } from "./results.ts";
 import type { FileStat, ImportContext, SourceFs, SourceUnit, UnitResult } from "./types.ts";
 
@@ -117,7 +123,11 @@ export async function readWhole(fs: SourceFs, path: string): Promise<Uint8Array>
 /** `chunks`, `size` bytes in all, one after the other in one buffer. */
 function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const bytes = new Uint8Array(size);
-  chunks.reduce((at, c) => (bytes.set(c, at), at + c.byteLength), 0);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
   return bytes;
 }
 
@@ -153,8 +163,7 @@ export async function readJsonDocument(
     else {
       chunks.push(c.slice()); // the next chunk reuses this one's buffer
       if (size > max) {
-        cutter = new JsonCutter(Math.min(max, MAX_CUT_BYTES), keep);
-        for (const k of chunks) cutter.push(k);
+        cutter = cutterAfter(chunks, max, keep);
         chunks = [];
       }
     }
@@ -162,10 +171,10 @@ export async function readJsonDocument(
   let bytes: Uint8Array;
   let cut: string | undefined;
   if (cutter) {
-    const made = cutter.finish();
-    if (!made) return { size, error: `document longer than ${max} bytes` };
+    const made = cutOutcome(cutter, "document", max);
+    if ("error" in made) return { size, error: made.error };
     bytes = made.bytes;
-    cut = cutReason("document", max, keep, made);
+    cut = made.reason;
   } else bytes = joined(chunks, size);
   try {
     const value = JSON.parse(new TextDecoder().decode(bytes));

@@ -38,7 +38,7 @@ const OUTSIDE = 0, KEEP = 1, SKIP = 2;
 const encoder = new TextEncoder();
 
 /** What a loss says of a text (`what`: a line, a document) read with its long texts cut. */
-export function cutReason(what: string, max: number, keep: number, made: CutJson): string {
+function cutReason(what: string, max: number, keep: number, made: CutJson): string {
   const texts = made.texts === 1 ? "1 text" : `${made.texts} texts`;
   return `${what} longer than ${max} bytes: ${texts} cut after ${keep} bytes, ` +
     `${made.cutBytes} bytes left out`;
@@ -46,6 +46,30 @@ export function cutReason(what: string, max: number, keep: number, made: CutJson
 
 /** A loss window's reason written by {@link cutReason}. */
 export const CUT_REASON = /^\w+ longer than \d+ bytes: \d+ texts? cut after \d+ bytes/;
+
+/**
+ * A cutter for a text found longer than `max` (the most read whole), fed the pieces read so far;
+ * what it makes comes to `MAX_CUT_BYTES` at most.
+ */
+export function cutterAfter(read: Iterable<Uint8Array>, max: number, keep: number): JsonCutter {
+  const cutter = new JsonCutter(Math.min(max, MAX_CUT_BYTES), keep);
+  for (const piece of read) cutter.push(piece);
+  return cutter;
+}
+
+/**
+ * What an over-long text (`what`: a line, a document; longer than `max`) came to: its bytes cut
+ * and the loss's reason, or why it could not be cut short enough.
+ */
+export function cutOutcome(
+  cutter: JsonCutter,
+  what: string,
+  max: number,
+): { bytes: Uint8Array; reason: string } | { error: string } {
+  const made = cutter.finish();
+  if (!made) return { error: `${what} longer than ${max} bytes` };
+  return { bytes: made.bytes, reason: cutReason(what, max, cutter.keep, made) };
+}
 
 /**
  * Copies a JSON text pushed to it in pieces, cutting every string after its first `keep` bytes

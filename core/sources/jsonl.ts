@@ -4,8 +4,7 @@
  */
 import { sha256Hex } from "../model/payload.ts";
 import type { JsonlCheckpoint } from "../model/types.ts";
-import { MAX_CUT_BYTES } from "../model/cut_mark.ts";
-import { cutReason, JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
+import { cutOutcome, cutterAfter, type JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
 import type { FileStat, SourceFs } from "./types.ts";
 
 export interface JsonlLine {
@@ -77,8 +76,7 @@ export async function readJsonl(
   /** The current line's cutter, once it is longer than `maxLine`: it holds the line, not `pending`. */
   let cutter: JsonCutter | null = null;
   const cut = () => {
-    const c = new JsonCutter(Math.min(maxLine, MAX_CUT_BYTES), keep);
-    for (const p of pending) c.push(p);
+    const c = cutterAfter(pending, maxLine, keep);
     pending = [];
     pendingLen = 0;
     return c;
@@ -151,10 +149,10 @@ function cutLine(
   cutter: JsonCutter,
   maxLine: number,
 ): JsonlLine {
-  const made = cutter.finish();
-  if (!made) return { line, start, end, error: `line longer than ${maxLine} bytes` };
+  const made = cutOutcome(cutter, "line", maxLine);
+  if ("error" in made) return { line, start, end, error: made.error };
   const read = parseLine(line, start, end, made.bytes);
-  if (!read.error) read.cut = cutReason("line", maxLine, cutter.keep, made);
+  if (!read.error) read.cut = made.reason;
   return read;
 }
 
