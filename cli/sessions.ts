@@ -1,6 +1,15 @@
 /** `chronicle sessions` and `chronicle show`: list sessions and read one in a terminal. */
 import { termSafe } from "../core/security/terminal.ts";
-import { type Operation, recordedTitle, sessionTitle } from "../core/model/mod.ts";
+import {
+  isHashRef,
+  type Operation,
+  type PayloadRef,
+  recordedTitle,
+  sessionTitle,
+  storedCutBytes,
+} from "../core/model/mod.ts";
+import { formatBytes } from "../core/doctor/mod.ts";
+import type { ChronicleStore } from "../core/store/mod.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { dateArg, helpOrVersion, parseArgs, sourceArg, UsageError } from "./args.ts";
 import { userPath } from "./user_cwd.ts";
@@ -90,7 +99,9 @@ export const sessionsCommand: Command = async (args, io) => {
 export const SHOW_HELP = `Usage: chronicle show ID [--json]
 
 Prints one session's timeline: every prompt, reply, tool call and event in order, with its
-offset from the start, its connection (main or a sub-agent) and errors marked.
+offset from the start, its connection (main or a sub-agent) and errors marked. A step whose
+record was incomplete says so, "(truncated)"; when its output or input was too long to keep whole,
+with how much was cut on import.
 
 Options:
   --json      print the canonical session (schema v1) as JSON
@@ -147,7 +158,7 @@ export const showCommand: Command = async (args, io) => {
       const conn = t.connection === "main" ? "" : `[${t.connection}] `;
       io.stdout(
         `${String(t.seq).padStart(5)} ${formatOffset(t.offset_ns)} ${termSafe(conn)}${
-          termSafe(describe(op))
+          termSafe(describe(op, cutOf(store, op)))
         }${kept.has(t.op) ? " [kept]" : ""}\n`,
       );
     }
@@ -175,9 +186,19 @@ export const showCommand: Command = async (args, io) => {
   }
 };
 
-function describe(op: Operation): string {
+/** The bytes a truncated step's input and result lost on import, as their cut marks say. */
+function cutOf(store: ChronicleStore, op: Operation): number {
+  if (op.completeness !== "truncated") return 0;
+  const cut = (ref: PayloadRef | undefined) =>
+    isHashRef(ref) ? storedCutBytes(ref.size, () => store.payloadText(ref)) : 0;
+  return cut(op.request) + cut(op.response);
+}
+
+/** One step on one line; `cut`: the bytes its texts lost on import (a truncated step's). */
+function describe(op: Operation, cut: number): string {
   const err = op.is_error ? " ✗ error" : "";
-  const state = op.completeness !== "complete" ? ` (${op.completeness})` : "";
+  const lost = cut ? `: ${formatBytes(cut)} cut on import` : "";
+  const state = op.completeness !== "complete" ? ` (${op.completeness}${lost})` : "";
   switch (op.kind) {
     case "prompt":
       return `${op.injected ? "context" : "user"}: ${oneLine(op.text ?? "", 100)}`;

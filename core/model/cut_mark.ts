@@ -26,3 +26,13 @@ export function cutBytes(text: string): number {
   for (const m of text.matchAll(new RegExp(CUT_MARK, "g"))) total += Number(m[1]);
   return total;
 }
+
+/**
+ * What a stored payload's cut marks count, read whole by `read` only when it is no bigger than a
+ * cut text can be (a payload of unknown size, or over {@link MAX_CUT_BYTES}, was never cut).
+ */
+export function storedCutBytes(size: number | null, read: () => string | null): number {
+  if (size === null || size > MAX_CUT_BYTES) return 0;
+  const text = read();
+  return text === null ? 0 : cutBytes(text);
+}

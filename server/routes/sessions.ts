@@ -1,5 +1,5 @@
 /** Projects, the session list, one session, its timeline (paged) and its payloads. */
-import { cutBytes, MAX_CUT_BYTES, type Operation, type PayloadRef } from "../../core/model/mod.ts";
+import { cutBytes, type Operation, type PayloadRef, storedCutBytes } from "../../core/model/mod.ts";
 import type { ChronicleStore, SessionMarks, TimelineItem } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json, SECURITY_HEADERS } from "../errors.ts";
@@ -53,9 +53,10 @@ function payloadText(store: ChronicleStore, ref: PayloadRef | undefined, max: nu
  * `MAX_CUT_BYTES`: read whole, for these rare rows only).
  */
 function withCut(store: ChronicleStore, ref: PayloadRef | undefined, out: PayloadText | undefined) {
-  if (!out?.sha256 || out.size === null || out.size > MAX_CUT_BYTES) return out; // none was cut
-  const whole = out.truncated ? store.payloadText(ref) : out.text;
-  const cut = whole === null ? 0 : cutBytes(whole);
+  if (!out?.sha256) return out; // redacted, missing or not stored: nothing was cut
+  const cut = out.truncated
+    ? storedCutBytes(out.size, () => store.payloadText(ref))
+    : cutBytes(out.text);
   return cut ? { ...out, cut_bytes: cut } : out;
 }
 

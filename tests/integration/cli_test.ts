@@ -4,6 +4,10 @@
  */
 import { FIXTURES } from "../_helpers/fixtures.ts";
 import { sessionDirName } from "../../core/artifacts/mod.ts";
+import { formatBytes } from "../../core/doctor/mod.ts";
+import { MAX_LINE_BYTES } from "../../core/sources/jsonl.ts";
+import { KEEP_TEXT_BYTES } from "../../core/sources/json_cut.ts";
+import { writeClaudeSession } from "../e2e/_synthetic.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_helpers/assert.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -186,6 +190,36 @@ Deno.test("chronicle show of an unknown session fails with exit 1", async () => 
     assertMatch(r.stderr, /no session "nope"/);
   } finally {
     await Deno.remove(data, { recursive: true });
+  }
+});
+
+Deno.test("chronicle show says how much of a step's output was cut on import, and only for that step", async () => {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-cli-test-" });
+  const env = { HOME: home, CHRONICLE_HOME: `${home}/data` };
+  // an output longer than the longest line read whole: its line is cut, the call truncated
+  const output = "bigstart " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
+  const call = (command: string, result: string) => ({
+    tool: { name: "Bash", input: { command }, result },
+  });
+  try {
+    await writeClaudeSession(home, {
+      sessionId: "cccccccc-1",
+      cwd: "/work/demo",
+      turns: [{ user: "dump it" }, call("make small", "ok"), call("cat huge.log", output)],
+    });
+    assertEquals((await chronicle(["import"], env)).code, 0);
+    const shown = await chronicle(["show", "cccccccc-1"], env);
+    assertEquals(shown.code, 0, shown.stderr);
+    const lines = shown.stdout.split("\n");
+    const lost = formatBytes(output.length - KEEP_TEXT_BYTES);
+    assertEquals(lines.filter((l) => l.includes("cut on import")).length, 1, shown.stdout);
+    assertStringIncludes(
+      lines.find((l) => l.includes("cat huge.log"))!,
+      `(truncated: ${lost} cut on import)`,
+    );
+    assert(!lines.find((l) => l.includes("make small"))!.includes("truncated"));
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });
 
