@@ -100,8 +100,8 @@ export const SHOW_HELP = `Usage: chronicle show ID [--json]
 
 Prints one session's timeline: every prompt, reply, tool call and event in order, with its
 offset from the start, its connection (main or a sub-agent) and errors marked. A step whose
-record was incomplete says so, "(truncated)"; when its output or input was too long to keep whole,
-with how much was cut on import.
+record is not complete says how ("(incomplete)": a call with no result); one whose output or input
+was too long to keep whole says how much was cut on import ("(truncated: 199 MiB cut on import)").
 
 Options:
   --json      print the canonical session (schema v1) as JSON
