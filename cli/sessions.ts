@@ -1,6 +1,7 @@
 /** `chronicle sessions` and `chronicle show`: list sessions and read one in a terminal. */
 import { termSafe } from "../core/security/terminal.ts";
 import {
+  cutBytes,
   isHashRef,
   type Operation,
   type PayloadRef,
@@ -186,28 +187,35 @@ export const showCommand: Command = async (args, io) => {
   }
 };
 
-/** The bytes a truncated step's input and result lost on import, as their cut marks say. */
+/**
+ * The bytes a truncated step lost on import, as its cut marks say: a prompt's, reply's or
+ * thinking's in its text (its request, when it has one, holds the same text), a call's in its
+ * input and its result.
+ */
 function cutOf(store: ChronicleStore, op: Operation): number {
   if (op.completeness !== "truncated") return 0;
+  if (TEXT_KINDS.has(op.kind)) return cutBytes(op.text ?? "");
   const cut = (ref: PayloadRef | undefined) =>
     isHashRef(ref) ? storedCutBytes(ref.size, () => store.payloadText(ref)) : 0;
   return cut(op.request) + cut(op.response);
 }
 
+const TEXT_KINDS = new Set<Operation["kind"]>(["prompt", "reply", "thinking", "event"]);
+
 /** One step on one line; `cut`: the bytes its texts lost on import (a truncated step's). */
 function describe(op: Operation, cut: number): string {
   const err = op.is_error ? " ✗ error" : "";
-  const lost = cut ? `: ${formatBytes(cut)} cut on import` : "";
-  const state = op.completeness !== "complete" ? ` (${op.completeness}${lost})` : "";
+  const lost = cut ? ` (truncated: ${formatBytes(cut)} cut on import)` : "";
+  const state = op.completeness === "complete" ? "" : lost || ` (${op.completeness})`;
   switch (op.kind) {
     case "prompt":
-      return `${op.injected ? "context" : "user"}: ${oneLine(op.text ?? "", 100)}`;
+      return `${op.injected ? "context" : "user"}: ${oneLine(op.text ?? "", 100)}${lost}`;
     case "reply":
-      return `assistant: ${oneLine(op.text ?? "", 100)}${err}`;
+      return `assistant: ${oneLine(op.text ?? "", 100)}${err}${lost}`;
     case "thinking":
-      return `thinking: ${oneLine(op.text ?? "", 80)}`;
+      return `thinking: ${oneLine(op.text ?? "", 80)}${lost}`;
     case "event":
-      return `— ${op.event ?? "event"}: ${oneLine(op.text ?? "", 90)}${err}`;
+      return `— ${op.event ?? "event"}: ${oneLine(op.text ?? "", 90)}${err}${lost}`;
     default:
       return `${op.kind} ${op.tool ?? ""}${
         op.summary ? ": " + oneLine(op.summary, 90) : ""

@@ -193,11 +193,13 @@ Deno.test("chronicle show of an unknown session fails with exit 1", async () => 
   }
 });
 
-Deno.test("chronicle show says how much of a step's output was cut on import, and only for that step", async () => {
+Deno.test("chronicle show says how much of a step's output or a prompt was cut on import, and only for those steps", async () => {
   const home = await Deno.makeTempDir({ prefix: "chronicle-cli-test-" });
   const env = { HOME: home, CHRONICLE_HOME: `${home}/data` };
-  // an output longer than the longest line read whole: its line is cut, the call truncated
-  const output = "bigstart " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
+  // texts longer than the longest line read whole: each line is cut, its step truncated
+  const long = (seed: string, extra: number) =>
+    seed + " " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + extra);
+  const output = long("bigstart", 4096), prompt = long("bigprompt", 1 << 16);
   const call = (command: string, result: string) => ({
     tool: { name: "Bash", input: { command }, result },
   });
@@ -205,19 +207,25 @@ Deno.test("chronicle show says how much of a step's output was cut on import, an
     await writeClaudeSession(home, {
       sessionId: "cccccccc-1",
       cwd: "/work/demo",
-      turns: [{ user: "dump it" }, call("make small", "ok"), call("cat huge.log", output)],
+      turns: [
+        { user: "dump it" },
+        call("make small", "ok"),
+        call("cat huge.log", output),
+        { user: prompt },
+      ],
     });
     assertEquals((await chronicle(["import"], env)).code, 0);
     const shown = await chronicle(["show", "cccccccc-1"], env);
     assertEquals(shown.code, 0, shown.stderr);
     const lines = shown.stdout.split("\n");
-    const lost = formatBytes(output.length - KEEP_TEXT_BYTES);
-    assertEquals(lines.filter((l) => l.includes("cut on import")).length, 1, shown.stdout);
-    assertStringIncludes(
-      lines.find((l) => l.includes("cat huge.log"))!,
-      `(truncated: ${lost} cut on import)`,
-    );
+    const cut = (text: string) =>
+      `(truncated: ${formatBytes(text.length - KEEP_TEXT_BYTES)} cut on import)`;
+    assertEquals(lines.filter((l) => l.includes("cut on import")).length, 2, shown.stdout);
+    assert(lines.find((l) => l.includes("cat huge.log"))!.endsWith(cut(output)), shown.stdout);
+    assert(lines.find((l) => l.includes("user: bigprompt"))!.endsWith(cut(prompt)), shown.stdout);
+    assert(cut(output) !== cut(prompt), "the two amounts tell the steps apart");
     assert(!lines.find((l) => l.includes("make small"))!.includes("truncated"));
+    assert(!lines.find((l) => l.includes("user: dump it"))!.includes("truncated"));
   } finally {
     await Deno.remove(home, { recursive: true });
   }
