@@ -604,3 +604,64 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a long prompt shows its opening and the rest on request; one cut on import says how much went",
+  ...opts,
+  fn: async (t) => {
+    const home = await moduleTempDir("chronicle-e2e-long-prompt-");
+    // a pasted log: far longer than a row lays out, ending in a word only "Show all" reveals
+    const pasted = "pasted " + "lorem ipsum dolor sit amet ".repeat(2_000) + "pastedend";
+    // longer than any line read whole: kept to its first MiB, the rest counted
+    const huge = "hugeprompt " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
+    await writeClaudeSession(home, {
+      sessionId: "77777777-8888-4999-aaaa-bbbbbbbbbbbb",
+      cwd: "/tmp/long",
+      turns: [{ user: "a short question" }, { user: pasted }, { user: huge }],
+    });
+    const fx = await serveFixtures({ scenarios: [], homes: [home] });
+    const b = await openBrowser({ fixture: fx, width: 390, height: 844 });
+    const { page } = b;
+    const id = "claude-code:77777777-8888-4999-aaaa-bbbbbbbbbbbb";
+    try {
+      for (const dark of [false, true]) {
+        await t.step(dark ? "dark" : "light", async () => {
+          await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+          await page.goto(`${fx.server.url}sessions/${encodeURIComponent(id)}`);
+          const short = page.locator(".op-prompt", { hasText: "a short question" });
+          const long = page.locator(".op-prompt", { hasText: "pasted lorem" });
+          const cut = page.locator(".op-prompt", { hasText: "hugeprompt" });
+          await cut.waitFor();
+          // the short prompt is whole and unmarked
+          assert.equal(await short.locator(".prose-more, .badge-warn, .cut-note").count(), 0);
+          // the long one shows its opening, says how much that is, and shows all when asked
+          assert.equal(await long.getByText("pastedend").count(), 0);
+          const more = long.locator(".prose-more");
+          const shown = (await long.locator(".md").textContent())!.length;
+          assert.ok(shown < pasted.length / 4, `${shown} of ${pasted.length} characters laid out`);
+          assert.equal(
+            (await more.textContent())?.replace(/\s+/g, " "),
+            `Showing ${bytesText(shown)} of ${bytesText(pasted.length)} Show all`,
+          );
+          assert.equal(await long.locator(".badge-warn").count(), 0, "whole, not truncated");
+          // the one cut on import is truncated, with how much went, and shows its opening too
+          assert.equal(await cut.locator(".badge-warn").textContent(), "truncated");
+          assert.equal(
+            await cut.locator(".cut-note").textContent(),
+            `${bytesText(huge.length - KEEP_TEXT_BYTES)} more cut on import`,
+          );
+          assert.equal(await cut.locator(".prose-more").count(), 1);
+          await screenshot(page, `r10_long_prompt_390_${dark ? "dark" : "light"}`);
+          await more.getByRole("button", { name: "Show all" }).click();
+          await long.getByText("pastedend").waitFor();
+          assert.equal(await long.locator(".prose-more").count(), 0);
+        });
+      }
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});

@@ -65,6 +65,48 @@ function SubagentThread({ state, conn }: { state: SessionState; conn: Connection
   );
 }
 
+/**
+ * The most of a prompt's, reply's or thinking's text a row lays out at first, as much as it is
+ * sent of a call's output: a pasted log of a megabyte made one row 600,000 px tall at 390 px. The
+ * rest is a click away.
+ */
+export const ROW_PROSE_CHARS = 6_000;
+
+/** A prompt's, reply's or thinking's text as Markdown: only its opening when it is long. */
+function Prose({ text }: { text: string }): VNode {
+  const whole = useSignal(false);
+  if (text.length <= ROW_PROSE_CHARS || whole.value) return <Markdown text={text} />;
+  return (
+    <>
+      <Markdown text={text.slice(0, ROW_PROSE_CHARS)} />
+      <div class="prose-more">
+        <span class="muted">
+          Showing {bytes(ROW_PROSE_CHARS)} of {bytes(text.length)}
+        </span>{" "}
+        <button type="button" class="link" onClick={() => (whole.value = true)}>
+          Show all
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** A text step's "truncated" mark, with how much its import cut when its marks say. */
+function TextCut({ row }: { row: Row }): VNode | null {
+  if (row.op.completeness === "complete") return null;
+  const cut = row.input?.cut_bytes ?? row.result?.cut_bytes;
+  return (
+    <>
+      <span class="badge badge-warn">{row.op.completeness}</span>
+      {cut !== undefined && (
+        <span class="cut-note" title="Its log's line was too long to keep whole">
+          {bytes(cut)} more cut on import
+        </span>
+      )}
+    </>
+  );
+}
+
 /** Why a call failed, shown in the row itself: the opening of its result, never folded. */
 function FailureReason({ text }: { text: string | undefined }): VNode {
   const reason = failureReason(text);
@@ -146,6 +188,7 @@ export function OpRow(
         <div class="op-meta">
           <span class={`who who-${op.kind}`}>{who}</span>
           {kept}
+          <TextCut row={row} />
           <span class="muted">{time}</span>
           {link}
         </div>
@@ -156,7 +199,7 @@ export function OpRow(
               <pre class="payload-text">{text}</pre>
             </details>
           )
-          : <Markdown text={text} />}
+          : <Prose text={text} />}
       </div>
     );
   }
@@ -165,9 +208,10 @@ export function OpRow(
       <div class={cls} ref={ref} data-op={row.op_id} tabIndex={-1} onClick={select}>
         <details>
           <summary>
-            <span class="who who-thinking">Thinking</span> {kept} <span class="muted">{time}</span>
+            <span class="who who-thinking">Thinking</span> {kept} <TextCut row={row} />{" "}
+            <span class="muted">{time}</span>
           </summary>
-          <Markdown text={op.text ?? row.result?.text ?? ""} />
+          <Prose text={op.text ?? row.result?.text ?? ""} />
         </details>
       </div>
     );
