@@ -7,9 +7,9 @@ import type {
   SearchResult,
   SessionDetail,
   SessionSummary,
-  TimelineItem,
 } from "../../core/store/types.ts";
 import type { Stats as StoreStats } from "../../core/analytics/stats.ts";
+import type { TimelineRow } from "../../server/routes/sessions.ts";
 
 export type {
   Connection,
@@ -47,20 +47,11 @@ export type LiveEventSession = SessionDetail & {
   live: { last_change_at: number | null; server_now: number };
 };
 
-export interface PayloadText {
-  text: string;
-  size: number | null;
-  truncated: boolean;
-  sha256?: string;
-  /** Bytes cut out of it on import (its log's line was too long to keep whole). */
-  cut_bytes?: number;
-}
+/** A payload's opening as a timeline row carries it: the server's own type. */
+export type { PayloadText } from "../../server/routes/sessions.ts";
 
 /** A timeline item as the API sends it, with its input and result text when asked for. */
-export interface Row extends TimelineItem {
-  input?: PayloadText;
-  result?: PayloadText;
-}
+export type Row = TimelineRow;
 
 /** Analytics as the API sends them; a session's stats add its duration. */
 export interface Stats extends StoreStats {
