@@ -19,7 +19,7 @@ import {
 } from "../../../core/export/tool_view.ts";
 import { CausalityBadge, causalityRowClass } from "./causality_badge.tsx";
 import { DiffView, fileChanges } from "./diff_view.tsx";
-import { PayloadBlock } from "./payload_block.tsx";
+import { CutNote, PayloadBlock } from "./payload_block.tsx";
 import { ToolView } from "./tool_views.tsx";
 import { Markdown } from "./markdown.tsx";
 
@@ -98,11 +98,7 @@ function TextCut({ row }: { row: Row }): VNode | null {
   return (
     <>
       <span class="badge badge-warn">{row.op.completeness}</span>
-      {cut !== undefined && (
-        <span class="cut-note" title="Its log's line was too long to keep whole">
-          {bytes(cut)} more cut on import
-        </span>
-      )}
+      {cut !== undefined && <CutNote bytes={cut} />}
     </>
   );
 }

@@ -19,6 +19,16 @@ import { WrapToggle } from "./diff_view.tsx";
 export const LARGE_LINES = 20;
 export const LARGE_CHARS = 2_000;
 
+/** How much of a text its import cut (its log's line was too long to keep whole). */
+export function CutNote({ bytes: cut, lead = "" }: { bytes: number; lead?: string }): VNode {
+  return (
+    <span class="cut-note" title="Its log's line was too long to keep whole">
+      {lead}
+      {bytes(cut)} more cut on import
+    </span>
+  );
+}
+
 function prettyJson(text: string): string | null {
   if (!/^\s*[[{]/.test(text)) return null;
   try {
@@ -127,11 +137,7 @@ export function PayloadBlock(
       <div class="payload-label">
         <span>{label}</span>
         {payload.size !== null && <span class="muted">· {bytes(payload.size)}</span>}
-        {payload.cut_bytes !== undefined && (
-          <span class="cut-note" title="Its log's line was too long to keep whole">
-            · {bytes(payload.cut_bytes)} more cut on import
-          </span>
-        )}
+        {payload.cut_bytes !== undefined && <CutNote bytes={payload.cut_bytes} lead="· " />}
         {large && (
           <span class="payload-tools">
             <input
