@@ -555,53 +555,67 @@ Deno.test({
   },
 });
 
+/**
+ * Runs `check` on one Claude Code session of its own (written to a fresh home and imported), its
+ * page open at 390 px, as a step in light and then in dark; no console problems in either.
+ */
+async function sessionInBothThemes(
+  t: Deno.TestContext,
+  session: { prefix: string; sessionId: string; turns: SyntheticTurn[] },
+  check: (page: Page, theme: "light" | "dark") => Promise<void>,
+): Promise<void> {
+  const dir = await moduleTempDir(session.prefix);
+  await writeClaudeSession(dir, {
+    sessionId: session.sessionId,
+    cwd: "/tmp/long-lines",
+    turns: session.turns,
+  });
+  const fx = await serveFixtures({ scenarios: [], homes: [dir] });
+  const b = await openBrowser({ fixture: fx, width: 390, height: 844 });
+  const url = `${fx.server.url}sessions/${encodeURIComponent(`claude-code:${session.sessionId}`)}`;
+  try {
+    for (const theme of ["light", "dark"] as const) {
+      await t.step(theme, async () => {
+        await b.page.emulateMedia({ colorScheme: theme });
+        await b.page.goto(url);
+        await check(b.page, theme);
+      });
+    }
+    assert.deepEqual(b.problems, []);
+  } finally {
+    await b.close();
+    await fx.close();
+  }
+}
+
 Deno.test({
   name: "an output cut on import reads as truncated, with how much went, at 390 px in both themes",
   ...opts,
   fn: async (t) => {
-    const cutHome = await moduleTempDir("chronicle-e2e-cut-");
     // one line longer than any read whole: its output is kept to its first MiB
     const output = "cutstart " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
-    await writeClaudeSession(cutHome, {
+    const left = output.length - KEEP_TEXT_BYTES;
+    await sessionInBothThemes(t, {
+      prefix: "chronicle-e2e-cut-",
       sessionId: "66666666-7777-4888-9999-aaaaaaaaaaaa",
-      cwd: "/tmp/cut",
       turns: [
         { user: "Show the log" },
         { tool: { name: "Bash", input: { command: "cat huge.log" }, result: output } },
         { tool: { name: "Bash", input: { command: "wc -l huge.log" }, result: "1 huge.log" } },
       ],
+    }, async (page, theme) => {
+      const cutRow = page.locator(".vrow", { hasText: "cat huge.log" });
+      await cutRow.waitFor();
+      assert.equal(await cutRow.locator(".badge-warn", { hasText: "truncated" }).count(), 1);
+      const whole = page.locator(".vrow", { hasText: "wc -l huge.log" });
+      assert.equal(await whole.locator(".badge-warn", { hasText: "truncated" }).count(), 0);
+      await cutRow.getByText("cat huge.log").first().click();
+      const note = page.getByRole("complementary", { name: "Inspector" })
+        .locator(".payload-label .cut-note");
+      await note.waitFor();
+      assert.equal((await note.textContent())?.trim(), `· ${bytesText(left)} more cut on import`);
+      await screenshot(page, `r09_cut_output_390_${theme}`);
     });
-    const fx = await serveFixtures({ scenarios: [], homes: [cutHome] });
-    const b = await openBrowser({ fixture: fx, width: 390, height: 844 });
-    const { page } = b;
-    const id = "claude-code:66666666-7777-4888-9999-aaaaaaaaaaaa";
-    const left = output.length - KEEP_TEXT_BYTES;
-    try {
-      for (const dark of [false, true]) {
-        await t.step(dark ? "dark" : "light", async () => {
-          await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
-          await page.goto(`${fx.server.url}sessions/${encodeURIComponent(id)}`);
-          const cutRow = page.locator(".vrow", { hasText: "cat huge.log" });
-          await cutRow.waitFor();
-          assert.equal(await cutRow.locator(".badge-warn", { hasText: "truncated" }).count(), 1);
-          const whole = page.locator(".vrow", { hasText: "wc -l huge.log" });
-          assert.equal(await whole.locator(".badge-warn", { hasText: "truncated" }).count(), 0);
-          await cutRow.getByText("cat huge.log").first().click();
-          const note = page.getByRole("complementary", { name: "Inspector" })
-            .locator(".payload-label .cut-note");
-          await note.waitFor();
-          assert.equal(
-            (await note.textContent())?.trim(),
-            `· ${bytesText(left)} more cut on import`,
-          );
-          await screenshot(page, `r09_cut_output_390_${dark ? "dark" : "light"}`);
-        });
-      }
-      assert.deepEqual(b.problems, []);
-    } finally {
-      await b.close();
-      await fx.close();
-    }
   },
 });
 
@@ -610,58 +624,42 @@ Deno.test({
     "a long prompt shows its opening and the rest on request; one cut on import says how much went",
   ...opts,
   fn: async (t) => {
-    const home = await moduleTempDir("chronicle-e2e-long-prompt-");
     // a pasted log: far longer than a row lays out, ending in a word only "Show all" reveals
     const pasted = "pasted " + "lorem ipsum dolor sit amet ".repeat(2_000) + "pastedend";
     // longer than any line read whole: kept to its first MiB, the rest counted
     const huge = "hugeprompt " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
-    await writeClaudeSession(home, {
+    await sessionInBothThemes(t, {
+      prefix: "chronicle-e2e-long-prompt-",
       sessionId: "77777777-8888-4999-aaaa-bbbbbbbbbbbb",
-      cwd: "/tmp/long",
       turns: [{ user: "a short question" }, { user: pasted }, { user: huge }],
+    }, async (page, theme) => {
+      const short = page.locator(".op-prompt", { hasText: "a short question" });
+      const long = page.locator(".op-prompt", { hasText: "pasted lorem" });
+      const cut = page.locator(".op-prompt", { hasText: "hugeprompt" });
+      await cut.waitFor();
+      // the short prompt is whole and unmarked
+      assert.equal(await short.locator(".prose-more, .badge-warn, .cut-note").count(), 0);
+      // the long one shows its opening, says how much that is, and shows all when asked
+      assert.equal(await long.getByText("pastedend").count(), 0);
+      const more = long.locator(".prose-more");
+      const shown = (await long.locator(".md").textContent())!.length;
+      assert.ok(shown < pasted.length / 4, `${shown} of ${pasted.length} characters laid out`);
+      assert.equal(
+        (await more.textContent())?.replace(/\s+/g, " "),
+        `Showing ${bytesText(shown)} of ${bytesText(pasted.length)} Show all`,
+      );
+      assert.equal(await long.locator(".badge-warn").count(), 0, "whole, not truncated");
+      // the one cut on import is truncated, with how much went, and shows its opening too
+      assert.equal(await cut.locator(".badge-warn").textContent(), "truncated");
+      assert.equal(
+        await cut.locator(".cut-note").textContent(),
+        `${bytesText(huge.length - KEEP_TEXT_BYTES)} more cut on import`,
+      );
+      assert.equal(await cut.locator(".prose-more").count(), 1);
+      await screenshot(page, `r10_long_prompt_390_${theme}`);
+      await more.getByRole("button", { name: "Show all" }).click();
+      await long.getByText("pastedend").waitFor();
+      assert.equal(await long.locator(".prose-more").count(), 0);
     });
-    const fx = await serveFixtures({ scenarios: [], homes: [home] });
-    const b = await openBrowser({ fixture: fx, width: 390, height: 844 });
-    const { page } = b;
-    const id = "claude-code:77777777-8888-4999-aaaa-bbbbbbbbbbbb";
-    try {
-      for (const dark of [false, true]) {
-        await t.step(dark ? "dark" : "light", async () => {
-          await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
-          await page.goto(`${fx.server.url}sessions/${encodeURIComponent(id)}`);
-          const short = page.locator(".op-prompt", { hasText: "a short question" });
-          const long = page.locator(".op-prompt", { hasText: "pasted lorem" });
-          const cut = page.locator(".op-prompt", { hasText: "hugeprompt" });
-          await cut.waitFor();
-          // the short prompt is whole and unmarked
-          assert.equal(await short.locator(".prose-more, .badge-warn, .cut-note").count(), 0);
-          // the long one shows its opening, says how much that is, and shows all when asked
-          assert.equal(await long.getByText("pastedend").count(), 0);
-          const more = long.locator(".prose-more");
-          const shown = (await long.locator(".md").textContent())!.length;
-          assert.ok(shown < pasted.length / 4, `${shown} of ${pasted.length} characters laid out`);
-          assert.equal(
-            (await more.textContent())?.replace(/\s+/g, " "),
-            `Showing ${bytesText(shown)} of ${bytesText(pasted.length)} Show all`,
-          );
-          assert.equal(await long.locator(".badge-warn").count(), 0, "whole, not truncated");
-          // the one cut on import is truncated, with how much went, and shows its opening too
-          assert.equal(await cut.locator(".badge-warn").textContent(), "truncated");
-          assert.equal(
-            await cut.locator(".cut-note").textContent(),
-            `${bytesText(huge.length - KEEP_TEXT_BYTES)} more cut on import`,
-          );
-          assert.equal(await cut.locator(".prose-more").count(), 1);
-          await screenshot(page, `r10_long_prompt_390_${dark ? "dark" : "light"}`);
-          await more.getByRole("button", { name: "Show all" }).click();
-          await long.getByText("pastedend").waitFor();
-          assert.equal(await long.locator(".prose-more").count(), 0);
-        });
-      }
-      assert.deepEqual(b.problems, []);
-    } finally {
-      await b.close();
-      await fx.close();
-    }
   },
 });
