@@ -48,27 +48,42 @@ const ahead = new Map<string, { key: string; pass: Promise<Pass> }>();
 
 self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const request = e.data;
-  const early = ahead.get(request.unit.path);
-  ahead.delete(request.unit.path);
-  const hit = early !== undefined && early.key === passKey(request);
-  let pass: Pass;
-  if (hit) pass = await early.pass;
-  else {
-    // not what the store asks for; both read the log's state in this thread (its kept seen
-    // records, its database's copy): one after the other
-    if (early) await early.pass;
-    pass = await read(request);
-  }
-  if (!pass.ok) return self.postMessage({ id: request.id, ok: false, error: pass.error });
-  self.postMessage(
-    { id: request.id, ok: true, result: pass.wire, early: hit } satisfies WorkerResponse,
-    pass.transfer,
-  );
-  if (pass.next) {
-    collectGarbage(); // a slice's garbage goes before the next slice comes (gc.ts)
-    ahead.set(request.unit.path, { key: passKey(pass.next), pass: read(pass.next) });
+  const next = send(request.id, await passFor(request));
+  // A slice's garbage goes before the next slice comes (gc.ts): once this function is done,
+  // as its frame holds the pass it sent (a pasted 28 MiB prompt's line and text, 30 MB).
+  if (next) {
+    queueMicrotask(() => {
+      collectGarbage();
+      ahead.set(request.unit.path, { key: passKey(next), pass: read(next) });
+    });
   }
 };
+
+/** The pass `request` asks for, and whether it was read ahead. */
+async function passFor(request: WorkerRequest): Promise<Pass & { early: boolean }> {
+  const early = ahead.get(request.unit.path);
+  ahead.delete(request.unit.path);
+  if (early !== undefined && early.key === passKey(request)) {
+    return { ...await early.pass, early: true };
+  }
+  // not what the store asks for; both read the log's state in this thread (its kept seen
+  // records, its database's copy): one after the other
+  if (early) await early.pass;
+  return { ...await read(request), early: false };
+}
+
+/** Sends a pass to the store; returns the pass after it, to read ahead. */
+function send(id: number, pass: Pass & { early: boolean }): WorkerRequest | undefined {
+  if (!pass.ok) {
+    self.postMessage({ id, ok: false, error: pass.error });
+    return undefined;
+  }
+  self.postMessage(
+    { id, ok: true, result: pass.wire, early: pass.early } satisfies WorkerResponse,
+    pass.transfer,
+  );
+  return pass.next;
+}
 
 /**
  * The file system this thread reads through, one for its life (by scratch folder): it keeps the

@@ -26,18 +26,30 @@ export function createTextWorker(): TextWorker {
   );
   return {
     build: async (slice) => {
-      const a = await call((id) => ({ id, slice } satisfies TextRequest));
+      // Its payloads move to the worker too (a slice is read for it alone): copied, a slice
+      // of pasted 28 MiB prompts stood twice in memory, until this thread's next collection.
+      const own = wholeBuffers(slice.payloads.map((p) => p.bytes));
+      const a = await call((id) => ({ id, slice } satisfies TextRequest), own);
       if (!("texts" in a)) throw new TypeError("the search text worker answered no texts");
       return a.texts;
     },
     compress: async (frames) => {
       // A frame read whole into its own buffer moves to the worker: the caller is done with it.
-      const own = frames.filter((f) => f.byteOffset === 0 && f.byteLength === f.buffer.byteLength)
-        .map((f) => f.buffer as ArrayBuffer);
-      const a = await call((id) => ({ id, frames } satisfies TextRequest), own);
+      const a = await call((id) => ({ id, frames } satisfies TextRequest), wholeBuffers(frames));
       if (!("frames" in a)) throw new TypeError("the search text worker answered no frames");
       return a.frames;
     },
     close: () => worker.terminate(),
   };
+}
+
+/** The buffers of `views` that each view holds whole, once each: what may move to the worker. */
+function wholeBuffers(views: readonly Uint8Array[]): ArrayBuffer[] {
+  const own = new Set<ArrayBuffer>();
+  for (const v of views) {
+    if (v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) {
+      own.add(v.buffer as ArrayBuffer);
+    }
+  }
+  return [...own];
 }

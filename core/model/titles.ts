@@ -11,10 +11,49 @@
 /** Characters of a prompt kept as a session's title. */
 export const TITLE_CHARS = 300;
 
-const tag = (name: string, text: string): string | undefined => {
-  const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text);
-  return m ? m[1].replace(/\s+/g, " ").trim() : undefined;
+/**
+ * `text` on one line (whitespace runs made one space, trimmed), at most `max` characters, read
+ * from its opening only as far as that takes: the whole of a pasted 28 MiB log made one title
+ * out of 800k replacements, 470 MB of garbage in the store's thread. `clean` runs first on each
+ * opening tried, told whether it is the whole text.
+ */
+function oneLine(
+  text: string,
+  max: number,
+  clean?: (part: string, whole: boolean) => string,
+): string {
+  for (let n = Math.min(text.length, max * 2 + 64);; n = Math.min(text.length, n * 4)) {
+    const whole = n >= text.length;
+    const part = whole ? text : text.slice(0, n);
+    const line = (clean ? clean(part, whole) : part).replace(/\s+/g, " ").trim();
+    // An opening's line is the whole's up to a whitespace run cut at its end, which is one
+    // space either way and past `max`.
+    if (whole || line.length > max) return line.slice(0, max);
+  }
+}
+
+/** Markup tags as spaces; a tag the opening's end cut in two is left out with what follows. */
+function stripTags(part: string, whole: boolean): string {
+  const lt = part.lastIndexOf("<");
+  const kept = !whole && lt > part.lastIndexOf(">") ? part.slice(0, lt) : part;
+  return kept.replace(/<\/?[a-z-]+>/g, " ");
+}
+
+/**
+ * What the first `<name>` tag holds, up to the first `</name>` after it: what the pattern
+ * `<name>([\s\S]*?)</name>` matches, found in one pass (a later tag never closes where the
+ * first does not, and the pattern tried each open tag to the text's end).
+ */
+const tag = (name: string, text: string, max: number): string | undefined => {
+  const open = text.indexOf(`<${name}>`);
+  if (open < 0) return undefined;
+  const from = open + name.length + 2;
+  const close = text.indexOf(`</${name}>`, from);
+  return close < 0 ? undefined : oneLine(text.slice(from, close), max);
 };
+
+/** How a prompt of Claude Code's markup opens. */
+const MARKUP = /^<(command-(message|name|args|contents)|bash-input)>/;
 
 /** Options of {@link promptTitle}. */
 export interface PromptTitleOptions {
@@ -27,22 +66,43 @@ export interface PromptTitleOptions {
 /**
  * A prompt's text as a title: a slash command as `/name args`, a shell line as `! command`,
  * a command's message alone as its text; anything else its text as typed (whitespace run
- * together), at most {@link TITLE_CHARS} characters.
+ * together), at most {@link TITLE_CHARS} characters. A long prompt is read only as far as its
+ * title goes.
  */
 export function promptTitle(text: string, options: PromptTitleOptions = {}): string {
+  const max = options.max ?? TITLE_CHARS;
   const t = text.trim();
-  let title = options.firstLine ? t.split("\n")[0] : t;
-  if (/^<(command-(message|name|args|contents)|bash-input)>/.test(t)) {
-    const name = tag("command-name", t);
-    const bash = tag("bash-input", t);
+  if (MARKUP.test(t)) {
+    const name = tag("command-name", t, max);
     if (name) {
-      const args = tag("command-args", t);
+      const args = tag("command-args", t, max);
       const cmd = name.startsWith("/") ? name : `/${name}`;
-      title = args ? `${cmd} ${args}` : cmd;
-    } else if (bash !== undefined) title = `! ${bash}`;
-    else title = tag("command-message", t) ?? t.replace(/<\/?[a-z-]+>/g, " ");
+      return oneLine(args ? `${cmd} ${args}` : cmd, max);
+    }
+    const bash = tag("bash-input", t, max);
+    if (bash !== undefined) return oneLine(`! ${bash}`, max);
+    return tag("command-message", t, max) ?? oneLine(t, max, stripTags);
   }
-  return title.replace(/\s+/g, " ").trim().slice(0, options.max ?? TITLE_CHARS);
+  if (!options.firstLine) return oneLine(t, max);
+  const end = t.indexOf("\n");
+  return oneLine(end < 0 ? t : t.slice(0, end), max);
+}
+
+/** Characters of a prompt's opening {@link openingTitle} reads a title from. */
+export const TITLE_OPENING_CHARS = 64 << 10;
+
+/**
+ * A prompt's {@link promptTitle} from its opening, its first {@link TITLE_OPENING_CHARS}
+ * characters (all of it when shorter); `whole` gives the whole prompt, read only when the
+ * opening cannot tell: markup, whose tags may close further on, or an opening that is mostly
+ * whitespace. A session's first prompt may be a pasted log of megabytes.
+ */
+export function openingTitle(opening: string, whole: () => string | null): string {
+  const title = promptTitle(opening);
+  if (opening.length < TITLE_OPENING_CHARS) return title;
+  if (title.length >= TITLE_CHARS && !MARKUP.test(opening.trimStart())) return title;
+  const text = whole();
+  return text === null ? title : promptTitle(text);
 }
 
 /** Characters a user's name for a session may have. */

@@ -102,14 +102,12 @@ export async function readJsonl(
         cutter ??= cut();
         cutter.push(piece);
         line = cutLine(lineNo, lineStart, end, cutter, maxLine);
-      } else {
-        line = parseLine(
-          lineNo,
-          lineStart,
-          end,
-          pending.length ? concat(pending, piece, pendingLen + piece.byteLength) : piece,
-        );
-      }
+      } else if (pending.length) {
+        const bytes = concat(pending, piece, pendingLen + piece.byteLength);
+        // (the pieces go before the line is parsed: a 28 MiB line's are 28 MiB more meanwhile)
+        pending = [];
+        line = parseLine(lineNo, lineStart, end, bytes);
+      } else line = parseLine(lineNo, lineStart, end, piece);
       lineStart = end + 1;
       lineNo++;
       state.offset = lineStart;

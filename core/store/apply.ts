@@ -14,9 +14,10 @@ import {
   type Checkpoint,
   type Connection,
   mergeInfo,
-  promptTitle,
+  openingTitle,
   type SessionInfo,
   type SessionIssue,
+  TITLE_OPENING_CHARS,
 } from "../model/mod.ts";
 import type { SourceUnit, UnitResult } from "../sources/types.ts";
 import { VERSION } from "../version.ts";
@@ -735,18 +736,24 @@ export function refreshAggregates(
   ).run(sessionId);
   // The first prompt the user typed, as a title reads it (a slash command's markup becomes
   // the command): core/model's promptTitle, so list, show, search and export agree. Its text
-  // may be left to its request payload (prepare.ts, `"text": null`).
+  // may be left to its request payload (prepare.ts, `"text": null`). Read its opening only,
+  // unless the title needs more (`openingTitle`).
   const first = sql.stmt(
-    `SELECT json_extract(doc, '$.text') AS text,
+    `SELECT rowid, substr(json_extract(doc, '$.text'), 1, ${TITLE_OPENING_CHARS}) AS text,
        CASE WHEN json_type(doc, '$.text') = 'null'
          THEN json_extract(doc, '$.request.sha256') END AS input
      FROM operations
      WHERE session = ${sessionNum()} AND kind = 'prompt' AND connection = 'main'
        AND json_extract(doc, '$.injected') IS NULL
      ORDER BY ${OP_ORDER} LIMIT 1`,
-  ).get(sessionId) as { text: unknown; input: unknown } | undefined;
-  const text = typeof first?.input === "string" ? w.payloads.textOf(first.input) : first?.text;
-  const prompt = typeof text === "string" ? promptTitle(text) : null;
+  ).get(sessionId) as { rowid: number; text: unknown; input: unknown } | undefined;
+  const sha = typeof first?.input === "string" ? first.input : null;
+  const opening = sha !== null ? w.payloads.textOf(sha, TITLE_OPENING_CHARS) : first?.text;
+  const whole = () =>
+    sha !== null ? w.payloads.textOf(sha) : (sql.stmt(
+      "SELECT json_extract(doc, '$.text') AS text FROM operations WHERE rowid = ?",
+    ).get(first!.rowid) as { text: string }).text;
+  const prompt = typeof opening === "string" ? openingTitle(opening, whole) : null;
   sql.stmt("UPDATE sessions SET first_prompt = ? WHERE id = ?").run(prompt, sessionId);
   if (deferStats) {
     sql.stmt("INSERT OR IGNORE INTO stats_backlog (session_id) VALUES (?)").run(sessionId);

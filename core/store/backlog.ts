@@ -15,6 +15,7 @@ import { decodeStored, type InflatedFrames } from "./payload_codec.ts";
 import type { PayloadStore, StoredPayload } from "./payloads.ts";
 import { indexText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
+import { INDEXED_TEXT_BYTES } from "./search_text.ts";
 
 /** A LEFT JOIN's stored op: every column null when the operation is gone. */
 type NullableStoredOp = { [K in keyof StoredOp]: StoredOp[K] | null };
@@ -25,6 +26,13 @@ type NullableStoredOp = { [K in keyof StoredOp]: StoredOp[K] | null };
  * slice, 137 MB with 1,000, 121 MB with 500, as fast.
  */
 export const BACKLOG_SLICE = 500;
+
+/**
+ * Bytes of payloads a slice stops at (its last operation may pass them; a slice has one at
+ * least): 500 operations are a megabyte or two of payloads, but 500 pasted 28 MiB prompts would
+ * be read, sent to the text worker and built at once.
+ */
+export const BACKLOG_SLICE_BYTES = 16 << 20;
 
 /**
  * Puts operations in the backlog (their rows are written): one statement for them all (a row a
@@ -73,13 +81,17 @@ const TEXT_SOURCE = `o.stamp AS stamp, ${storedOpColumns("o.", { file: false })}
   json_extract(o.doc, '$.request.sha256') AS input,
   -- a reply's or thinking's own text, when its doc leaves it to the payload (prepare.ts)
   CASE WHEN o.kind NOT IN ('reply', 'thinking') OR json_type(o.doc, '$.text') = 'null'
-    THEN json_extract(o.doc, '$.response.sha256') END AS result`;
+    THEN json_extract(o.doc, '$.response.sha256') END AS result,
+  coalesce(json_extract(o.doc, '$.request.size'), 0) +
+    coalesce(json_extract(o.doc, '$.response.size'), 0) AS bytes`;
 
 type TextSourceRow = {
   rowid: number;
   stamp: number | null;
   input: string | null;
   result: string | null;
+  /** Bytes of its input and result (0 for a payload held inline, or none). */
+  bytes: number;
 } & NullableStoredOp;
 
 /** The next slice of the backlog after rowid `after`, or null when there is none. */
@@ -97,7 +109,9 @@ export function readBacklog(
     after,
     max,
   );
-  return rows.length ? sliceOf(rows, payloads) : null;
+  let bytes = 0, n = 0;
+  while (n < rows.length && (n === 0 || bytes < BACKLOG_SLICE_BYTES)) bytes += rows[n++].bytes;
+  return rows.length ? sliceOf(rows.slice(0, n), payloads) : null;
 }
 
 /**
@@ -146,9 +160,10 @@ export function buildTexts(slice: BacklogSlice, forIndex = true): string[] {
     const own = decodeStored(p, frames);
     if (own) bytes.set(p.sha256, own);
   }
+  // An operation's own text left to its payload: only as far as it is indexed.
   const text = (sha: string) => {
     const b = bytes.get(sha);
-    return b ? decoder.decode(b) : null;
+    return b ? decoder.decode(b.subarray(0, INDEXED_TEXT_BYTES)) : null;
   };
   return slice.docs.map((doc) =>
     doc === null ? "" : indexText(readStoredDoc(doc, text), bytes, forIndex)

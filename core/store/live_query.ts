@@ -4,7 +4,7 @@
  * canonical order and with their places in the timeline, so a view can put each one where it
  * belongs without reloading.
  */
-import { type PayloadText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
+import { type PayloadText, type StoredOp, storedOpColumns, viewDoc } from "./prepare.ts";
 import type { TimelineItem } from "./types.ts";
 import { OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 
@@ -41,6 +41,8 @@ export interface SessionChangesOptions {
   after: ChangeCursor;
   /** Operations per batch. Default 500. */
   limit?: number;
+  /** Each operation's own text only as far as this (`readViewDoc`). Default: whole. */
+  textChars?: number;
 }
 
 type Key = { ts_ms: number | null; rank: number; line: number; block: number };
@@ -192,7 +194,7 @@ export function sessionChanges(
     connection: r.connection,
     ts_ms: r.ts_ms,
     offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-    op: readStoredDoc(r, payloadText),
+    ...viewDoc(r, payloadText, options.textChars),
     ...(r.kept === 1 ? { kept: true as const } : {}),
   }));
   return { ops, next, more, ...stamps, totals };

@@ -86,10 +86,18 @@ const FILTER_SHARE = 1 / 8;
 const FRAMES_KEPT = 8;
 
 /**
- * Plain frames compressed per transaction (about 4 MiB of payloads): small enough that
- * compressing them beside the search index's slices adds little memory.
+ * Plain frames compressed per slice (about 4 MiB of payloads): small enough that compressing
+ * them beside the search index's slices adds little memory.
  */
 export const COMPRESS_SLICE_FRAMES = 32;
+
+/**
+ * Bytes of plain frames a slice stops at, twice what {@link COMPRESS_SLICE_FRAMES} frames
+ * of `FRAME_BYTES` hold (its last frame may pass them; a slice has one frame at least): a frame
+ * of one big payload is that payload, and 32 of them, a session of pasted 28 MiB prompts, were
+ * 900 MB read, copied to the worker and compressed at once.
+ */
+export const COMPRESS_SLICE_BYTES = 2 * COMPRESS_SLICE_FRAMES * FRAME_BYTES;
 
 /** Where the compression of plain frames goes on from: after this frame of this pack. */
 export interface PlainCursor {
@@ -374,11 +382,14 @@ export class PayloadStore {
     }[];
     if (!rows.length) return null;
     const frames: PlainFrame[] = [];
-    for (const { id, pack, pack_offset: offset, stored } of rows) {
+    let read = 0, last = rows[0];
+    for (const row of rows) {
+      if (read >= COMPRESS_SLICE_BYTES) break;
+      const { id, pack, pack_offset: offset, stored } = last = row;
       const bytes = this.packs.read(pack, offset, stored);
       if (bytes.byteLength === stored) frames.push({ id, pack, offset, bytes });
+      read += stored;
     }
-    const last = rows[rows.length - 1];
     return { frames, next: { pack: last.pack, offset: last.pack_offset } };
   }
 
@@ -634,13 +645,16 @@ export class PayloadStore {
   }
 
   /**
-   * A payload's whole text (UTF-8) by its hash; null when unknown or unreadable. Bound, so it
-   * is handed around as a `PayloadText` as it is.
+   * A payload's text (UTF-8) by its hash, whole or its first `maxChars` characters; null when
+   * unknown or unreadable. Bound, so it is handed around as a `PayloadText` as it is.
    */
-  readonly textOf = (sha256: string): string | null => {
+  readonly textOf = (sha256: string, maxChars?: number): string | null =>
+    maxChars === undefined ? this.wholeText(sha256) : this.text({ sha256, size: 0 }, maxChars);
+
+  private wholeText(sha256: string): string | null {
     const bytes = this.bytes(sha256);
     return bytes ? decoder.decode(bytes) : null;
-  };
+  }
 
   /** The text of a payload ref (UTF-8), cut at `max` characters when given. */
   text(ref: PayloadRef | undefined, max?: number): string | null {

@@ -17,7 +17,7 @@ import {
 } from "../model/mod.ts";
 import type { UnitResult } from "../sources/types.ts";
 import { resultFailed } from "./error_flag.ts";
-import { searchBody } from "./search_text.ts";
+import { indexedText, searchBody } from "./search_text.ts";
 
 export interface PreparedOp {
   id: string;
@@ -357,7 +357,29 @@ function textIsPayload(op: Operation, payloads: Pick<Map<string, Uint8Array>, "g
   const ref = textPayload(op);
   if (typeof op.text !== "string" || !ref || !("sha256" in ref)) return false;
   const bytes = payloads.get(ref.sha256);
-  return bytes !== undefined && bytes.byteLength === ref.size && decoder.decode(bytes) === op.text;
+  return bytes !== undefined && bytes.byteLength === ref.size && isUtf8Of(bytes, op.text);
+}
+
+/** Bytes of a payload decoded at once when it is compared with a text. */
+const COMPARED_AT_ONCE = 1 << 20;
+
+/**
+ * Whether `bytes` decode to `text`, a megabyte at a time: a pasted 28 MiB prompt is not made a
+ * second time to be compared with its payload.
+ */
+export function isUtf8Of(bytes: Uint8Array, text: string): boolean {
+  // (a UTF-16 unit is 1 to 3 bytes of UTF-8, a pair of them 4)
+  if (bytes.byteLength < text.length || bytes.byteLength > 3 * text.length) return false;
+  if (bytes.byteLength <= COMPARED_AT_ONCE) return decoder.decode(bytes) === text;
+  const stream = new TextDecoder();
+  let at = 0;
+  for (let i = 0; i < bytes.byteLength; i += COMPARED_AT_ONCE) {
+    const end = i + COMPARED_AT_ONCE;
+    const part = stream.decode(bytes.subarray(i, end), { stream: end < bytes.byteLength });
+    if (!text.startsWith(part, at)) return false;
+    at += part.length;
+  }
+  return at === text.length;
 }
 
 /** A range as a doc keeps it: its bytes, and its file and lines unless its row has them. */
@@ -372,8 +394,11 @@ interface StoredProvenance {
   record_ids?: string[];
 }
 
-/** A payload's text by its SHA-256; null when the store cannot read it. */
-export type PayloadText = (sha256: string) => string | null;
+/**
+ * A payload's text by its SHA-256, only its first `maxChars` characters when given; null when
+ * the store cannot read it.
+ */
+export type PayloadText = (sha256: string, maxChars?: number) => string | null;
 
 /**
  * The Operation of a stored doc (see {@link storedDoc}): what it left to its row's columns or
@@ -422,6 +447,62 @@ export function readStoredDoc(row: StoredOp, payloadText: PayloadText): Operatio
   return op;
 }
 
+/** A stored operation as a view shows it: see {@link readViewDoc}. */
+export interface ViewOp {
+  op: Operation;
+  /**
+   * Set when `op.text` is only the opening of the operation's text: the UTF-8 bytes of the
+   * whole.
+   */
+  text_bytes?: number;
+}
+
+/**
+ * A stored operation as a view shows it: its own text (a prompt's, reply's, thinking's) only
+ * as far as `maxChars`, and then `text_bytes`. A pasted log of megabytes as a prompt is read,
+ * sent and laid out as its opening, the rest fetched when asked for.
+ */
+export function readViewDoc(row: StoredOp, payloadText: PayloadText, maxChars: number): ViewOp {
+  let fromPayload = false;
+  const op = readStoredDoc(row, (sha) => {
+    fromPayload = true;
+    return payloadText(sha, maxChars + 1);
+  });
+  const text = op.text;
+  if (typeof text !== "string" || text.length <= maxChars) return { op };
+  const ref = textPayload(op);
+  const whole = fromPayload && ref && "sha256" in ref ? ref.size : utf8Bytes(text);
+  // (never half of a character beyond the first 65,536)
+  const high = text.charCodeAt(maxChars - 1);
+  op.text = text.slice(0, high >= 0xd800 && high <= 0xdbff ? maxChars - 1 : maxChars);
+  return { op, text_bytes: whole };
+}
+
+/** {@link readViewDoc} when `maxChars` is given, else the whole operation. */
+export function viewDoc(row: StoredOp, payloadText: PayloadText, maxChars?: number): ViewOp {
+  return maxChars === undefined
+    ? { op: readStoredDoc(row, payloadText) }
+    : readViewDoc(row, payloadText, maxChars);
+}
+
+/** The bytes of `text` in UTF-8, counted (a pasted log is not encoded again to be measured). */
+export function utf8Bytes(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2; // a pair: 4 bytes for its two units
+        i++;
+      } else n += 2;
+    } else n += 2;
+  }
+  return n;
+}
+
 /**
  * The search text of a prepared operation, given its unit's payloads and a reader of the
  * payloads stored before (see `searchBody`).
@@ -445,7 +526,7 @@ const hasResult = (op: Pick<Operation, "kind">) => op.kind !== "reply" && op.kin
 
 function opWords(op: Operation): string {
   const parts: string[] = [];
-  if (op.text) parts.push(op.text);
+  if (op.text) parts.push(indexedText(op.text));
   if (op.tool) parts.push(op.tool);
   if (op.summary) parts.push(op.summary);
   if (op.target && op.target !== op.summary) parts.push(op.target);

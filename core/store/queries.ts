@@ -16,7 +16,13 @@ import {
   type SessionIssue,
   type UsageEntry,
 } from "../model/mod.ts";
-import { type PayloadText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
+import {
+  type PayloadText,
+  readStoredDoc,
+  type StoredOp,
+  storedOpColumns,
+  viewDoc,
+} from "./prepare.ts";
 import { likeEscape, likePrefix, OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 import type {
   ConnectionView,
@@ -170,10 +176,13 @@ export class Queries {
     return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
   }
 
-  /** One page of a session's timeline, in the canonical order. */
+  /**
+   * One page of a session's timeline, in the canonical order; with `textChars`, each
+   * operation's own text only as far as that (`readViewDoc`).
+   */
   timeline(
     id: string,
-    options: { offset?: number; limit?: number; connection?: string } = {},
+    options: { offset?: number; limit?: number; connection?: string; textChars?: number } = {},
   ): { total: number; items: TimelineItem[] } {
     const offset = Math.max(options.offset ?? 0, 0);
     const limit = Math.min(Math.max(options.limit ?? 200, 1), 5000);
@@ -203,10 +212,22 @@ export class Queries {
       connection: r.connection,
       ts_ms: r.ts_ms,
       offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-      op: readStoredDoc(r, this.payloadText),
+      ...viewDoc(r, this.payloadText, options.textChars),
       ...(r.kept === 1 ? { kept: true as const } : {}),
     }));
     return { total, items };
+  }
+
+  /**
+   * An operation's whole own text (a prompt's, reply's or thinking's), which a timeline page
+   * may give only the opening of; null when there is no such operation or it has no text.
+   */
+  operationText(sessionId: string, opId: string): string | null {
+    const r = this.sql.stmt(
+      `SELECT ${storedOpColumns()} FROM operations WHERE session = ${sessionNum()} AND op_id = ?`,
+    ).get(sessionId, opId) as StoredOp | undefined;
+    const text = r ? readStoredDoc(r, this.payloadText).text : undefined;
+    return typeof text === "string" ? text : null;
   }
 
   /**

@@ -42,9 +42,16 @@ import {
   type PrefixWords,
   TEXT_FILTER_WINDOW,
 } from "./search_query.ts";
-import { INDEXED_PAYLOAD_BYTES, payloadWords } from "./search_text.ts";
+import {
+  INDEXED_PAYLOAD_BYTES,
+  INDEXED_TEXT_BYTES,
+  indexedText,
+  payloadWords,
+} from "./search_text.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
 import type { SearchHit, SearchResult, SessionQuery, Snippet } from "./types.ts";
+
+const decoder = new TextDecoder();
 
 /**
  * The characters other than a–z and 0–9 that follow an ASCII `prefix` (two letters or digits)
@@ -498,7 +505,9 @@ export class Search {
        WHERE o.rowid = ?`,
     ).get(rowid) as SqlRow | undefined;
     if (!r) return null;
-    const op = readStoredDoc(r as unknown as StoredOp, this.payloads.textOf);
+    // (its own text only as far as it is indexed, as its payloads are: `payloadSearchText`)
+    const op = readStoredDoc(r as unknown as StoredOp, this.indexedTextOf);
+    if (op.text) op.text = indexedText(op.text);
     const { field, snippet } = this.snippetOf(op, pattern);
     const str = (v: string | number | null) => v === null ? null : String(v);
     return {
@@ -544,6 +553,11 @@ export class Search {
     };
   }
 
+  private readonly indexedTextOf = (sha256: string): string | null => {
+    const bytes = this.payloads.head(sha256, INDEXED_TEXT_BYTES);
+    return bytes ? decoder.decode(bytes) : null;
+  };
+
   private payloadSearchText(ref: PayloadRef | undefined): string {
     if (!ref) return "";
     if ("inline" in ref) return payloadWords(ref.inline);
@@ -553,16 +567,28 @@ export class Search {
   }
 }
 
-/** A window of text around the first match, split into matched and plain segments. */
+/**
+ * A window of text around the first match, split into matched and plain segments, whitespace
+ * runs laid out as one space. Only the text about the match is laid out (a hit in a pasted
+ * 4 Mi-character prompt made the whole of it again): `width` characters, fewer where long
+ * whitespace runs stand in them.
+ */
 export function makeSnippet(text: string, pattern: RegExp | null, width = 160): Snippet {
-  const flat = text.replace(/\s+/g, " ");
+  const lead = Math.floor(width / 3);
+  let at = 0;
+  if (pattern) {
+    pattern.lastIndex = 0;
+    at = Math.max(0, text.search(pattern));
+  }
+  // (a match opens with a word character: no whitespace run stands across `at`)
+  const start = Math.max(0, at - 4 * lead), end = Math.min(text.length, at + 4 * width);
+  const before = text.slice(start, at).replace(/\s+/g, " ");
+  const flat = before + text.slice(at, end).replace(/\s+/g, " ");
   if (!pattern) return [{ text: flat.slice(0, width), match: false }];
-  pattern.lastIndex = 0;
-  const first = flat.search(pattern);
-  const from = Math.max(0, (first < 0 ? 0 : first) - Math.floor(width / 3));
+  const from = Math.max(0, before.length - lead);
   const window = flat.slice(from, from + width);
   const out: Snippet = [];
-  if (from > 0) out.push({ text: "…", match: false });
+  if (start + from > 0) out.push({ text: "…", match: false });
   let last = 0;
   for (const m of window.matchAll(pattern)) {
     if (m.index! > last) out.push({ text: window.slice(last, m.index), match: false });
@@ -570,6 +596,6 @@ export function makeSnippet(text: string, pattern: RegExp | null, width = 160): 
     last = m.index! + m[0].length;
   }
   if (last < window.length) out.push({ text: window.slice(last), match: false });
-  if (from + width < flat.length) out.push({ text: "…", match: false });
+  if (from + width < flat.length || end < text.length) out.push({ text: "…", match: false });
   return out;
 }

@@ -10,6 +10,22 @@
  */
 export const INDEXED_PAYLOAD_BYTES = 4 << 20;
 
+/**
+ * How much of an operation's own text (a prompt, reply or thinking) is indexed, searched and
+ * shown in a hit, as of a payload: a pasted 28 MiB log is its first 4 Mi characters there.
+ */
+export const INDEXED_TEXT_CHARS = INDEXED_PAYLOAD_BYTES;
+
+/**
+ * The bytes of a UTF-8 text's opening that hold at least its first {@link INDEXED_TEXT_CHARS}
+ * characters (a character of one UTF-16 unit takes at most 3 bytes; one of two, 4).
+ */
+export const INDEXED_TEXT_BYTES = 3 * INDEXED_TEXT_CHARS + 4;
+
+/** `text` as far as it is indexed ({@link INDEXED_TEXT_CHARS}). */
+export const indexedText = (text: string): string =>
+  text.length > INDEXED_TEXT_CHARS ? text.slice(0, INDEXED_TEXT_CHARS) : text;
+
 const decoder = new TextDecoder();
 
 /**

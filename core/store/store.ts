@@ -787,12 +787,20 @@ export class ChronicleStore {
     return this.queries.mainConnection(id);
   }
 
-  /** One page of a session's timeline, in the canonical order. */
+  /**
+   * One page of a session's timeline, in the canonical order; with `textChars`, each
+   * operation's own text only as far as that (then `text_bytes`: `operationText` reads it whole).
+   */
   timeline(
     id: string,
-    options: { offset?: number; limit?: number; connection?: string } = {},
+    options: { offset?: number; limit?: number; connection?: string; textChars?: number } = {},
   ): { total: number; items: TimelineItem[] } {
     return this.queries.timeline(id, options);
+  }
+
+  /** An operation's whole own text (prompt, reply, thinking); null when none. */
+  operationText(sessionId: string, opId: string): string | null {
+    return this.queries.operationText(sessionId, opId);
   }
 
   /** Position of an operation in its session's timeline (or one connection's). */

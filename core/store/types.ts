@@ -77,6 +77,11 @@ export interface TimelineItem {
   offset_ns: number;
   ts_ms: number | null;
   op: Operation;
+  /**
+   * Set when `op.text` is only its opening (a page asked for at most so many characters of
+   * each text): the UTF-8 bytes of the whole, which `ChronicleStore.operationText` reads.
+   */
+  text_bytes?: number;
   /** No longer in the agent's log: kept by Chronicle (see `SessionSummary.kept_count`). */
   kept?: true;
 }

@@ -10,13 +10,14 @@ import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import { openSseStream } from "../sse.ts";
 import type { Route } from "./_http.ts";
-import { timelineRow } from "./sessions.ts";
+import { ROW_TEXT_CHARS, timelineRow } from "./sessions.ts";
 
 /** What the live hub reads: the store's change queries, rows rendered as the timeline's. */
 export function liveSource(store: ChronicleStore): LiveSource {
   return {
     changeClock: () => store.changeClock(),
-    sessionChanges: (id, options) => store.sessionChanges(id, options),
+    sessionChanges: (id, options) =>
+      store.sessionChanges(id, { ...options, textChars: ROW_TEXT_CHARS }),
     sessionDetail: (id) => store.sessionDetail(id),
     rows: (ops) => ops.map((op) => ({ ...timelineRow(store, op), index: op.index })),
   };

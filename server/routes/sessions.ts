@@ -80,6 +80,22 @@ function requireSession(store: ChronicleStore, id: string) {
   return s;
 }
 
+/** The operation a request names (`?op=`). */
+function opParam(url: URL): string {
+  const opId = url.searchParams.get("op");
+  if (!opId) throw new HttpError(400, "bad_request", 'Query parameter "op" is required');
+  return opId;
+}
+
+/** A text the log holds, as plain text: data, never a page the browser could run. */
+function plainText(body: string | Uint8Array<ArrayBuffer>, cache: string): Response {
+  const headers = new Headers(SECURITY_HEADERS);
+  headers.set("content-type", "text/plain; charset=utf-8");
+  headers.set("content-disposition", "inline");
+  headers.set("cache-control", cache);
+  return new Response(body, { headers });
+}
+
 export type { ConnectionView } from "../../core/store/mod.ts";
 
 /** A PATCH body as marks: only `title` (a string or null) and `starred` (a boolean). */
@@ -165,6 +181,8 @@ export function sessionRoutes(deps: AppDeps): Route[] {
           offset: intParam(url, "offset", 0, 0, 100_000_000),
           limit: intParam(url, "limit", 100, 1, 500),
           connection,
+          // a pasted log as a prompt: its opening, the rest from /text (`text_bytes`)
+          textChars: ROW_TEXT_CHARS,
         });
         return json({
           total: page.total,
@@ -174,12 +192,26 @@ export function sessionRoutes(deps: AppDeps): Route[] {
       },
     },
     {
+      // An operation's whole own text (prompt, reply, thinking), which its timeline row gives
+      // the opening of when it is long (`text_bytes`): plain text, as a payload is.
+      method: "GET",
+      path: "/api/sessions/:id/text",
+      handler: ({ params, url }) => {
+        requireSession(store, params.id);
+        const opId = opParam(url);
+        const text = store.operationText(params.id, opId);
+        if (text === null) {
+          throw new HttpError(404, "not_found", `No text of an operation "${opId.slice(0, 200)}"`);
+        }
+        return plainText(text, "no-store"); // (a live session's text may be written again)
+      },
+    },
+    {
       method: "GET",
       path: "/api/sessions/:id/locate",
       handler: ({ params, url }) => {
         requireSession(store, params.id);
-        const opId = url.searchParams.get("op");
-        if (!opId) throw new HttpError(400, "bad_request", 'Query parameter "op" is required');
+        const opId = opParam(url);
         const chain = store.locate(params.id, opId);
         if (!chain.length) {
           throw new HttpError(404, "not_found", `No operation "${opId.slice(0, 200)}" here`);
@@ -212,12 +244,7 @@ export function sessionRoutes(deps: AppDeps): Route[] {
         }
         const bytes = store.payload(params.sha256);
         if (!bytes) throw new HttpError(404, "not_found", `No payload ${params.sha256}`);
-        const headers = new Headers(SECURITY_HEADERS);
-        // Always plain text: a payload is data, never a page the browser could run.
-        headers.set("content-type", "text/plain; charset=utf-8");
-        headers.set("content-disposition", "inline");
-        headers.set("cache-control", "private, max-age=31536000, immutable");
-        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers });
+        return plainText(bytes as Uint8Array<ArrayBuffer>, "private, max-age=31536000, immutable");
       },
     },
   ];

@@ -4,7 +4,7 @@
  *
  * Corpora go to `CHRONICLE_BENCH_CORPUS` (default `tests/bench/.corpus`, ignored by git).
  */
-import { writeBigClaudeSession, writeBigCursorDb } from "./_big_logs.ts";
+import { writeBigClaudeSession, writeBigCursorDb, writePastedPrompts } from "./_big_logs.ts";
 import { generateCodexCorpus } from "./_codex_corpus.ts";
 import { type JsonlAgent, writeRealJsonlHome, writeRealOpencodeHome } from "./_real_corpus.ts";
 
@@ -91,6 +91,14 @@ export async function bigSession(mib: number): Promise<string> {
   return await kept(`big-session-${mib}`, async (dir) => {
     console.log(`writing one ${mib} MiB Claude Code session in ${dir} ...`);
     await writeBigClaudeSession(await claudeCorpus(300), dir, mib);
+  });
+}
+
+/** A home holding one Claude Code session of `count` pasted prompts of `mib` MiB each. */
+export async function pastedPrompts(count: number, mib: number): Promise<string> {
+  return await kept(`pasted-${count}x${mib}`, async (dir) => {
+    console.log(`writing a session of ${count} pasted ${mib} MiB prompts in ${dir} ...`);
+    await writePastedPrompts(dir, count, mib);
   });
 }
 

@@ -4,9 +4,12 @@
  *   after another into one file (their session id made one, every record's uuid and message
  *   id given a round's own tail, so no record repeats another);
  * - one Cursor `state.vscdb` holding about `mib` MiB of chats (composers of 500 bubbles,
- *   shaped like the fixture `peers/cursor/constructed/globalStorage_state.vscdb`'s).
+ *   shaped like the fixture `peers/cursor/constructed/globalStorage_state.vscdb`'s);
+ * - one Claude Code session of pasted prompts, each a line just under the longest read whole
+ *   (`MAX_LINE_BYTES`), a reply and a call after each.
  */
 import { addCursorChats } from "../_helpers/cursor_db.ts";
+import { writeClaudeSession } from "../e2e/_synthetic.ts";
 
 const SESSION = "0b16b16b-0000-4000-8000-000000000001";
 /** Record uuids, message and tool-use ids: hex runs a round's tail makes distinct. */
@@ -52,6 +55,33 @@ export async function writeBigClaudeSession(corpus: string, home: string, mib: n
   } finally {
     out.close();
   }
+}
+
+/**
+ * Writes one Claude Code session of `count` prompts of `mib` MiB each into `home`: a pasted log,
+ * its lines numbered, so its words are many and its line stays under 32 MiB with its escapes.
+ */
+export async function writePastedPrompts(home: string, count: number, mib: number) {
+  const turns = Array.from({ length: count }, (_, i) => {
+    const lines: string[] = [];
+    for (let n = 0, size = 0; size < mib << 20; n++) {
+      const line = `${i}-${n} 2026-12-06T10:00:00Z INFO served request ${n} in ${n % 97} ms
+`;
+      lines.push(line);
+      size += line.length;
+    }
+    return {
+      user: `paste ${i}:
+${lines.join("")}`,
+      assistant: `read paste ${i}`,
+      tool: { name: "Bash", input: { command: `wc -l paste${i}.log` }, result: `${lines.length}` },
+    };
+  });
+  await writeClaudeSession(home, {
+    sessionId: "0b16b16b-0000-4000-8000-0000000000aa",
+    cwd: "/home/dev/projects/pasted",
+    turns,
+  });
 }
 
 function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {

@@ -23,6 +23,7 @@ import {
   ORIGINAL,
   original,
   type OriginalRun,
+  pastedPrompts,
   REAL_LOGS,
   realCorpus,
 } from "./_bench_kit.ts";
@@ -103,6 +104,8 @@ async function bigLogs() {
     const logs: [string, string, string][] = [
       ["one claude-code session", await bigSession(mib), "claude-code"],
       ["one cursor database", await bigCursorDb(Math.round(mib / 2)), "cursor"],
+      // lines just under the longest read whole, one after another
+      ["8 pasted 26 MiB prompts", await pastedPrompts(8, 26), "claude-code"],
     ];
     for (const [label, home, source] of logs) {
       const r: ImportRun = await child("import", home, `${data}/${source}`, source);

@@ -657,9 +657,18 @@ Deno.test({
       );
       assert.equal(await cut.locator(".prose-more").count(), 1);
       await screenshot(page, `r10_long_prompt_390_${theme}`);
-      await more.getByRole("button", { name: "Show all" }).click();
+      // the page brought the opening only: "Show all" asks the server for the rest
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.url().includes("/text?op=")),
+        more.getByRole("button", { name: "Show all" }).click(),
+      ]);
+      assert.equal(answer.status(), 200);
       await long.getByText("pastedend").waitFor();
       assert.equal(await long.locator(".prose-more").count(), 0);
+      // a text too long for Markdown shows as plain lines, with a find box, as an output does
+      await cut.locator(".prose-more").getByRole("button", { name: "Show all" }).click();
+      await cut.locator(".payload .find").waitFor();
+      assert.equal(await cut.locator(".prose-more").count(), 0);
     });
   },
 });

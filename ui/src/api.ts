@@ -50,6 +50,13 @@ export async function payloadText(sha256: string): Promise<string> {
   return await res.text();
 }
 
+/** An operation's whole own text (a long prompt's, reply's or thinking's "show all"). */
+export async function operationText(sessionId: string, opId: string): Promise<string> {
+  const res = await fetch(`/api/sessions/${encodeURIComponent(sessionId)}/text${qs({ op: opId })}`);
+  if (!res.ok) throw new ApiError(res.status, "text", `Cannot load the text (${res.status})`);
+  return await res.text();
+}
+
 /** Query string from an object, skipping empty values. */
 export function qs(params: Record<string, string | number | undefined | null>): string {
   const u = new URLSearchParams();

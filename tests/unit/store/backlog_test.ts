@@ -167,6 +167,25 @@ Deno.test("texts built in the worker, a slice ahead, index what the main thread 
   there.close();
 });
 
+Deno.test("a slice's payloads move to the text worker, not copied; it builds the texts this thread would", async () => {
+  await using a = await scratch();
+  await history(a);
+  const store = a.open();
+  await a.run(store, { searchLater: true });
+  const here = store.readBacklog(0)!;
+  const sent = store.readBacklog(0)!;
+  assert(sent.payloads.length > 0 && sent.payloads.every((p) => p.bytes.byteLength > 0));
+  const worker = createTextWorker();
+  try {
+    assertEquals(await worker.build(sent), buildTexts(here));
+  } finally {
+    worker.close();
+  }
+  // (a slice of pasted 28 MiB prompts stood in both threads' memory until this one collected)
+  assert(sent.payloads.every((p) => p.bytes.byteLength === 0), "this thread holds none of them");
+  store.close();
+});
+
 Deno.test("a slice's texts are not applied to a step written again after the slice was read", async () => {
   await using s = await scratch();
   await history(s);

@@ -7,6 +7,7 @@ import { useComputed, useSignal } from "@preact/signals";
 import type { VNode } from "preact";
 import { useEffect, useMemo, useRef } from "preact/hooks";
 import { isErrorResult } from "../../../core/analytics/error_heuristic.ts";
+import { operationText } from "../api.ts";
 import { bytes, duration } from "../format.ts";
 import { languageOfPath } from "../highlight.ts";
 import { navigate, sessionUrl } from "../router.ts";
@@ -66,29 +67,54 @@ function SubagentThread({ state, conn }: { state: SessionState; conn: Connection
 }
 
 /**
- * The most of a prompt's, reply's or thinking's text a row lays out at first, as much as it is
- * sent of a call's output: a pasted log of a megabyte made one row 600,000 px tall at 390 px. The
- * rest is a click away.
+ * How long a text "Show all" lays out as Markdown; a longer one (a pasted log) is shown as a
+ * call's output is: plain lines, with a find box.
  */
-export const ROW_PROSE_CHARS = 6_000;
+const MARKDOWN_CHARS = 200_000;
 
-/** A prompt's, reply's or thinking's text as Markdown: only its opening when it is long. */
-function Prose({ text }: { text: string }): VNode {
-  const whole = useSignal(false);
-  if (text.length <= ROW_PROSE_CHARS || whole.value) return <Markdown text={text} />;
+/**
+ * A prompt's, reply's or thinking's text (`render` lays it out). A long one comes as its opening
+ * (the row's `text_bytes` says how long the whole is): a pasted log of megabytes made one row
+ * 600,000 px tall at 390 px, and the page's JSON as big. "Show all" fetches the rest.
+ */
+function Opening(
+  { row, sessionId, text, render }: {
+    row: Row;
+    sessionId: string;
+    text: string;
+    render: (text: string) => VNode;
+  },
+): VNode {
+  const whole = useSignal<string | null>(null);
+  const failed = useSignal<string | null>(null);
+  const shown = useMemo(() => new TextEncoder().encode(text).byteLength, [text]);
+  const size = row.text_bytes;
+  if (whole.value !== null) return render(whole.value);
+  if (size === undefined) return render(text);
+  const load = () =>
+    operationText(sessionId, row.op_id).then((t) => (whole.value = t)).catch((e) =>
+      failed.value = (e as Error).message
+    );
   return (
     <>
-      <Markdown text={text.slice(0, ROW_PROSE_CHARS)} />
+      {render(text)}
       <div class="prose-more">
-        <span class="muted">
-          Showing {bytes(ROW_PROSE_CHARS)} of {bytes(text.length)}
-        </span>{" "}
-        <button type="button" class="link" onClick={() => (whole.value = true)}>
-          Show all
-        </button>
+        <span class="muted">Showing {bytes(shown)} of {bytes(size)}</span>{" "}
+        <button type="button" class="link" onClick={load}>Show all</button>
+        {failed.value && <div class="error-text">{failed.value}</div>}
       </div>
     </>
   );
+}
+
+/**
+ * A text as Markdown, or as plain lines when it is longer than {@link MARKDOWN_CHARS}; `size`:
+ * its bytes, when known.
+ */
+function prose(text: string, size?: number): VNode {
+  return text.length <= MARKDOWN_CHARS
+    ? <Markdown text={text} />
+    : <PayloadBlock label="Text" payload={{ text, size: size ?? null, truncated: false }} />;
 }
 
 /** A text step's "truncated" mark, with how much its import cut when its marks say. */
@@ -191,11 +217,23 @@ export function OpRow(
         {op.injected
           ? (
             <details>
-              <summary>Injected context ({bytes(text.length)})</summary>
-              <pre class="payload-text">{text}</pre>
+              <summary>Injected context ({bytes(row.text_bytes ?? text.length)})</summary>
+              <Opening
+                row={row}
+                sessionId={state.id}
+                text={text}
+                render={(t) => <pre class="payload-text">{t}</pre>}
+              />
             </details>
           )
-          : <Prose text={text} />}
+          : (
+            <Opening
+              row={row}
+              sessionId={state.id}
+              text={text}
+              render={(t) => prose(t, row.text_bytes)}
+            />
+          )}
       </div>
     );
   }
@@ -207,7 +245,12 @@ export function OpRow(
             <span class="who who-thinking">Thinking</span> {kept} <TextCut row={row} />{" "}
             <span class="muted">{time}</span>
           </summary>
-          <Prose text={op.text ?? row.result?.text ?? ""} />
+          <Opening
+            row={row}
+            sessionId={state.id}
+            text={op.text ?? row.result?.text ?? ""}
+            render={(t) => prose(t, row.text_bytes)}
+          />
         </details>
       </div>
     );
