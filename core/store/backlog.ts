@@ -109,26 +109,39 @@ export function readBacklog(
     after,
     max,
   );
-  let bytes = 0, n = 0;
-  while (n < rows.length && (n === 0 || bytes < BACKLOG_SLICE_BYTES)) bytes += rows[n++].bytes;
-  return rows.length ? sliceOf(rows.slice(0, n), payloads) : null;
+  return rows.length ? sliceOf(rows.slice(0, sliceEnd(rows)), payloads) : null;
 }
 
 /**
- * The operations `rowids` name, in that order, read as a backlog slice is (one gone is null):
- * search builds their texts to check a phrase (search.ts).
+ * Where a slice of `rows` ends: once their payloads pass {@link BACKLOG_SLICE_BYTES} (one row
+ * at least).
  */
-export function readOperations(
+function sliceEnd(rows: readonly TextSourceRow[], from = 0): number {
+  let bytes = 0, n = from;
+  while (n < rows.length && (n === from || bytes < BACKLOG_SLICE_BYTES)) bytes += rows[n++].bytes;
+  return n;
+}
+
+/**
+ * The operations `rowids` name, in that order, read as backlog slices are (one gone is null),
+ * a slice at a time: search builds their texts to check a phrase (search.ts), each slice's
+ * gone before the next is read (a batch of candidates that are pasted logs was hundreds of MB).
+ */
+export function* readOperations(
   sql: Sql,
   payloads: PayloadStore,
   rowids: readonly number[],
-): BacklogSlice {
+): Generator<BacklogSlice> {
   const rows = sql.rows<TextSourceRow>(
     `SELECT r.value AS rowid, ${TEXT_SOURCE}
      FROM json_each(?) r LEFT JOIN operations o ON o.rowid = r.value ORDER BY r.key`,
     JSON.stringify(rowids),
   );
-  return sliceOf(rows, payloads);
+  for (let at = 0; at < rows.length;) {
+    const end = sliceEnd(rows, at);
+    yield sliceOf(rows.slice(at, end), payloads);
+    at = end;
+  }
 }
 
 function sliceOf(rows: TextSourceRow[], payloads: PayloadStore): BacklogSlice {

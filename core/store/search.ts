@@ -229,9 +229,9 @@ export class Search {
     let checked = 0;
     for (let i = 0; check && i < rows.length && checked < PHRASE_CHECKS; i += CHECK_BATCH) {
       const batch = rows.slice(i, i + CHECK_BATCH).filter((r) => !found.has(r.num));
-      const texts = this.textsOf(batch.map((r) => r.rowid));
+      const holds = this.check(batch.map((r) => r.rowid), check);
       batch.forEach((r, j) => {
-        if (!found.has(r.num) && check(texts[j])) found.add(r.num);
+        if (holds[j]) found.add(r.num);
       });
       checked += batch.length;
     }
@@ -285,8 +285,8 @@ export class Search {
         const row = candidates.next();
         if (!row.done) batch.push(row.value);
         if (batch.length < size && !row.done) continue;
-        const texts = this.textsOf(batch);
-        batch.forEach((rowid, i) => check(texts[i]) && hits.push(rowid));
+        const holds = this.check(batch, check);
+        batch.forEach((rowid, i) => holds[i] && hits.push(rowid));
         checked += batch.length;
         if (row.done) return result(true);
         const enough = hits.length >= offset + limit &&
@@ -464,9 +464,16 @@ export class Search {
     };
   }
 
-  /** The texts of operations as search reads them, not their index bodies ("" for one gone). */
-  private textsOf(rowids: readonly number[]): string[] {
-    return rowids.length ? buildTexts(readOperations(this.sql, this.payloads, rowids), false) : [];
+  /**
+   * Whether each operation's text as search reads it (not its index body; "" for one gone)
+   * passes `check`: read and checked a slice at a time, each slice's texts let go before the next.
+   */
+  private check(rowids: readonly number[], check: (text: string) => boolean): boolean[] {
+    const out: boolean[] = [];
+    for (const slice of readOperations(this.sql, this.payloads, rowids)) {
+      for (const text of buildTexts(slice, false)) out.push(check(text));
+    }
+    return out;
   }
 
   /**

@@ -15,7 +15,9 @@ import {
   makeSnippet,
   matchPattern,
 } from "../../../core/store/mod.ts";
-import { BACKLOG_SLICE_BYTES } from "../../../core/store/backlog.ts";
+import { BACKLOG_SLICE_BYTES, readOperations } from "../../../core/store/backlog.ts";
+import type { PayloadStore } from "../../../core/store/payloads.ts";
+import type { Sql } from "../../../core/store/_sql.ts";
 import { COMPRESS_SLICE_BYTES } from "../../../core/store/payloads.ts";
 import { promptTitle, sha256Hex } from "../../../core/model/mod.ts";
 import { writeClaudeSession } from "../../e2e/_synthetic.ts";
@@ -71,6 +73,15 @@ Deno.test("a prompt longer than the index reads is indexed as far as INDEXED_TEX
   const asItGoes = await b.run(inline, { searchLater: false });
   assertEquals([asItGoes.errors, asItGoes.unindexed], [[], 0]);
   assertEquals(indexed(late), indexed(inline), "the same texts, cut at the same place");
+  // a phrase's candidates are read a slice at a time too, each let go before the next
+  const prompts = (dbOf(late).prepare("SELECT rowid FROM operations WHERE kind = 'prompt'")
+    .all() as { rowid: number }[]).map((r) => r.rowid);
+  const { sql, payloads } = late as unknown as { sql: Sql; payloads: PayloadStore };
+  // (each asked for twice: eight 4 MiB texts, two slices of 16 MiB and a little more)
+  const asked = [...prompts, ...prompts];
+  const slices = [...readOperations(sql, payloads, asked)];
+  assertEquals(slices.map((s) => s.rowids.length), [4, 4]);
+  assertEquals(slices.flatMap((s) => s.rowids), asked);
   for (const store of [late, inline]) {
     assertEquals(store.search("alpha2").total, 1, "its opening is found");
     assertEquals(store.search("omega2").total, 0, "past INDEXED_TEXT_CHARS it is not");
