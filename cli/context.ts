@@ -29,6 +29,7 @@ export function loadNamedSession(
   store: ChronicleStore,
   id: string,
   io: CliIo,
+  options: { textChars?: number } = {},
 ): CanonicalSession | null {
   let resolved: string;
   try {
@@ -38,7 +39,7 @@ export function loadNamedSession(
     io.stderr(`chronicle: ${termSafe(e.message)}\n`);
     return null;
   }
-  const session = store.loadSession(resolved);
+  const session = store.loadSession(resolved, options);
   if (!session) io.stderr(`chronicle: session "${termSafe(resolved)}" cannot be read\n`);
   return session;
 }

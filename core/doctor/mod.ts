@@ -17,6 +17,7 @@ import type {
   StoreProbe,
   ToolProbe,
 } from "./types.ts";
+import { textLine } from "../model/text_line.ts";
 
 export type * from "./types.ts";
 
@@ -401,10 +402,8 @@ function octal(mode: number): string {
   return "0" + (mode & 0o777).toString(8).padStart(3, "0");
 }
 
-function oneLine(s: string): string {
-  const t = s.replace(/\s+/g, " ").trim();
-  return t.length > 300 ? t.slice(0, 299) + "…" : t;
-}
+/** A message on one line, at most 300 characters. */
+const oneLine = (s: string) => textLine(s, 300);
 
 /** A path as one shell word, for a fix the user may paste. */
 function shellWord(s: string): string {

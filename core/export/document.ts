@@ -6,6 +6,7 @@
  */
 import { isErrorResult } from "../analytics/error_heuristic.ts";
 import { promptTitle } from "../model/titles.ts";
+import { textLine } from "../model/text_line.ts";
 import type {
   CanonicalSession,
   Completeness,
@@ -240,7 +241,7 @@ export function buildDocument(
       step.kind = op.kind;
       if (op.tool) step.tool = op.tool;
       // Redacted whole, then shortened: a cut first could leave half a secret unrecognised.
-      const summary = oneLine(
+      const summary = textLine(
         red.text(callSummary(op, input ?? undefined), `${where} (summary)`),
         300,
       );
@@ -300,7 +301,7 @@ export function buildDocument(
     id: info.id,
     source: info.source,
     agent: options.agentNames?.[info.source] ?? info.source,
-    title: oneLine(red.text(options.title?.trim() || titleOf(session), "title"), 100),
+    title: textLine(red.text(options.title?.trim() || titleOf(session), "title"), 100),
     models: [...models].sort(),
     tokens: Object.entries(session.usage.by_model).map(([model, u]) => ({ model, ...u })),
     steps: session.timeline.length,
@@ -409,12 +410,6 @@ export function titleOf(session: CanonicalSession): string {
     }
   }
   return session.session.native_id;
-}
-
-/** Text on one line, at most `max` characters (an ellipsis says it was cut). */
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
 }
 
 /** The call that spawned each sub-agent thread (the one rule, core/model/spawn.ts). */

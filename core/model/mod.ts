@@ -15,6 +15,7 @@ export * from "./classify.ts";
 export * from "./tools.ts";
 export * from "./injected.ts";
 export * from "./titles.ts";
+export * from "./text_line.ts";
 export * from "./exit_code.ts";
 export * from "./spawn.ts";
 export * from "./tool_text.ts";

@@ -7,30 +7,10 @@
  * </command-name><command-args>…</command-args>`) and a `!` shell line as `<bash-input>`;
  * such markup never shows as a title: the command is the title, with its arguments.
  */
+import { flatOpening } from "./text_line.ts";
 
 /** Characters of a prompt kept as a session's title. */
 export const TITLE_CHARS = 300;
-
-/**
- * `text` on one line (whitespace runs made one space, trimmed), at most `max` characters, read
- * from its opening only as far as that takes: the whole of a pasted 28 MiB log made one title
- * out of 800k replacements, 470 MB of garbage in the store's thread. `clean` runs first on each
- * opening tried, told whether it is the whole text.
- */
-function oneLine(
-  text: string,
-  max: number,
-  clean?: (part: string, whole: boolean) => string,
-): string {
-  for (let n = Math.min(text.length, max * 2 + 64);; n = Math.min(text.length, n * 4)) {
-    const whole = n >= text.length;
-    const part = whole ? text : text.slice(0, n);
-    const line = (clean ? clean(part, whole) : part).replace(/\s+/g, " ").trim();
-    // An opening's line is the whole's up to a whitespace run cut at its end, which is one
-    // space either way and past `max`.
-    if (whole || line.length > max) return line.slice(0, max);
-  }
-}
 
 /** Markup tags as spaces; a tag the opening's end cut in two is left out with what follows. */
 function stripTags(part: string, whole: boolean): string {
@@ -49,7 +29,7 @@ const tag = (name: string, text: string, max: number): string | undefined => {
   if (open < 0) return undefined;
   const from = open + name.length + 2;
   const close = text.indexOf(`</${name}>`, from);
-  return close < 0 ? undefined : oneLine(text.slice(from, close), max);
+  return close < 0 ? undefined : flatOpening(text.slice(from, close), max);
 };
 
 /** How a prompt of Claude Code's markup opens. */
@@ -77,15 +57,15 @@ export function promptTitle(text: string, options: PromptTitleOptions = {}): str
     if (name) {
       const args = tag("command-args", t, max);
       const cmd = name.startsWith("/") ? name : `/${name}`;
-      return oneLine(args ? `${cmd} ${args}` : cmd, max);
+      return flatOpening(args ? `${cmd} ${args}` : cmd, max);
     }
     const bash = tag("bash-input", t, max);
-    if (bash !== undefined) return oneLine(`! ${bash}`, max);
-    return tag("command-message", t, max) ?? oneLine(t, max, stripTags);
+    if (bash !== undefined) return flatOpening(`! ${bash}`, max);
+    return tag("command-message", t, max) ?? flatOpening(t, max, stripTags);
   }
-  if (!options.firstLine) return oneLine(t, max);
+  if (!options.firstLine) return flatOpening(t, max);
   const end = t.indexOf("\n");
-  return oneLine(end < 0 ? t : t.slice(0, end), max);
+  return flatOpening(end < 0 ? t : t.slice(0, end), max);
 }
 
 /** Characters of a prompt's opening {@link openingTitle} reads a title from. */

@@ -5,6 +5,7 @@
  * what to scan with it; the UI describes calls with it.
  */
 import type { OperationKind } from "./types.ts";
+import { textLine } from "./text_line.ts";
 
 /**
  * What a call does to files, for the guard: `read` and `edit` read the files their input
@@ -285,19 +286,14 @@ export const SUMMARY_KEYS: readonly string[] = [
 
 /** A one-line description of a tool input: its command, path, pattern, query or URL. */
 export function summarizeToolInput(input: unknown, max = 200): string | undefined {
-  if (typeof input === "string") return oneLine(input, max);
+  if (typeof input === "string") return textLine(input, max);
   if (!isRecord(input)) return undefined;
   for (const k of SUMMARY_KEYS) {
     const v = input[k];
-    if (typeof v === "string" && v.trim()) return oneLine(v, max);
+    if (typeof v === "string" && v.trim()) return textLine(v, max);
     if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
-      return oneLine(v.join(" "), max);
+      return textLine(v.join(" "), max);
     }
   }
   return undefined;
-}
-
-function oneLine(s: string, max: number): string {
-  const t = s.replace(/\s+/g, " ").trim();
-  return t.length > max ? t.slice(0, max - 1) + "…" : t;
 }

@@ -280,7 +280,7 @@ export class Queries {
   }
 
   /** Rebuilds the canonical session from its stored parts. */
-  loadSession(id: string): CanonicalSession | null {
+  loadSession(id: string, options: { textChars?: number } = {}): CanonicalSession | null {
     const s = this.sql.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(
       id,
     ) as
@@ -300,7 +300,7 @@ export class Queries {
         line: Number(r.line),
         block: Number(r.block),
       },
-      op: readStoredDoc(r as unknown as StoredOp, this.payloadText),
+      op: viewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
     }));
     const connections = rows<{ doc: string }>(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",

@@ -857,9 +857,12 @@ export class ChronicleStore {
     return this.queries.projects();
   }
 
-  /** Rebuilds the canonical session from its stored parts. */
-  loadSession(id: string): CanonicalSession | null {
-    return this.queries.loadSession(id);
+  /**
+   * Rebuilds the canonical session from its stored parts; with `textChars`, for a view only,
+   * each operation's own text as far as that (`readViewDoc`; `operationText` reads it whole).
+   */
+  loadSession(id: string, options: { textChars?: number } = {}): CanonicalSession | null {
+    return this.queries.loadSession(id, options);
   }
 
   /**
