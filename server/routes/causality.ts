@@ -20,6 +20,7 @@ import { prepareSessionCode, type SessionCode } from "../../core/timetravel/mod.
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import type { Route } from "./_http.ts";
+import { ROW_TEXT_CHARS } from "./sessions.ts";
 
 /** Sessions whose analysis is kept (each holds its report and its prepared code). */
 const CACHED_SESSIONS = 8;
@@ -51,7 +52,9 @@ function createCache(deps: AppDeps) {
         entries.set(id, had);
         return had;
       }
-      const session = store.loadSession(id);
+      // What calls read and changed is in their payloads: the texts of prompts and replies are
+      // kept to their openings (a session of pasted logs held hundreds of MB in this cache).
+      const session = store.loadSession(id, { textChars: ROW_TEXT_CHARS });
       if (!session) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
       const facts = sessionFacts(session, read);
       const entry: Entry = {
