@@ -27,6 +27,12 @@ Options:
 `;
 
 /** Opens a session's code over time for a command; null (after a message) when unknown. */
+/**
+ * Characters of each prompt's or reply's text time travel is given: it reads none (what a
+ * session changed is in its calls' payloads), and a pasted log would be held whole.
+ */
+const TEXT_CHARS = 1_000;
+
 export async function openSessionCode(
   id: string,
   io: CliIo,
@@ -34,7 +40,7 @@ export async function openSessionCode(
 ): Promise<number> {
   const { store } = await openUserStore(io);
   try {
-    const session = loadNamedSession(store, id, io);
+    const session = loadNamedSession(store, id, io, { textChars: TEXT_CHARS });
     if (!session) return 1;
     const code = await prepareSessionCode(session, {
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),

@@ -6,6 +6,7 @@ import {
   finalStateOf,
   loadArtifactSession,
   type PayloadText,
+  REASONING_CHARS,
   type ReplayReport,
   ReplayRun,
   seedSandbox,
@@ -111,7 +112,8 @@ export const replayCommand: Command = async (args, io) => {
     data = opened.dir;
     let loaded: CanonicalSession | null = null;
     try {
-      loaded = store.loadSession(store.requireSessionId(id));
+      // (a plan shows the opening of the reasoning before a step: texts need no more)
+      loaded = store.loadSession(store.requireSessionId(id), { textChars: REASONING_CHARS });
     } catch (e) {
       store.close();
       throw e;

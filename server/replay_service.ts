@@ -10,6 +10,7 @@ import {
   type FinalComparison,
   finalStateOf,
   type Preview,
+  REASONING_CHARS,
   ReplayRun,
   type SandboxEntry,
   type SandboxFiles,
@@ -118,7 +119,8 @@ export function createReplayService(
 
   return {
     async start(sessionId) {
-      const session = store.loadSession(sessionId);
+      // (a plan shows the opening of the reasoning before a step: texts need no more)
+      const session = store.loadSession(sessionId, { textChars: REASONING_CHARS });
       if (!session) {
         throw new ChronicleError("not_found", `No session "${sessionId.slice(0, 200)}"`);
       }
@@ -171,7 +173,7 @@ export function createReplayService(
     },
     async compare(id) {
       const o = get(id);
-      const session = store.loadSession(o.sessionId);
+      const session = store.loadSession(o.sessionId, { textChars: REASONING_CHARS });
       if (!session) return null;
       const final = await finalStateOf(git, o.run.seed, session, {
         lastToTouch: lastToTouch(store, session),

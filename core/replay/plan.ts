@@ -68,7 +68,8 @@ export interface ReplayPlan {
 /** Reads a payload's text; null when it is missing, redacted or fails its hash check. */
 export type PayloadText = (ref: PayloadRef | undefined) => string | null;
 
-const REASONING_CHARS = 4000;
+/** Characters of each prompt, reply or thinking a step's reasoning shows, at most. */
+export const REASONING_CHARS = 4000;
 
 const BLOCKER_TEXT: Record<ReplayBlocker, string> = {
   incomplete: "the call has no complete recorded result (the log ended or broke before it did)",
