@@ -628,10 +628,15 @@ Deno.test({
     const pasted = "pasted " + "lorem ipsum dolor sit amet ".repeat(2_000) + "pastedend";
     // longer than any line read whole: kept to its first MiB, the rest counted
     const huge = "hugeprompt " + "0123456789abcdef".repeat((MAX_LINE_BYTES >> 4) + 4096);
+    // a pasted log of 5,000 lines, too long for Markdown: shown as lines, 2,000 at a time
+    const numbered = Array.from(
+      { length: 5_000 },
+      (_, i) => `numbered line ${i} of a pasted log, padded to some length`,
+    ).join("\n");
     await sessionInBothThemes(t, {
       prefix: "chronicle-e2e-long-prompt-",
       sessionId: "77777777-8888-4999-aaaa-bbbbbbbbbbbb",
-      turns: [{ user: "a short question" }, { user: pasted }, { user: huge }],
+      turns: [{ user: "a short question" }, { user: pasted }, { user: huge }, { user: numbered }],
     }, async (page, theme) => {
       const short = page.locator(".op-prompt", { hasText: "a short question" });
       const long = page.locator(".op-prompt", { hasText: "pasted lorem" });
@@ -669,6 +674,25 @@ Deno.test({
       await cut.locator(".prose-more").getByRole("button", { name: "Show all" }).click();
       await cut.locator(".payload .find").waitFor();
       assert.equal(await cut.locator(".prose-more").count(), 0);
+      const opId = await page.locator(".op-prompt", { hasText: "numbered line 0 " })
+        .getAttribute("data-op");
+      const lines = page.locator(`.op-prompt[data-op="${opId}"]`);
+      await lines.scrollIntoViewIfNeeded();
+      await lines.locator(".prose-more").getByRole("button", { name: "Show all" }).click();
+      // (LINES_SHOWN of payload_block.tsx: 2,000)
+      const moreLines = lines.locator("button.more-lines");
+      await moreLines.waitFor();
+      assert.equal(await lines.locator(".code-lines tr").count(), 2_000);
+      assert.equal(
+        (await moreLines.textContent())?.replace(/\s+/g, " "),
+        "Show 2,000 more lines (3,000 left)",
+      );
+      await moreLines.click();
+      assert.equal(await lines.locator(".code-lines tr").count(), 4_000);
+      // find reads every line, shown or not
+      await lines.locator("input.find").fill("line 4999 ");
+      assert.equal(await lines.locator(".code-lines tr").count(), 1);
+      assert.equal(await lines.locator("button.more-lines").count(), 0);
     });
   },
 });

@@ -6,7 +6,7 @@
  */
 import { useSignal } from "@preact/signals";
 import type { ComponentChildren, VNode } from "preact";
-import { useMemo } from "preact/hooks";
+import { useEffect, useMemo } from "preact/hooks";
 import { numberedLines } from "../../../core/export/tool_view.ts";
 import { payloadText } from "../api.ts";
 import { bytes } from "../format.ts";
@@ -58,14 +58,33 @@ function marked(text: string, query: string): ComponentChildren[] {
   return out;
 }
 
-/** Lines in a table: their numbers (never wrapped) and their code, highlighted if it can be. */
+/**
+ * Lines a table lays out at first, and adds each time more are asked for: a pasted log of
+ * 26 MiB is 417,096 lines, which took the browser 41 s to lay out all at once.
+ */
+export const LINES_SHOWN = 2_000;
+
+/**
+ * Lines in a table: their numbers (never wrapped) and their code, highlighted if it can be; the
+ * first {@link LINES_SHOWN}, then more on request (find searches them all).
+ */
 function LineTable(
   { lines, lang, query }: { lines: Line[]; lang?: string; query: string },
 ): VNode {
-  const lit = useMemo(
-    () => (query ? null : highlightLines(lines.map((l) => l.text).join("\n"), lang)),
-    [lines, lang, query],
+  const shown = useSignal(LINES_SHOWN);
+  // (another text, or another search, starts from its first lines again)
+  useEffect(() => {
+    shown.value = LINES_SHOWN;
+  }, [lines, query]);
+  const visible = useMemo(
+    () => (lines.length > shown.value ? lines.slice(0, shown.value) : lines),
+    [lines, shown.value],
   );
+  const lit = useMemo(
+    () => (query ? null : highlightLines(visible.map((l) => l.text).join("\n"), lang)),
+    [visible, lang, query],
+  );
+  const left = lines.length - visible.length;
   return (
     <div
       class={`diff-scroll code-lines${wrapLines.value ? " is-wrapped" : ""}`}
@@ -75,7 +94,7 @@ function LineTable(
     >
       <table class="diff-lines hl">
         <tbody>
-          {lines.map((l, i) => (
+          {visible.map((l, i) => (
             <tr key={l.no}>
               <td class="ln">{l.no}</td>
               <td class="code">{query ? marked(l.text, query) : lit?.[i] ?? l.text}</td>
@@ -83,6 +102,16 @@ function LineTable(
           ))}
         </tbody>
       </table>
+      {left > 0 && (
+        <button
+          type="button"
+          class="link more-lines"
+          onClick={() => (shown.value += LINES_SHOWN)}
+        >
+          Show {Math.min(left, LINES_SHOWN).toLocaleString("en-US")} more lines (
+          {left.toLocaleString("en-US")} left)
+        </button>
+      )}
     </div>
   );
 }
