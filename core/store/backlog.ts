@@ -15,7 +15,7 @@ import { decodeStored, type InflatedFrames } from "./payload_codec.ts";
 import type { PayloadStore, StoredPayload } from "./payloads.ts";
 import { indexText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
-import { INDEXED_TEXT_BYTES } from "./search_text.ts";
+import { indexedTextOf } from "./search_text.ts";
 
 /** A LEFT JOIN's stored op: every column null when the operation is gone. */
 type NullableStoredOp = { [K in keyof StoredOp]: StoredOp[K] | null };
@@ -159,8 +159,6 @@ function sliceOf(rows: TextSourceRow[], payloads: PayloadStore): BacklogSlice {
   };
 }
 
-const decoder = new TextDecoder();
-
 /**
  * What the index is given of each operation of a slice ("" for one deleted): its index body
  * (search_text.ts `indexBody`), or with `forIndex` false its text itself, which a phrase is
@@ -176,7 +174,7 @@ export function buildTexts(slice: BacklogSlice, forIndex = true): string[] {
   // An operation's own text left to its payload: only as far as it is indexed.
   const text = (sha: string) => {
     const b = bytes.get(sha);
-    return b ? decoder.decode(b.subarray(0, INDEXED_TEXT_BYTES)) : null;
+    return b ? indexedTextOf(b) : null;
   };
   return slice.docs.map((doc) =>
     doc === null ? "" : indexText(readStoredDoc(doc, text), bytes, forIndex)

@@ -46,12 +46,11 @@ import {
   INDEXED_PAYLOAD_BYTES,
   INDEXED_TEXT_BYTES,
   indexedText,
+  indexedTextOf,
   payloadWords,
 } from "./search_text.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
 import type { SearchHit, SearchResult, SessionQuery, Snippet } from "./types.ts";
-
-const decoder = new TextDecoder();
 
 /**
  * The characters other than a–z and 0–9 that follow an ASCII `prefix` (two letters or digits)
@@ -562,7 +561,7 @@ export class Search {
 
   private readonly indexedTextOf = (sha256: string): string | null => {
     const bytes = this.payloads.head(sha256, INDEXED_TEXT_BYTES);
-    return bytes ? decoder.decode(bytes) : null;
+    return bytes ? indexedTextOf(bytes) : null;
   };
 
   private payloadSearchText(ref: PayloadRef | undefined): string {

@@ -29,6 +29,13 @@ export const indexedText = (text: string): string =>
 const decoder = new TextDecoder();
 
 /**
+ * A text's UTF-8 `bytes` (all of them, or their first {@link INDEXED_TEXT_BYTES}) decoded as
+ * far as the text is indexed: what the index and a hit read of a text left to its payload.
+ */
+export const indexedTextOf = (bytes: Uint8Array): string =>
+  indexedText(decoder.decode(bytes.subarray(0, INDEXED_TEXT_BYTES)));
+
+/**
  * The words of a payload: its text, or the string values of a JSON payload (a tool input is
  * JSON: indexing it raw would glue `\n` escapes to the next word and index its keys).
  */

@@ -201,7 +201,14 @@ export function sessionRoutes(deps: AppDeps): Route[] {
         const opId = opParam(url);
         const text = store.operationText(params.id, opId);
         if (text === null) {
-          throw new HttpError(404, "not_found", `No text of an operation "${opId.slice(0, 200)}"`);
+          const name = `"${opId.slice(0, 200)}"`;
+          throw new HttpError(
+            404,
+            "not_found",
+            store.seqOf(params.id, opId) === null
+              ? `No operation ${name} here`
+              : `Operation ${name} has no text, or its text cannot be read (chronicle doctor checks the store)`,
+          );
         }
         return plainText(text, "no-store"); // (a live session's text may be written again)
       },

@@ -24,7 +24,11 @@ await withTempDir("chronicle-long-text-", async (home) => {
   await writeClaudeSession(home, {
     sessionId: SID,
     cwd: "/work/demo",
-    turns: [{ user: "a short question", assistant: "a short answer" }, { user: PASTED }],
+    turns: [
+      { user: "a short question", assistant: "a short answer" },
+      { tool: { name: "Bash", input: { command: "ls" }, result: "a b" } },
+      { user: PASTED },
+    ],
   });
   const blocks = {
     type: "user",
@@ -68,7 +72,7 @@ Deno.test("a timeline page carries a long text's opening and the whole's size; /
   assert.ok(bytes < 4 * ROW_TEXT_CHARS * 4 + 20_000, `${bytes} bytes`);
 });
 
-Deno.test("/text answers a clear error for no operation, an unknown one and an unknown session", async () => {
+Deno.test("/text answers a clear error for no operation, an unknown one, one without text and an unknown session", async () => {
   await assertApiError(await call(app, "GET", `/api/sessions/${enc(ID)}/text`), 400, "bad_request");
   await assertApiError(
     await call(app, "GET", `/api/sessions/${enc(ID)}/text?op=nope`),
@@ -80,6 +84,12 @@ Deno.test("/text answers a clear error for no operation, an unknown one and an u
     404,
     "not_found",
   );
+  // a tool call has no text of its own: said so, not "no operation"
+  const page = await callJson<Json>(app, "GET", `/api/sessions/${enc(ID)}/timeline?limit=50`);
+  const exec = (page.items as TimelineRow[]).find((r) => r.op.kind === "exec")!;
+  const res = await call(app, "GET", `/api/sessions/${enc(ID)}/text?op=${enc(exec.op_id)}`);
+  assert.equal(res.status, 404);
+  assert.match((await res.json()).error, /has no text, or its text cannot be read/);
 });
 
 Deno.test("a live batch carries a long text's opening too", () => {
