@@ -4,7 +4,7 @@
  * canonical order and with their places in the timeline, so a view can put each one where it
  * belongs without reloading.
  */
-import { type PayloadText, type StoredOp, storedOpColumns, viewDoc } from "./prepare.ts";
+import { type PayloadText, readViewDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { TimelineItem } from "./types.ts";
 import { OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 
@@ -194,7 +194,7 @@ export function sessionChanges(
     connection: r.connection,
     ts_ms: r.ts_ms,
     offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-    ...viewDoc(r, payloadText, options.textChars),
+    ...readViewDoc(r, payloadText, options.textChars),
     ...(r.kept === 1 ? { kept: true as const } : {}),
   }));
   return { ops, next, more, ...stamps, totals };

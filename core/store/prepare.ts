@@ -459,10 +459,11 @@ export interface ViewOp {
 
 /**
  * A stored operation as a view shows it: its own text (a prompt's, reply's, thinking's) only
- * as far as `maxChars`, and then `text_bytes`. A pasted log of megabytes as a prompt is read,
- * sent and laid out as its opening, the rest fetched when asked for.
+ * as far as `maxChars` when given, and then `text_bytes`. A pasted log of megabytes as a prompt
+ * is read, sent and laid out as its opening, the rest fetched when asked for.
  */
-export function readViewDoc(row: StoredOp, payloadText: PayloadText, maxChars: number): ViewOp {
+export function readViewDoc(row: StoredOp, payloadText: PayloadText, maxChars?: number): ViewOp {
+  if (maxChars === undefined) return { op: readStoredDoc(row, payloadText) };
   let fromPayload = false;
   const op = readStoredDoc(row, (sha) => {
     fromPayload = true;
@@ -476,13 +477,6 @@ export function readViewDoc(row: StoredOp, payloadText: PayloadText, maxChars: n
   const high = text.charCodeAt(maxChars - 1);
   op.text = text.slice(0, high >= 0xd800 && high <= 0xdbff ? maxChars - 1 : maxChars);
   return { op, text_bytes: whole };
-}
-
-/** {@link readViewDoc} when `maxChars` is given, else the whole operation. */
-export function viewDoc(row: StoredOp, payloadText: PayloadText, maxChars?: number): ViewOp {
-  return maxChars === undefined
-    ? { op: readStoredDoc(row, payloadText) }
-    : readViewDoc(row, payloadText, maxChars);
 }
 
 /** The bytes of `text` in UTF-8, counted (a pasted log is not encoded again to be measured). */

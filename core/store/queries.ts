@@ -19,9 +19,9 @@ import {
 import {
   type PayloadText,
   readStoredDoc,
+  readViewDoc,
   type StoredOp,
   storedOpColumns,
-  viewDoc,
 } from "./prepare.ts";
 import { likeEscape, likePrefix, OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 import type {
@@ -212,7 +212,7 @@ export class Queries {
       connection: r.connection,
       ts_ms: r.ts_ms,
       offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
-      ...viewDoc(r, this.payloadText, options.textChars),
+      ...readViewDoc(r, this.payloadText, options.textChars),
       ...(r.kept === 1 ? { kept: true as const } : {}),
     }));
     return { total, items };
@@ -300,7 +300,7 @@ export class Queries {
         line: Number(r.line),
         block: Number(r.block),
       },
-      op: viewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
+      op: readViewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
     }));
     const connections = rows<{ doc: string }>(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
