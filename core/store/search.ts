@@ -44,9 +44,8 @@ import {
 } from "./search_query.ts";
 import {
   INDEXED_PAYLOAD_BYTES,
-  INDEXED_TEXT_BYTES,
+  INDEXED_TEXT_CHARS,
   indexedText,
-  indexedTextOf,
   payloadWords,
 } from "./search_text.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
@@ -512,7 +511,10 @@ export class Search {
     ).get(rowid) as SqlRow | undefined;
     if (!r) return null;
     // (its own text only as far as it is indexed, as its payloads are: `payloadSearchText`)
-    const op = readStoredDoc(r as unknown as StoredOp, this.indexedTextOf);
+    const op = readStoredDoc(
+      r as unknown as StoredOp,
+      (sha) => this.payloads.textOf(sha, INDEXED_TEXT_CHARS),
+    );
     if (op.text) op.text = indexedText(op.text);
     const { field, snippet } = this.snippetOf(op, pattern);
     const str = (v: string | number | null) => v === null ? null : String(v);
@@ -558,11 +560,6 @@ export class Search {
       snippet: makeSnippet(own || this.payloadSearchText(op.response), null),
     };
   }
-
-  private readonly indexedTextOf = (sha256: string): string | null => {
-    const bytes = this.payloads.head(sha256, INDEXED_TEXT_BYTES);
-    return bytes ? indexedTextOf(bytes) : null;
-  };
 
   private payloadSearchText(ref: PayloadRef | undefined): string {
     if (!ref) return "";

@@ -30,7 +30,7 @@ const decoder = new TextDecoder();
 
 /**
  * A text's UTF-8 `bytes` (all of them, or their first {@link INDEXED_TEXT_BYTES}) decoded as
- * far as the text is indexed: what the index and a hit read of a text left to its payload.
+ * far as the text is indexed: what the index reads of a text left to its payload.
  */
 export const indexedTextOf = (bytes: Uint8Array): string =>
   indexedText(decoder.decode(bytes.subarray(0, INDEXED_TEXT_BYTES)));
