@@ -58,6 +58,13 @@ export class PayloadSink {
   }
 }
 
+/**
+ * The bytes of a UTF-8 text's opening that hold at least its first `units` UTF-16 code units:
+ * a unit takes at most 3 bytes (a character of two units, 4), and a character the opening's end
+ * cuts in two is decoded as one more.
+ */
+export const openingBytes = (units: number): number => 3 * units + 4;
+
 export function isHashRef(ref: PayloadRef | undefined): ref is { sha256: string; size: number } {
   return ref !== undefined && "sha256" in ref;
 }

@@ -5,7 +5,7 @@
  * against its hash, so a pack changed under the store gives a missing payload, never other
  * bytes.
  */
-import { type PayloadRef, sha256Hex } from "../model/mod.ts";
+import { openingBytes, type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { type PackedPayloads, payloadAt, sizeAt } from "./prepare.ts";
 import {
@@ -661,8 +661,7 @@ export class PayloadStore {
     if (!ref) return null;
     if ("inline" in ref) return max ? ref.inline.slice(0, max) : ref.inline;
     if (!("sha256" in ref)) return null;
-    // UTF-8 takes at most 4 bytes a character.
-    const bytes = this.head(ref.sha256, max ? max * 4 : Infinity);
+    const bytes = this.head(ref.sha256, max ? openingBytes(max) : Infinity);
     if (!bytes) return null;
     const text = decoder.decode(bytes);
     return max ? text.slice(0, max) : text;

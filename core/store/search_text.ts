@@ -3,6 +3,7 @@
  * own words (prompt, reply, thinking, tool name, summary, target), its tool input and its whole
  * output. Pure, so it can run wherever the payload bytes are.
  */
+import { openingBytes } from "../model/payload.ts";
 
 /**
  * How much of one payload is indexed (and searched for a snippet): all of any payload up to
@@ -16,11 +17,8 @@ export const INDEXED_PAYLOAD_BYTES = 4 << 20;
  */
 export const INDEXED_TEXT_CHARS = INDEXED_PAYLOAD_BYTES;
 
-/**
- * The bytes of a UTF-8 text's opening that hold at least its first {@link INDEXED_TEXT_CHARS}
- * characters (a character of one UTF-16 unit takes at most 3 bytes; one of two, 4).
- */
-export const INDEXED_TEXT_BYTES = 3 * INDEXED_TEXT_CHARS + 4;
+/** The bytes of a UTF-8 text's opening that hold its first {@link INDEXED_TEXT_CHARS}. */
+export const INDEXED_TEXT_BYTES = openingBytes(INDEXED_TEXT_CHARS);
 
 /** `text` as far as it is indexed ({@link INDEXED_TEXT_CHARS}). */
 export const indexedText = (text: string): string =>
