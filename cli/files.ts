@@ -4,7 +4,12 @@
  * from. The loader here is shared with `chronicle diff`.
  */
 import { createGitEngine, gitEnv } from "../core/git/mod.ts";
-import { prepareSessionCode, type RepoState, type SessionCode } from "../core/timetravel/mod.ts";
+import {
+  ANALYSED_TEXT_CHARS,
+  prepareSessionCode,
+  type RepoState,
+  type SessionCode,
+} from "../core/timetravel/mod.ts";
 import { denoProcessRunner } from "../runtime/process_runner.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { loadNamedSession, openUserStore } from "./context.ts";
@@ -27,12 +32,6 @@ Options:
 `;
 
 /** Opens a session's code over time for a command; null (after a message) when unknown. */
-/**
- * Characters of each prompt's or reply's text time travel is given: it reads none (what a
- * session changed is in its calls' payloads), and a pasted log would be held whole.
- */
-const TEXT_CHARS = 1_000;
-
 export async function openSessionCode(
   id: string,
   io: CliIo,
@@ -40,7 +39,7 @@ export async function openSessionCode(
 ): Promise<number> {
   const { store } = await openUserStore(io);
   try {
-    const session = loadNamedSession(store, id, io, { textChars: TEXT_CHARS });
+    const session = loadNamedSession(store, id, io, { textChars: ANALYSED_TEXT_CHARS });
     if (!session) return 1;
     const code = await prepareSessionCode(session, {
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),

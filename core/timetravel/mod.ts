@@ -205,6 +205,13 @@ function diffOf(path: string, before: FileState, after: FileState): FileDiff {
   };
 }
 
+/**
+ * Characters of each prompt's, reply's or thinking's text a session needs for its code over time
+ * and its causality: they read none (what a session read and changed is in its calls'
+ * payloads), and a session of pasted logs, loaded whole, was hundreds of MB.
+ */
+export const ANALYSED_TEXT_CHARS = 1_000;
+
 /** Prepares a session's code over time: finds its repository and commits, reads its edits. */
 export async function prepareSessionCode(
   session: CanonicalSession,

@@ -16,11 +16,14 @@ import {
 } from "../../core/causality/mod.ts";
 import type { CanonicalSession } from "../../core/model/mod.ts";
 import type { ChronicleStore } from "../../core/store/mod.ts";
-import { prepareSessionCode, type SessionCode } from "../../core/timetravel/mod.ts";
+import {
+  ANALYSED_TEXT_CHARS,
+  prepareSessionCode,
+  type SessionCode,
+} from "../../core/timetravel/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import type { Route } from "./_http.ts";
-import { ROW_TEXT_CHARS } from "./sessions.ts";
 
 /** Sessions whose analysis is kept (each holds its report and its prepared code). */
 const CACHED_SESSIONS = 8;
@@ -52,9 +55,7 @@ function createCache(deps: AppDeps) {
         entries.set(id, had);
         return had;
       }
-      // What calls read and changed is in their payloads: the texts of prompts and replies are
-      // kept to their openings (a session of pasted logs held hundreds of MB in this cache).
-      const session = store.loadSession(id, { textChars: ROW_TEXT_CHARS });
+      const session = store.loadSession(id, { textChars: ANALYSED_TEXT_CHARS });
       if (!session) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
       const facts = sessionFacts(session, read);
       const entry: Entry = {
