@@ -43,19 +43,24 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   return data as T;
 }
 
-/** A payload's full text (for "show all"). */
-export async function payloadText(sha256: string): Promise<string> {
-  const res = await fetch(`/api/payloads/${sha256}`);
-  if (!res.ok) throw new ApiError(res.status, "payload", `Cannot load the payload (${res.status})`);
+/** A plain-text answer; ApiError `code`, "Cannot load the `what`", when it fails. */
+async function plainText(path: string, code: string, what: string): Promise<string> {
+  const res = await fetch(path);
+  if (!res.ok) throw new ApiError(res.status, code, `Cannot load the ${what} (${res.status})`);
   return await res.text();
 }
 
+/** A payload's full text (for "show all"). */
+export const payloadText = (sha256: string): Promise<string> =>
+  plainText(`/api/payloads/${sha256}`, "payload", "payload");
+
 /** An operation's whole own text (a long prompt's, reply's or thinking's "show all"). */
-export async function operationText(sessionId: string, opId: string): Promise<string> {
-  const res = await fetch(`/api/sessions/${encodeURIComponent(sessionId)}/text${qs({ op: opId })}`);
-  if (!res.ok) throw new ApiError(res.status, "text", `Cannot load the text (${res.status})`);
-  return await res.text();
-}
+export const operationText = (sessionId: string, opId: string): Promise<string> =>
+  plainText(
+    `/api/sessions/${encodeURIComponent(sessionId)}/text${qs({ op: opId })}`,
+    "text",
+    "text",
+  );
 
 /** Query string from an object, skipping empty values. */
 export function qs(params: Record<string, string | number | undefined | null>): string {
