@@ -7,7 +7,7 @@
 import { importerFor } from "../core/sources/registry.ts";
 import type { ImportContext, SourceFs, SourceUnit } from "../core/sources/types.ts";
 import { seenAfter, slicedOn } from "../core/sources/results.ts";
-import { collectGarbage } from "../core/store/gc.ts";
+import { collectGarbage } from "../core/gc.ts";
 import { prepareUnit } from "../core/store/prepare.ts";
 import { packUnit, type WireUnit } from "../core/store/unit_wire.ts";
 import { createDenoFs } from "./deno_fs.ts";

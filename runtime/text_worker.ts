@@ -9,7 +9,7 @@
  */
 import { type BacklogSlice, buildTexts } from "../core/store/backlog.ts";
 import { compressPlainFrames } from "../core/store/payload_codec.ts";
-import { collectGarbage } from "../core/store/gc.ts";
+import { collectGarbage } from "../core/gc.ts";
 import type { WorkerAnswer } from "./worker_calls.ts";
 
 export type TextRequest =

@@ -2,6 +2,7 @@
  * Streaming JSON Lines: byte-accurate line ranges, a checkpoint to resume from, and a
  * half-written last line left for the next pass. Never reads a whole file into memory.
  */
+import { collectGarbage } from "../gc.ts";
 import { sha256Hex } from "../model/payload.ts";
 import type { JsonlCheckpoint } from "../model/types.ts";
 import { cutOutcome, cutterAfter, type JsonCutter, KEEP_TEXT_BYTES } from "./json_cut.ts";
@@ -36,6 +37,8 @@ export interface ReadJsonlOptions {
   maxLineBytes?: number;
   /** How much of each text a line longer than `maxLineBytes` keeps. Default {@link KEEP_TEXT_BYTES}. */
   keepTextBytes?: number;
+  /** Lines longer than this are decoded as they come. Default {@link LONG_LINE_BYTES}. */
+  longLineBytes?: number;
 }
 
 /**
@@ -47,8 +50,18 @@ export interface ReadJsonlOptions {
  */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
+/**
+ * A line longer than this, and no longer than {@link MAX_LINE_BYTES}, is decoded as it comes,
+ * a chunk at a time, and never held as bytes: a pasted 26 MiB log in a prompt was held four
+ * times in the worker at once (its pieces, their join, its string and the parsed text), and
+ * the allocator kept what the pieces and the join took. Its string is collected before its
+ * text is used (`collectGarbage`), as are its parts before it is parsed.
+ */
+export const LONG_LINE_BYTES = 8 * 1024 * 1024;
+
 const NL = 10;
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
  * Hands every complete line from `offset` to `visit`, in order, until `visit` returns `false`:
@@ -68,6 +81,7 @@ export async function readJsonl(
 ): Promise<boolean> {
   const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
   const keep = options.keepTextBytes ?? KEEP_TEXT_BYTES;
+  const long = options.longLineBytes ?? LONG_LINE_BYTES;
   let chunkPos = state.offset; // file offset of the current chunk's first byte
   let lineStart = state.offset; // file offset of the current line's first byte
   let lineNo = state.line;
@@ -75,11 +89,28 @@ export async function readJsonl(
   let pendingLen = 0;
   /** The current line's cutter, once it is longer than `maxLine`: it holds the line, not `pending`. */
   let cutter: JsonCutter | null = null;
+  /** The current line decoded so far, once it is longer than {@link LONG_LINE_BYTES}: it holds the line, not `pending`. */
+  let texts: string[] | null = null;
+  /** Decodes a long line's chunks as they come (`stream`: a character may fall across two). */
+  const longDecoder = new TextDecoder();
+  /** The last bytes a long line's decoder was given: a character it waits to end is among them. */
+  const tail = new Uint8Array(3);
+  let tailLen = 0;
   const cut = () => {
-    const c = cutterAfter(pending, maxLine, keep);
+    let read: Uint8Array[] = pending;
+    if (texts) {
+      read = encodedAgain(texts, pendingLen, tail.subarray(0, tailLen));
+      longDecoder.decode(); // what it waited for is in `read`: the next line starts afresh
+    }
+    const c = cutterAfter(read, maxLine, keep);
     pending = [];
     pendingLen = 0;
+    texts = null;
     return c;
+  };
+  const decodeAs = (piece: Uint8Array, stream: boolean) => {
+    texts!.push(longDecoder.decode(piece, { stream }));
+    tailLen = keepTail(tail, tailLen, piece);
   };
   for await (const chunk of fs.readFrom(path, state.offset)) {
     state.bytesRead += chunk.byteLength;
@@ -89,9 +120,16 @@ export async function readJsonl(
       if (nl === -1) {
         if (cutter) cutter.push(chunk.subarray(from));
         else {
-          pending.push(chunk.slice(from)); // the next chunk reuses this one's buffer
+          if (texts) decodeAs(chunk.subarray(from), true);
+          else pending.push(chunk.slice(from)); // the next chunk reuses this one's buffer
           pendingLen += chunk.byteLength - from;
           if (pendingLen > maxLine) cutter = cut();
+          else if (!texts && pendingLen > long) {
+            texts = [];
+            tailLen = 0;
+            for (const p of pending) decodeAs(p, true);
+            pending = [];
+          }
         }
         break;
       }
@@ -102,6 +140,11 @@ export async function readJsonl(
         cutter ??= cut();
         cutter.push(piece);
         line = cutLine(lineNo, lineStart, end, cutter, maxLine);
+      } else if (texts) {
+        decodeAs(piece, false);
+        line = parseLong(lineNo, lineStart, end, texts);
+        texts = null;
+        collectGarbage(); // the line's string, before its text is used
       } else if (pending.length) {
         const bytes = concat(pending, piece, pendingLen + piece.byteLength);
         // (the pieces go before the line is parsed: a 28 MiB line's are 28 MiB more meanwhile)
@@ -116,18 +159,17 @@ export async function readJsonl(
       pending = [];
       pendingLen = 0;
       cutter = null;
+      texts = null;
       from = nl + 1;
     }
     chunkPos += chunk.byteLength;
   }
   // an over-long unfinished last line waits for its end, like any other one
   if (pendingLen > 0 && !cutter && options.closed) {
-    const parsed = parseLine(
-      lineNo,
-      lineStart,
-      lineStart + pendingLen,
-      concat(pending, EMPTY, pendingLen),
-    );
+    const at = lineStart + pendingLen;
+    const parsed = texts
+      ? (decodeAs(EMPTY, false), parseLong(lineNo, lineStart, at, texts))
+      : parseLine(lineNo, lineStart, at, concat(pending, EMPTY, pendingLen));
     if (!parsed.error) {
       state.offset = lineStart + pendingLen;
       state.line = lineNo + 1;
@@ -138,6 +180,32 @@ export async function readJsonl(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** `tail` (its first `used` bytes) followed by `piece`, as far as its last 3 bytes; their count. */
+function keepTail(tail: Uint8Array, used: number, piece: Uint8Array): number {
+  const n = piece.byteLength;
+  if (n >= 3) {
+    tail.set(piece.subarray(n - 3));
+    return 3;
+  }
+  const keep = Math.min(used, 3 - n);
+  tail.copyWithin(0, used - keep, used);
+  tail.set(piece, keep);
+  return keep + n;
+}
+
+/**
+ * The bytes of a line decoded as it came (`texts`, from `read` bytes), for a cutter once the
+ * line is found too long: its texts encoded again, and the bytes of a character its decoder was
+ * still waiting to end (the last of `tail`). The same bytes, for valid UTF-8; an invalid byte
+ * comes back as U+FFFD.
+ */
+function encodedAgain(texts: readonly string[], read: number, tail: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = texts.map((t) => encoder.encode(t));
+  const waiting = read - out.reduce((n, b) => n + b.byteLength, 0);
+  if (waiting > 0) out.push(tail.subarray(Math.max(0, tail.byteLength - waiting)));
+  return out;
+}
 
 /** An over-long line, from what its cutter made of it. */
 function cutLine(
@@ -155,7 +223,18 @@ function cutLine(
 }
 
 function parseLine(line: number, start: number, end: number, bytes: Uint8Array): JsonlLine {
-  let text = decoder.decode(bytes);
+  return parseText(line, start, end, decoder.decode(bytes));
+}
+
+/** A long line from its decoded parts, which are let go, and collected, before it is parsed. */
+function parseLong(line: number, start: number, end: number, parts: string[]): JsonlLine {
+  const text = parts.join("");
+  parts.length = 0;
+  collectGarbage();
+  return parseText(line, start, end, text);
+}
+
+function parseText(line: number, start: number, end: number, text: string): JsonlLine {
   if (text.endsWith("\r")) text = text.slice(0, -1);
   // Blank lines carry nothing and lose nothing: the caller skips a line without value or error.
   if (text.trim() === "") return { line, start, end };

@@ -21,7 +21,7 @@ import type {
 } from "../sources/types.ts";
 import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
-import { collectGarbage } from "./gc.ts";
+import { collectGarbage } from "../gc.ts";
 import { compressPlainFrames } from "./payload_codec.ts";
 import type { CompressedSlice, PlainSlice } from "./payloads.ts";
 import { isBusy } from "./_sql.ts";

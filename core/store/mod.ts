@@ -33,6 +33,7 @@ export {
   INDEX_WORD,
   indexBody,
   INDEXED_PAYLOAD_BYTES,
+  INDEXED_TEXT_BYTES,
   INDEXED_TEXT_CHARS,
   joinedPairs,
   PAIR_MARK,

@@ -67,7 +67,8 @@ interface PayloadRow {
 }
 /**
  * A payload as stored, for decoding elsewhere (a worker building search texts, with
- * `decodeStored`): the payloads of one frame share its bytes, one object.
+ * `decodeStored`): the payloads of one frame share its bytes, one object. One read only as far
+ * as `storedMany`'s `maxBytes` is a plain frame of its head: its `size` is the head's.
  */
 export interface StoredPayload extends StoredForm {
   sha256: string;
@@ -559,9 +560,11 @@ export class PayloadStore {
    * Payloads by hash, as stored (compressed or not), read with one query: for building search
    * texts (backlog.ts), where a payload changed under the store costs a wrong word in the
    * index, never wrong bytes shown, so they are not checked against their hash. Unknown or
-   * unreadable ones are absent.
+   * unreadable ones are absent. A payload in a plain frame of its own (at least `FRAME_BYTES`)
+   * is read only as far as `maxBytes`, as a plain frame that holds its head: a backlog slice of
+   * a pasted 26 MiB prompt read it whole, to index its first 4 Mi characters.
    */
-  storedMany(sha256s: readonly string[]): StoredPayload[] {
+  storedMany(sha256s: readonly string[], maxBytes = Infinity): StoredPayload[] {
     if (!sha256s.length) return [];
     const rows = this.sql.stmt(
       `SELECT ${SHA_HEX}, ${ROW} FROM ${FROM}
@@ -572,6 +575,23 @@ export class PayloadStore {
     const frames = new Map<string, Uint8Array | null>();
     for (const row of rows) {
       let bytes: Uint8Array | null;
+      if (row.codec === CODEC_PLAIN_FRAME && row.size > maxBytes && row.size >= FRAME_BYTES) {
+        const head = this.packs?.read(
+          row.pack!,
+          row.pack_offset! + (row.frame_offset ?? 0),
+          maxBytes,
+        );
+        if (head?.byteLength === maxBytes) {
+          out.push({
+            sha256: row.sha256,
+            size: maxBytes,
+            codec: row.codec,
+            bytes: head,
+            offset: 0,
+          });
+        }
+        continue;
+      }
       if (isFramed(row.codec)) {
         const key = `${row.pack}:${row.pack_offset}`;
         bytes = frames.get(key) ?? null;

@@ -315,3 +315,47 @@ Deno.test("readJsonl() reads an over-long line with its long texts cut, alike in
     assertEquals(await read(chunk), alone, `chunks of ${chunk} bytes`);
   }
 });
+
+Deno.test("readJsonl() decodes a long line as it comes, alike in any chunks, and cuts it alike when it grows too long", async () => {
+  const enc = (t: string) => new TextEncoder().encode(t);
+  const all = new Uint8Array([
+    ...enc('{"a":1}\n'),
+    // long, with characters of 2, 3 and 4 bytes that chunks cut anywhere, and a CR before its LF
+    ...enc(`{"id":"u1","text":"${"é€😀x".repeat(10)}","n":[1,2]}\r\n`),
+    ...enc(`{"b":"${"w".repeat(40)}"}\n`), // long, plain ASCII
+    // long, then over maxLineBytes: cut as a line read as bytes is
+    ...enc(`{"c":"${"é".repeat(90)}"}\n`),
+    // long, with an invalid byte: read as a whole line decodes it (U+FFFD)
+    ...enc('{"d":"'),
+    0xff,
+    ...enc(`${"v".repeat(40)}"}\n`),
+    ...enc(`{"e":"${"€".repeat(20)}"}`), // long, unterminated: parsed as the file is closed
+  ]);
+  const read = async (chunk: number, longLineBytes?: number) => {
+    const fs = new MemFs();
+    fs.chunk = chunk;
+    fs.write("/a.jsonl", all);
+    const state = { offset: 0, line: 1, bytesRead: 0 };
+    const lines: JsonlLine[] = [];
+    const options = { closed: true, maxLineBytes: 150, keepTextBytes: 16, longLineBytes };
+    await readJsonl(fs, "/a.jsonl", state, options, (l) => lines.push(l) > 0);
+    return { lines, offset: state.offset, line: state.line };
+  };
+  // a threshold no line passes: every line read as bytes, as before
+  const asBytes = await read(1 << 20);
+  assertEquals(asBytes.lines.map((l) => l.value), [
+    { a: 1 },
+    { id: "u1", text: "é€😀x".repeat(10), n: [1, 2] },
+    { b: "w".repeat(40) },
+    { c: "é".repeat(8) + " … [164 more bytes cut on import]" },
+    { d: "\ufffd" + "v".repeat(40) },
+    { e: "€".repeat(20) },
+  ]);
+  assertEquals(
+    asBytes.lines[3].cut,
+    "line longer than 150 bytes: 1 text cut after 16 bytes, 164 bytes left out",
+  );
+  for (const chunk of [1, 2, 3, 7, 16, 64, 1 << 20]) {
+    assertEquals(await read(chunk, 20), asBytes, `chunks of ${chunk} bytes`);
+  }
+});

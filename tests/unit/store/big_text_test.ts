@@ -9,6 +9,7 @@ import { dbOf } from "../../_helpers/store_db.ts";
 import {
   type ChronicleStore,
   emptySummary,
+  INDEXED_TEXT_BYTES,
   INDEXED_TEXT_CHARS,
   indexSearchBacklog,
   isUtf8Of,
@@ -32,12 +33,12 @@ const pasted = (first: string, last: string, chars: number) => {
 };
 
 /** Writes a session of `n` pasted prompts, each past what the index reads. */
-async function pastes(home: string, n: number) {
+async function pastes(home: string, n: number, chars = INDEXED_TEXT_CHARS + 100_000) {
   await writeClaudeSession(home, {
     sessionId: SID,
     cwd: "/work/demo",
     turns: Array.from({ length: n }, (_, i) => ({
-      user: pasted(`alpha${i}`, `omega${i}`, INDEXED_TEXT_CHARS + 100_000),
+      user: pasted(`alpha${i}`, `omega${i}`, chars),
       assistant: `read paste ${i}`,
     })),
   });
@@ -91,6 +92,34 @@ Deno.test("a prompt longer than the index reads is indexed as far as INDEXED_TEX
     // its session is titled from the first prompt's opening
     const [session] = store.listSessions({}).items;
     assertEquals(session.first_prompt, promptTitle(pasted("alpha0", "omega0", 10_000)));
+  }
+  late.close();
+  inline.close();
+});
+
+Deno.test("a backlog slice reads a prompt bigger than the index reads only as far as INDEXED_TEXT_BYTES, and indexes what the whole would", async () => {
+  await using a = await scratch();
+  await using b = await scratch();
+  const chars = INDEXED_TEXT_BYTES + (1 << 20); // one character a byte: past the head read
+  await pastes(a.home, 1, chars);
+  await pastes(b.home, 1, chars);
+  const late = a.open();
+  const inline = b.open();
+  const deferred = await a.run(late, { searchLater: true, deferSliced: true });
+  assertEquals(deferred.errors, []);
+  const slice = late.readBacklog(0)!;
+  const read = slice.payloads.map((p) => p.bytes.byteLength).sort((x, y) => y - x);
+  assertEquals(read[0], INDEXED_TEXT_BYTES, "its head, not its 13 MiB");
+  const summary = emptySummary();
+  await indexSearchBacklog(late, summary);
+  assertEquals([summary.errors, summary.unindexed], [[], 0]);
+  const asItGoes = await b.run(inline, { searchLater: false });
+  assertEquals([asItGoes.errors, asItGoes.unindexed], [[], 0]);
+  assertEquals(indexed(late), indexed(inline), "the same text, cut at the same place");
+  for (const store of [late, inline]) {
+    assertEquals(store.search("alpha0").total, 1);
+    assertEquals(store.search('"request served"').total, 1, "a phrase checked on the head");
+    assertEquals(store.search("omega0").total, 0);
   }
   late.close();
   inline.close();
