@@ -13,7 +13,7 @@
  */
 import { decodeStored, type InflatedFrames } from "./payload_codec.ts";
 import type { PayloadStore, StoredPayload } from "./payloads.ts";
-import { indexText, readStoredDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
+import { indexText, readIndexedDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import type { Sql } from "./_sql.ts";
 import { INDEXED_TEXT_BYTES, indexedTextOf } from "./search_text.ts";
 
@@ -177,9 +177,11 @@ export function buildTexts(slice: BacklogSlice, forIndex = true): string[] {
     const b = bytes.get(sha);
     return b ? indexedTextOf(b) : null;
   };
-  return slice.docs.map((doc) =>
-    doc === null ? "" : indexText(readStoredDoc(doc, text), bytes, forIndex)
-  );
+  return slice.docs.map((doc) => {
+    if (doc === null) return "";
+    const { op, textIsInput } = readIndexedDoc(doc, text);
+    return indexText(op, bytes, forIndex, textIsInput);
+  });
 }
 
 /**

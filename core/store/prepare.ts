@@ -155,6 +155,7 @@ function prepareOp(
   unit: { file: string; bytes: Map<string, Uint8Array>; index: Map<string, number> },
 ): PreparedOp {
   const op = rec.op;
+  const shared = textIsPayload(op, unit.bytes);
   const result = hasResult(op) ? payloadOf(op.response, unit.bytes) : null;
   const failed = resultFailed({ kind: op.kind, flagged: op.is_error ?? null }, result);
   const place = (ref: Operation["request"]): PayloadPlace =>
@@ -174,10 +175,11 @@ function prepareOp(
     completeness: op.completeness,
     model: op.model ?? null,
     spawns: op.spawns ?? null,
-    doc: storedDoc(op, { file: unit.file, ...rec.order }, unit.bytes),
+    doc: storedDoc(op, { file: unit.file, ...rec.order }, unit.bytes, shared),
     is_error: failed ? 1 : op.is_error === false ? 0 : null,
     words: opWords(op),
-    input: place(op.request),
+    // a prompt kept once, in its request payload: its words are its text's (`indexText`)
+    input: shared && textPayload(op) === op.request ? null : place(op.request),
     result: hasResult(op) ? place(op.response) : null,
   };
 }
@@ -279,13 +281,13 @@ export function storedDoc(
   op: Operation,
   row: DocRow,
   payloads?: Pick<Map<string, Uint8Array>, "get">,
+  /** Whether its text is its text payload's (`textIsPayload`), when the caller knows. */
+  shared = payloads !== undefined && textIsPayload(op, payloads),
 ): string {
   const file = row.file;
   const p = op.provenance;
   const ranges = [p.source_range, p.completion?.source_range]
     .filter((r): r is SourceRange => r?.file === file);
-  // (decided before any field is blanked: they read kind, completeness and request)
-  const shared = payloads !== undefined && textIsPayload(op, payloads);
   const derived = op.replay !== undefined && sameReplay(op.replay, replayAttributes(op));
   const lines = p.source_range?.lines;
   // JSON leaves out a property whose value is undefined: blank fields for the moment of
@@ -535,7 +537,28 @@ export function indexText(
   op: Operation,
   payloads: Pick<Map<string, Uint8Array>, "get">,
   forIndex = true,
+  /** Its text was read from its request payload (`readIndexedDoc`): the words are read once. */
+  textIsInput = false,
 ): string {
   const result = hasResult(op) ? payloadOf(op.response, payloads) : null;
-  return searchBody(opWords(op), payloadOf(op.request, payloads), result, forIndex);
+  const input = textIsInput ? null : payloadOf(op.request, payloads);
+  return searchBody(opWords(op), input, result, forIndex);
+}
+
+/**
+ * A stored operation read for its search text ({@link indexText}), and whether its text was
+ * read from its request payload (a prompt kept once, `storedDoc`): its body then reads that
+ * text once, as the import that wrote it did (`PreparedOp.input`). A pasted 26 MiB log was
+ * scanned twice, 4 Mi characters each time.
+ */
+export function readIndexedDoc(
+  row: StoredOp,
+  payloadText: PayloadText,
+): { op: Operation; textIsInput: boolean } {
+  let read: string | null = null;
+  const op = readStoredDoc(row, (sha) => payloadText(read = sha));
+  const request = op.request;
+  const textIsInput = read !== null && request !== undefined && "sha256" in request &&
+    request.sha256 === read;
+  return { op, textIsInput };
 }

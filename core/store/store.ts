@@ -63,7 +63,7 @@ import {
 import {
   indexText,
   type PreparedUnit,
-  readStoredDoc,
+  readIndexedDoc,
   type StoredOp,
   storedOpColumns,
 } from "./prepare.ts";
@@ -261,8 +261,8 @@ export class ChronicleStore {
     for (const row of rows.iterate()) {
       const r = row as unknown as StoredOp & { rowid: number };
       const rowid = r.rowid;
-      const op = readStoredDoc(r, this.payloads.textOf);
-      const body = indexText(op, payloads);
+      const { op, textIsInput } = readIndexedDoc(r, this.payloads.textOf);
+      const body = indexText(op, payloads, true, textIsInput);
       if (body) insert.run(rowid, body);
     }
   }

@@ -9,6 +9,8 @@ import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { type ChronicleStore, emptySummary, indexSearchBacklog } from "../../../core/store/mod.ts";
 import { buildTexts } from "../../../core/store/backlog.ts";
+import { readIndexedDoc } from "../../../core/store/prepare.ts";
+import { indexBody } from "../../../core/store/search_text.ts";
 import { createTextWorker } from "../../../runtime/text_builder.ts";
 import { claudeSessionPath } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
@@ -335,4 +337,29 @@ Deno.test("a pass that meets a log read in slices stores it as a bulk pass when 
   late.close();
   inline.close();
   whole.close();
+});
+
+Deno.test("a prompt kept once, in its request payload, is read once for search: its phrase text is its text", async () => {
+  await using s = await scratch();
+  await history(s);
+  const store = s.open();
+  await s.run(store, { searchLater: true });
+  const slice = store.readBacklog(0)!;
+  const texts = buildTexts(slice, false);
+  const bodies = buildTexts(slice);
+  let prompts = 0;
+  slice.docs.forEach((doc, i) => {
+    if (doc?.kind !== "prompt") return;
+    assertEquals(JSON.parse(doc.doc).text, null, "its doc leaves its text to its payload");
+    const { op, textIsInput } = readIndexedDoc(
+      doc,
+      (sha) => store.payloadText({ sha256: sha, size: 0 }),
+    );
+    assert(textIsInput);
+    assertEquals(texts[i], op.text, "once, not once more from its input");
+    assertEquals(bodies[i], indexBody(op.text!));
+    prompts++;
+  });
+  assert(prompts > 0, "the slice holds prompts");
+  store.close();
 });

@@ -17,6 +17,7 @@ import {
   matchPattern,
 } from "../../../core/store/mod.ts";
 import { BACKLOG_SLICE_BYTES, readOperations } from "../../../core/store/backlog.ts";
+import { indexedText, indexedTextOf } from "../../../core/store/search_text.ts";
 import type { PayloadStore } from "../../../core/store/payloads.ts";
 import type { Sql } from "../../../core/store/_sql.ts";
 import { COMPRESS_SLICE_BYTES } from "../../../core/store/payloads.ts";
@@ -210,5 +211,35 @@ Deno.test("makeSnippet() lays out only the text about the first match, as laying
       assertEquals(makeSnippet(text, matchPattern(q)), whole(text, matchPattern(q)), q);
     }
     assertEquals(makeSnippet(text, null), whole(text, null));
+  }
+});
+
+Deno.test("indexedTextOf() reads the characters decoding the whole head read, from a quarter of it when they are one byte each", () => {
+  const old = (b: Uint8Array) =>
+    indexedText(new TextDecoder().decode(b.subarray(0, INDEXED_TEXT_BYTES)));
+  const enc = (t: string) => new TextEncoder().encode(t);
+  const n = INDEXED_TEXT_CHARS;
+  const ascii = enc("a".repeat(n + 10));
+  const cases: [string, Uint8Array][] = [
+    ["ASCII past the cap", ascii],
+    ["ASCII of the cap exactly", ascii.subarray(0, n)],
+    ["a shorter text", enc("é€😀".repeat(5))],
+    // a character of 2, 3 or 4 bytes across the cap's byte: the head cannot say
+    ...[2, 3, 4].map((k): [string, Uint8Array] => {
+      const b = ascii.slice();
+      b.set(enc(["é", "€", "😀"][k - 2]), n - 1);
+      return [`a ${k}-byte character at the cap`, b];
+    }),
+    // invalid bytes: one within the head, one as its last byte
+    ...[n >> 1, n - 1].map((at): [string, Uint8Array] => {
+      const b = ascii.slice();
+      b[at] = 0xff;
+      return [`an invalid byte at ${at}`, b];
+    }),
+    ["every character 3 bytes", enc("€".repeat(n + 1))],
+  ];
+  for (const [what, bytes] of cases) {
+    const t = indexedTextOf(bytes);
+    assert(t === old(bytes), what);
   }
 });
