@@ -6,6 +6,7 @@
  * twice in memory.
  */
 import {
+  isHashRef,
   type Operation,
   type OperationProvenance,
   type OperationRecord,
@@ -281,7 +282,10 @@ export function storedDoc(
   op: Operation,
   row: DocRow,
   payloads?: Pick<Map<string, Uint8Array>, "get">,
-  /** Whether its text is its text payload's (`textIsPayload`), when the caller knows. */
+  /**
+   * Whether its text is its text payload's (`textIsPayload`), when the caller knows; decided
+   * before any field is blanked, as it reads kind, completeness and request.
+   */
   shared = payloads !== undefined && textIsPayload(op, payloads),
 ): string {
   const file = row.file;
@@ -556,9 +560,9 @@ export function readIndexedDoc(
   payloadText: PayloadText,
 ): { op: Operation; textIsInput: boolean } {
   let read: string | null = null;
-  const op = readStoredDoc(row, (sha) => payloadText(read = sha));
-  const request = op.request;
-  const textIsInput = read !== null && request !== undefined && "sha256" in request &&
-    request.sha256 === read;
-  return { op, textIsInput };
+  const op = readStoredDoc(row, (sha) => {
+    read = sha;
+    return payloadText(sha);
+  });
+  return { op, textIsInput: read !== null && isHashRef(op.request) && op.request.sha256 === read };
 }
