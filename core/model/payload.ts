@@ -65,6 +65,24 @@ export class PayloadSink {
  */
 export const openingBytes = (units: number): number => 3 * units + 4;
 
+const decoder = new TextDecoder();
+
+/**
+ * The first `units` UTF-16 code units of a UTF-8 text, from its `bytes` (all of them, or at
+ * least its {@link openingBytes}). Its first `units` bytes are decoded first: when each gave one
+ * character and the last is not a replacement (so a character of one byte, which no later byte
+ * changes), they are the opening, and a pasted log of megabytes decodes a third of what its
+ * opening bytes hold, where a slice of the whole decoded kept the whole alive.
+ */
+export function openingText(bytes: Uint8Array, units: number): string {
+  if (bytes.byteLength > units) {
+    const head = decoder.decode(bytes.subarray(0, units));
+    if (head.length === units && head.charCodeAt(units - 1) !== 0xfffd) return head;
+  }
+  const text = decoder.decode(bytes.subarray(0, openingBytes(units)));
+  return text.length > units ? text.slice(0, units) : text;
+}
+
 export function isHashRef(ref: PayloadRef | undefined): ref is { sha256: string; size: number } {
   return ref !== undefined && "sha256" in ref;
 }

@@ -5,7 +5,7 @@
  * against its hash, so a pack changed under the store gives a missing payload, never other
  * bytes.
  */
-import { openingBytes, type PayloadRef, sha256Hex } from "../model/mod.ts";
+import { openingBytes, openingText, type PayloadRef, sha256Hex } from "../model/mod.ts";
 import { PACK_LIMIT, PACK_MIN_BYTES, PACK_WRITE_SLICE, type PackFiles } from "./packs.ts";
 import { type PackedPayloads, payloadAt, sizeAt } from "./prepare.ts";
 import {
@@ -683,7 +683,6 @@ export class PayloadStore {
     if (!("sha256" in ref)) return null;
     const bytes = this.head(ref.sha256, max ? openingBytes(max) : Infinity);
     if (!bytes) return null;
-    const text = decoder.decode(bytes);
-    return max ? text.slice(0, max) : text;
+    return max ? openingText(bytes, max) : decoder.decode(bytes);
   }
 }

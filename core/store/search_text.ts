@@ -3,7 +3,7 @@
  * own words (prompt, reply, thinking, tool name, summary, target), its tool input and its whole
  * output. Pure, so it can run wherever the payload bytes are.
  */
-import { openingBytes } from "../model/payload.ts";
+import { openingBytes, openingText } from "../model/payload.ts";
 
 /**
  * How much of one payload is indexed (and searched for a snippet): all of any payload up to
@@ -29,20 +29,8 @@ const decoder = new TextDecoder();
 /**
  * A text's UTF-8 `bytes` (all of them, or their first {@link INDEXED_TEXT_BYTES}) decoded as
  * far as the text is indexed: what the index reads of a text left to its payload.
- *
- * Its first {@link INDEXED_TEXT_CHARS} bytes are decoded first: when each gave one character
- * and the last is not a replacement (so a character of one byte, which no later byte changes),
- * they are those characters, and a pasted 26 MiB log decodes 4 MiB where it decoded 12, and
- * sliced a 4 Mi-character text out of it, which kept the whole alive.
  */
-export function indexedTextOf(bytes: Uint8Array): string {
-  if (bytes.byteLength > INDEXED_TEXT_CHARS) {
-    const head = decoder.decode(bytes.subarray(0, INDEXED_TEXT_CHARS));
-    const last = head.charCodeAt(head.length - 1);
-    if (head.length === INDEXED_TEXT_CHARS && last !== 0xfffd) return head;
-  }
-  return indexedText(decoder.decode(bytes.subarray(0, INDEXED_TEXT_BYTES)));
-}
+export const indexedTextOf = (bytes: Uint8Array): string => openingText(bytes, INDEXED_TEXT_CHARS);
 
 /**
  * The words of a payload: its text, or the string values of a JSON payload (a tool input is
