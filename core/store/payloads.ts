@@ -574,25 +574,18 @@ export class PayloadStore {
     // a frame read once, and sent once (one object) for all its payloads
     const frames = new Map<string, Uint8Array | null>();
     for (const row of rows) {
+      // (a payload with a plain frame of its own, read as a plain frame of its head)
+      const head = row.codec === CODEC_PLAIN_FRAME && row.size > maxBytes &&
+        row.size >= FRAME_BYTES;
       let bytes: Uint8Array | null;
-      if (row.codec === CODEC_PLAIN_FRAME && row.size > maxBytes && row.size >= FRAME_BYTES) {
-        const head = this.packs?.read(
+      if (head) {
+        const read = this.packs?.read(
           row.pack!,
           row.pack_offset! + (row.frame_offset ?? 0),
           maxBytes,
         );
-        if (head?.byteLength === maxBytes) {
-          out.push({
-            sha256: row.sha256,
-            size: maxBytes,
-            codec: row.codec,
-            bytes: head,
-            offset: 0,
-          });
-        }
-        continue;
-      }
-      if (isFramed(row.codec)) {
+        bytes = read?.byteLength === maxBytes ? read : null;
+      } else if (isFramed(row.codec)) {
         const key = `${row.pack}:${row.pack_offset}`;
         bytes = frames.get(key) ?? null;
         if (!frames.has(key)) frames.set(key, bytes = this.storedBytes(row, Infinity));
@@ -600,10 +593,10 @@ export class PayloadStore {
       if (bytes) {
         out.push({
           sha256: row.sha256,
-          size: row.size,
+          size: head ? maxBytes : row.size,
           codec: row.codec,
           bytes,
-          offset: row.frame_offset,
+          offset: head ? 0 : row.frame_offset,
         });
       }
     }
