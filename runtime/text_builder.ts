@@ -5,7 +5,7 @@
  * compresses a bulk import's plain payload frames (a FrameCompressor) between those slices.
  */
 import type { FrameCompressor, TextBuilder } from "../core/store/import.ts";
-import type { TextRequest } from "./text_worker.ts";
+import type { TextRequest } from "./text_work.ts";
 import { workerCalls } from "./worker_calls.ts";
 
 export interface TextWorker {

@@ -5,18 +5,11 @@
  * permissions at all: it gets the stored documents and payload bytes, decodes and reads them,
  * and answers strings. The main thread writes one slice's texts to the index while this builds
  * the next one's. Between slices it compresses the plain payload frames a bulk import wrote
- * (`compressPlainFrames`): the main thread, busy with the index, only writes them.
+ * (`compressPlainFrames`): the main thread, busy with the index, only writes them. What it does
+ * with a request is text_work.ts.
  */
-import { type BacklogSlice, buildTexts } from "../core/store/backlog.ts";
-import { compressPlainFrames } from "../core/store/payload_codec.ts";
+import { answerText, type TextRequest } from "./text_work.ts";
 import { collectGarbage } from "../core/gc.ts";
-import type { WorkerAnswer } from "./worker_calls.ts";
-
-export type TextRequest =
-  | { id: number; slice: BacklogSlice }
-  | { id: number; frames: Uint8Array[] };
-
-export type TextResponse = WorkerAnswer<{ texts: string[] } | { frames: Uint8Array[] }>;
 
 /**
  * A full garbage collection after this many slices' texts (gc.ts). Each slice leaves its payload
@@ -29,23 +22,7 @@ const SLICES_PER_GC = 8;
 let built = 0;
 
 self.onmessage = (e: MessageEvent<TextRequest>) => {
-  const request = e.data;
-  try {
-    if ("frames" in request) {
-      const frames = compressPlainFrames(request.frames);
-      // the compressed frames are this worker's own: they move, not copy
-      self.postMessage(
-        { id: request.id, ok: true, frames } satisfies TextResponse,
-        frames.map((f) => f.buffer as ArrayBuffer),
-      );
-    } else {
-      const texts = buildTexts(request.slice);
-      self.postMessage({ id: request.id, ok: true, texts } satisfies TextResponse);
-      if (++built % SLICES_PER_GC === 0) collectGarbage();
-    }
-  } catch (err) {
-    self.postMessage(
-      { id: request.id, ok: false, error: (err as Error).message } satisfies TextResponse,
-    );
-  }
+  const [answer, transfer] = answerText(e.data);
+  self.postMessage(answer, transfer);
+  if (answer.ok && "texts" in answer && ++built % SLICES_PER_GC === 0) collectGarbage();
 };

@@ -12,6 +12,7 @@ import { buildTexts } from "../../../core/store/backlog.ts";
 import { readIndexedDoc } from "../../../core/store/prepare.ts";
 import { indexBody } from "../../../core/store/search_text.ts";
 import { createTextWorker } from "../../../runtime/text_builder.ts";
+import { answerText } from "../../../runtime/text_work.ts";
 import { claudeSessionPath } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
 
@@ -169,13 +170,18 @@ Deno.test("texts built in the worker, a slice ahead, index what the main thread 
   there.close();
 });
 
-Deno.test("a slice's payloads move to the text worker, not copied; it builds the texts this thread would", async () => {
-  await using a = await scratch();
+/** A bulk import of {@link history} into a store of `a`, its search backlog left waiting. */
+async function leftWaiting(a: Awaited<ReturnType<typeof scratch>>) {
   await history(a);
   const store = a.open();
   await a.run(store, { searchLater: true });
-  const here = store.readBacklog(0)!;
-  const sent = store.readBacklog(0)!;
+  return store;
+}
+
+Deno.test("a slice's payloads move to the text worker, not copied; it builds the texts this thread would", async () => {
+  await using a = await scratch();
+  const store = await leftWaiting(a);
+  const [here, sent] = [store.readBacklog(0)!, store.readBacklog(0)!]; // one to send, one to keep
   assert(sent.payloads.length > 0 && sent.payloads.every((p) => p.bytes.byteLength > 0));
   const worker = createTextWorker();
   try {
@@ -185,6 +191,39 @@ Deno.test("a slice's payloads move to the text worker, not copied; it builds the
   }
   // (a slice of pasted 28 MiB prompts stood in both threads' memory until this one collected)
   assert(sent.payloads.every((p) => p.bytes.byteLength === 0), "this thread holds none of them");
+  store.close();
+});
+
+Deno.test("indexing a bulk import's backlog starts with a full collection, before it reads a slice", async () => {
+  await using a = await scratch();
+  const store = await leftWaiting(a);
+  const seen: string[] = [];
+  const read = store.readBacklog.bind(store);
+  store.readBacklog = (...args) => (seen.push("read"), read(...args));
+  const g = globalThis as { gc?: () => void };
+  const gc = g.gc;
+  g.gc = () => seen.push("gc"); // (what the bulk pass left: 97 MB of dead buffers, pasted prompts)
+  try {
+    const summary = emptySummary();
+    await indexSearchBacklog(store, summary);
+    assertEquals(summary.indexed, BULK * 3);
+  } finally {
+    g.gc = gc;
+  }
+  assertEquals(seen.slice(0, 2), ["gc", "read"]);
+  store.close();
+});
+
+Deno.test("the text worker gives a slice's payload buffers back once it has built its texts", async () => {
+  await using a = await scratch();
+  const store = await leftWaiting(a);
+  const [here, sent] = [store.readBacklog(0)!, store.readBacklog(0)!]; // one to send, one to keep
+  assert(sent.payloads.length > 0 && sent.payloads.every((p) => p.bytes.byteLength > 0));
+  const [answer, transfer] = answerText({ id: 7, slice: sent });
+  assertEquals(answer, { id: 7, ok: true, texts: buildTexts(here) });
+  assertEquals(transfer, []);
+  // (garbage would wait for a collection: a slice of pasted prompts holds 24 MiB of heads)
+  assert(sent.payloads.every((p) => p.bytes.buffer.byteLength === 0), "every buffer given back");
   store.close();
 });
 
