@@ -141,6 +141,11 @@ export interface BackgroundPassOptions {
   importChunk: (units: SourceUnit[]) => Promise<ImportSummary>;
   /** How many stored operations wait for the search index (core/store/backlog.ts). */
   searchBacklog?: () => number;
+  /**
+   * Called once before a backlog the chunks left is indexed, after their statistics: the
+   * server lets go of what the chunks left behind, before the index's reads come on top of it.
+   */
+  beforeIndex?: () => Promise<void>;
   /** Indexes a slice of the backlog through the server's queue; how many are still waiting. */
   indexSlice?: () => Promise<number>;
   /**
@@ -232,6 +237,7 @@ export async function backgroundPass(
     // the chunks wrote, a slice at a time, so live imports go between.
     for (let left = 1; left > 0 && options.statsSlice;) left = await options.statsSlice();
     const total = options.searchBacklog?.() ?? 0;
+    if (total > 0) await options.beforeIndex?.();
     for (let left = total; left > 0 && options.indexSlice;) {
       progress.indexing(total, total - left);
       left = await options.indexSlice();

@@ -161,7 +161,11 @@ Deno.test("a busy port is reported before anything is imported", async () => {
 });
 
 /** The serve loop's importing over `home`, its terminal output kept; stopped on dispose. */
-async function importing(home: string, terminal: boolean) {
+async function importing(
+  home: string,
+  terminal: boolean,
+  store = ChronicleStore.open(":memory:"),
+) {
   const err: string[] = [];
   const out: string[] = [];
   const io: CliIo = {
@@ -172,7 +176,6 @@ async function importing(home: string, terminal: boolean) {
     cwd: home,
     isTerminal: terminal,
   };
-  const store = ChronicleStore.open(":memory:");
   const run = startImporting({
     store,
     writer: store,
@@ -218,4 +221,23 @@ Deno.test("off a terminal, the first import draws no bar", async () => {
   await using run = await importing(await history(2), false);
   assertEquals(run.stderr, "");
   assertMatch(run.stdout, /Imported 2 new or changed files/);
+});
+
+Deno.test("the first import collects its garbage once, before it reads the search backlog", async () => {
+  const store = ChronicleStore.open(":memory:");
+  const seen: string[] = [];
+  const read = store.readBacklog.bind(store);
+  store.readBacklog = (...args) => (seen.push("read"), read(...args));
+  const g = globalThis as { gc?: () => void };
+  const gc = g.gc;
+  // (what its chunks left: a session of eight pasted 26 MiB prompts peaked at 358-365 MiB)
+  g.gc = () => seen.push("gc");
+  try {
+    await using _ = await importing(await history(6), false, store);
+    assertEquals(store.searchBacklog(), 0);
+  } finally {
+    g.gc = gc;
+  }
+  assertEquals(seen.filter((x) => x === "gc").length, 1);
+  assertEquals(seen.slice(0, 2), ["gc", "read"]);
 });

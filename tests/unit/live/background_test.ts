@@ -45,6 +45,8 @@ Deno.test("backgroundPass() imports changed units newest first and keeps progres
       snapshots.push(progress.snapshot().percent);
       return Promise.resolve(summary(units.map((u) => `s${u.path}`)));
     },
+    searchBacklog: () => 0,
+    beforeIndex: () => Promise.reject(new Error("called with no backlog to index")),
     progress,
     first: true,
     chunks: { firstBytes: 100, maxBytes: 200, maxUnits: 10 },
@@ -62,7 +64,7 @@ Deno.test("backgroundPass() imports changed units newest first and keeps progres
   assert.equal(end.sessions, 3);
 });
 
-Deno.test("backgroundPass() indexes what its chunks stored once they are all in, a slice at a time", async () => {
+Deno.test("backgroundPass() indexes what its chunks stored once they are all in (having let go of what they left), a slice at a time", async () => {
   const clock = new FakeClock();
   const progress = new ProgressTracker(clock);
   const order: string[] = [];
@@ -79,6 +81,7 @@ Deno.test("backgroundPass() indexes what its chunks stored once they are all in,
       return Promise.resolve(summary());
     },
     searchBacklog: () => backlog,
+    beforeIndex: () => Promise.resolve(void order.push("let go")),
     indexSlice: () => {
       const p = progress.snapshot();
       states.push(`${p.state} ${p.index_done}/${p.index_total} ${p.percent}%`);
@@ -98,6 +101,7 @@ Deno.test("backgroundPass() indexes what its chunks stored once they are all in,
   assert.deepEqual(order, [
     "import /a",
     "import /b",
+    "let go",
     "index",
     "index",
     "index",
