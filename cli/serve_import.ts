@@ -313,10 +313,10 @@ export function startImporting(options: ImportingOptions): Importing {
       },
       // What the chunks left goes before the index: the import worker's heap (it is started
       // again, and its memory goes with the old one) and this thread's garbage (as
-      // indexSearchBacklog collects it). The server's peak over a first
-      // import, before and after: 300 MB of Claude Code 343-351 -> 263-287 MiB (the collection
-      // alone 315-331), Codex 290-300 -> 255-257, a 114 MiB Cursor database 307-319 -> 245-249,
-      // eight pasted 26 MiB prompts 356-360 -> 275-278.
+      // indexSearchBacklog collects it). The server's peak over a first import, before and
+      // after: 300 MB of Claude Code 343-351 -> 263-287 MiB (the collection alone 315-331),
+      // Codex 290-300 -> 255-257, a 114 MiB Cursor database 307-319 -> 245-249, eight pasted
+      // 26 MiB prompts 356-360 -> 275-278, 1 GB of Claude Code 374 -> 271-299.
       beforeIndex: () =>
         queue.run(() => {
           if (worker && !stopping.signal.aborted) {
