@@ -279,6 +279,11 @@ export function startImporting(options: ImportingOptions): Importing {
           if (stopping.signal.aborted) return emptySummary();
           // A first pass is a bulk import even in its small first chunks.
           const s = await run(units, first || undefined);
+          // What the chunk left in this thread goes before the next one comes (gc.ts): a first
+          // import of 1 GB of Claude Code, in about twenty chunks, peaked at 269-278 MiB
+          // without, 248-278 with (six runs each), in the same time. (Later passes import what
+          // changed, often a session being written: no collection every few seconds for it.)
+          if (first) collectGarbage();
           // A first pass fills in a backlog: those sessions are not "being written".
           changed(s, !first);
           report.call();
