@@ -36,7 +36,6 @@ import { createDenoFs } from "../runtime/deno_fs.ts";
 import { createDenoWatcher } from "../runtime/fs_watch.ts";
 import { createWorkerRunner, type WorkerRunner } from "../runtime/worker_runner.ts";
 import { createTextWorker, type TextWorker } from "../runtime/text_builder.ts";
-import { collectGarbage } from "../core/gc.ts";
 import { liveSource } from "../server/routes/live.ts";
 import type { EventHub } from "../server/sse.ts";
 import { discoverEnv, INDEXING_WHAT, progressBar } from "./import.ts";
@@ -277,13 +276,9 @@ export function startImporting(options: ImportingOptions): Importing {
       importChunk: (units) =>
         queue.run(async () => {
           if (stopping.signal.aborted) return emptySummary();
-          // A first pass is a bulk import even in its small first chunks.
+          // A first pass is a bulk import even in its small first chunks (each collects what
+          // it left in this thread as it ends: importUnits).
           const s = await run(units, first || undefined);
-          // What the chunk left in this thread goes before the next one comes (gc.ts): a first
-          // import of 1 GB of Claude Code, in about twenty chunks, peaked at 269-278 MiB
-          // without, 248-278 with (six runs each), in the same time. (Later passes import what
-          // changed, often a session being written: no collection every few seconds for it.)
-          if (first) collectGarbage();
           // A first pass fills in a backlog: those sessions are not "being written".
           changed(s, !first);
           report.call();
@@ -316,19 +311,20 @@ export function startImporting(options: ImportingOptions): Importing {
           return Promise.resolve(writer.searchBacklog());
         });
       },
-      // What the chunks left goes before the index: the import worker's heap (it is started
-      // again, and its memory goes with the old one) and this thread's garbage (as
-      // indexSearchBacklog collects it). The server's peak over a first import, before and
-      // after: 300 MB of Claude Code 343-351 -> 263-287 MiB (the collection alone 315-331),
-      // Codex 290-300 -> 255-257, a 114 MiB Cursor database 307-319 -> 245-249, eight pasted
-      // 26 MiB prompts 356-360 -> 275-278, 1 GB of Claude Code 374 -> 271-299.
+      // What the chunks left in the import worker goes before the index: the worker lives as
+      // long as the server, and its heap held the bulk pass's leftovers while the index was
+      // built. It is started again, and its memory goes with the old one. (This thread's own
+      // garbage went as the last chunk ended: importUnits.) The server's peak over a first
+      // import, before and after this with the main thread's collection: 300 MB of Claude Code
+      // 343-351 -> 263-287 MiB (the collection alone 315-331), Codex 290-300 -> 255-257, a
+      // 114 MiB Cursor database 307-319 -> 245-249, eight pasted 26 MiB prompts 356-360 ->
+      // 275-278, 1 GB of Claude Code 374 -> 271-299.
       beforeIndex: () =>
         queue.run(() => {
           if (worker && !stopping.signal.aborted) {
             worker.close();
             worker = createWorkerRunner({ tempRoot: options.tempRoot });
           }
-          collectGarbage();
           return Promise.resolve();
         }),
       statsSlice: async () => {

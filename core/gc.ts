@@ -1,13 +1,20 @@
 /**
- * A full garbage collection between the slices of a big log, where the runtime offers one
- * (V8's `--expose-gc`, which every task that runs Chronicle passes); elsewhere nothing.
+ * A full garbage collection, where the runtime offers one (V8's `--expose-gc`, which every task
+ * that runs Chronicle passes); elsewhere nothing.
  *
- * Why: V8 lets a heap grow well past what is live before it collects, and a big log's slices
- * leave a slice's garbage each (its lines, records, rows and payload buffers), in the import
- * worker and in the thread that stores them. One 202 MiB session in 12 MiB slices peaked at
- * 317-355 MB without, 232-234 MB with a collection in both after each slice (8 MiB slices:
- * 285-288 MB with one in the worker alone); a log that fits one pass (nearly every log) never
- * calls it.
+ * Why: V8 lets a heap grow well past what is live before it collects, and the import's big
+ * steps each leave a step's garbage behind them (lines, records, rows, payload buffers). Each
+ * place that calls this says what it measured:
+ *
+ * - between the slices of a big log, in the import worker and in the thread that stores them
+ *   (core/store/import.ts, runtime/import_worker.ts): one 202 MiB session in 12 MiB slices
+ *   peaked at 317-355 MB without, 232-234 MB with (8 MiB slices: 285-288 MB with one in the
+ *   worker alone); a log that fits one pass (nearly every log) never calls it;
+ * - once a pass that left a search backlog ends, before the index reads it or the server's next
+ *   chunk comes (`importUnits`); a pass that indexes as it goes never calls it;
+ * - while a line over `LONG_LINE_BYTES` is read: its parts once joined, its string once parsed
+ *   (core/sources/jsonl.ts);
+ * - every few slices of search texts, in the text worker (runtime/text_worker.ts).
  */
 export function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();

@@ -371,6 +371,15 @@ export async function importUnits(
       group?.close();
       undefer?.();
     }
+    // A pass that left a backlog (a bulk pass, or a big log's slices) leaves its garbage in this
+    // thread: the payloads the import worker sent, the rows written. V8 collects it when it
+    // likes, and what comes next (the index's reads, or the server's next chunk) lands on top
+    // of it. One full collection here (gc.ts), a few tens of milliseconds a pass. Measured
+    // where it was before: eight pasted 26 MiB prompts had 97 MB of dead buffers when their
+    // index began, which then peaked at 323-354 MB without; the server's first import of 1 GB
+    // of Claude Code, in about twenty chunks, at 269-278 MiB without, 248-278 with. A pass
+    // that indexes as it goes (a live import, a few units) does not collect.
+    if (undefer) collectGarbage();
     summary.browsable_seconds = Math.round(now() - started) / 1000;
     if (!options.searchLater) await indexSearchBacklog(store, summary, options.onIndexProgress);
   } finally {
@@ -702,12 +711,7 @@ export async function indexSearchBacklog(
   compress?: FrameCompressor,
 ): Promise<void> {
   const total = store.searchBacklog();
-  // What the pass left in this thread (the payloads the import worker sent, the rows written)
-  // is garbage by now, but V8 collects it when it likes, and the index's reads came on top of
-  // it: a session of eight pasted 26 MiB prompts had 97 MB of dead buffers here, and its index
-  // phase peaked at 323-354 MB. One full collection first (gc.ts), a few tens of milliseconds;
-  // none when there is nothing to index (a re-import with nothing changed).
-  if (total) collectGarbage();
+  // (the pass that left the backlog collected its garbage as it ended: importUnits)
   await settleStats(store, summary);
   // The pass's plain frames are compressed meanwhile: with a worker, between its slices of
   // texts, while this thread writes the index. (The worker is the busier thread now that it

@@ -5,7 +5,8 @@
  * session forgotten while queued, a pass interrupted before it indexed.
  */
 import { DatabaseSync } from "node:sqlite";
-import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { beforeIndex, traceCollections } from "../../_helpers/gc_trace.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { type ChronicleStore, emptySummary, indexSearchBacklog } from "../../../core/store/mod.ts";
 import { buildTexts } from "../../../core/store/backlog.ts";
@@ -194,23 +195,38 @@ Deno.test("a slice's payloads move to the text worker, not copied; it builds the
   store.close();
 });
 
-Deno.test("indexing a bulk import's backlog starts with a full collection, before it reads a slice", async () => {
+Deno.test("a bulk pass collects its garbage once, after its last write and before the index reads", async () => {
   await using a = await scratch();
-  const store = await leftWaiting(a);
-  const seen: string[] = [];
-  const read = store.readBacklog.bind(store);
-  store.readBacklog = (...args) => (seen.push("read"), read(...args));
-  const g = globalThis as { gc?: () => void };
-  const gc = g.gc;
-  g.gc = () => seen.push("gc"); // (what the bulk pass left: 97 MB of dead buffers, pasted prompts)
-  try {
-    const summary = emptySummary();
-    await indexSearchBacklog(store, summary);
-    assertEquals(summary.indexed, BULK * 3);
-  } finally {
-    g.gc = gc;
-  }
-  assertEquals(seen.slice(0, 2), ["gc", "read"]);
+  await history(a);
+  const store = a.open();
+  // (what the bulk pass left: eight pasted 26 MiB prompts had 97 MB of dead buffers there)
+  const seen = await traceCollections(store, () => a.run(store));
+  assertEquals(beforeIndex(seen), [...Array(BULK).fill("write"), "gc"]);
+  assert(seen.includes("read"), "and then it indexes");
+  assertEquals(store.searchBacklog(), 0);
+  store.close();
+});
+
+Deno.test("a pass that stores a big log's slices for the index after collects between them and once at its end", async () => {
+  await using a = await scratch();
+  await a.write("cccccccc-1", Array.from({ length: 30 }, (_, i) => `sliced${i} output`));
+  const store = a.open();
+  const seen = await traceCollections(
+    store,
+    () => a.run(store, { maxPassBytes: 300, deferSliced: true }),
+  );
+  const before = beforeIndex(seen).join(" ");
+  assertMatch(before, /^(write gc )+write gc$/); // (one unit, so not bulk: it is the slices)
+  assertEquals(store.searchBacklog(), 0);
+  store.close();
+});
+
+Deno.test("a pass that indexes as it goes does not collect", async () => {
+  await using a = await scratch();
+  await history(a, 0, 3);
+  const store = a.open();
+  const seen = await traceCollections(store, () => a.run(store));
+  assertEquals(seen, ["write", "write", "write"]); // (a live import: no collection a few seconds)
   store.close();
 });
 
