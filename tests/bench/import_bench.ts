@@ -28,7 +28,7 @@ import {
   realCorpus,
 } from "./_bench_kit.ts";
 import { CURSOR_DB } from "./_big_logs.ts";
-import { bytesUnder } from "./_bytes_under.ts";
+import { bytesOf } from "./_bytes_under.ts";
 import { copyTree } from "../_helpers/fixtures.ts";
 import { DatabaseSync } from "node:sqlite";
 
@@ -72,7 +72,7 @@ async function otherAgents() {
       const ratio = (f: (x: { bare: BareRun; cold: ImportRun }) => number) =>
         median(rows.map(f)).toFixed(2);
       const { cold } = rows[0];
-      const logBytes = bytesUnder(home);
+      const logBytes = bytesOf(logs);
       console.log(
         `${agent.padEnd(26)} ${
           (logBytes / 2 ** 20).toFixed(0)
@@ -108,10 +108,11 @@ async function bigLogs() {
       ["8 pasted 26 MiB prompts", await pastedPrompts(8, 26), "claude-code"],
     ];
     for (const [label, home, source] of logs) {
+      const logBytes = bytesOf(`${home}/${source === "cursor" ? CURSOR_DB : ".claude"}`);
       const r: ImportRun = await child("import", home, `${data}/${source}`, source);
       console.log(
         `${label.padEnd(26)} ${
-          (bytesUnder(home) / 2 ** 20).toFixed(0)
+          (logBytes / 2 ** 20).toFixed(0)
         } MiB, ${r.summary.operations} operations: ${
           r.seconds.toFixed(2)
         } s, peak RSS ${r.peak_rss_mb} MB (goal < 300 MB)`,
