@@ -219,6 +219,12 @@ Deno.test({
           c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight)
         );
         assert.ok(ln < 1.5, "line numbers stay on one line at 390 px");
+        // a write's path beside "+8 −0 · new content" and the toggle was broken every few
+        // letters; it takes a line of its own above them
+        const path = await page.locator(".op-write .diff-path").first().evaluate((c) =>
+          c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight)
+        );
+        assert.ok(path < 1.5, `a diff's path stays on one line at 390 px (${path} lines)`);
       });
 
       await t.step(
