@@ -8,29 +8,9 @@
 import type { VNode } from "preact";
 import { navigate } from "../router.ts";
 import { TableScroll } from "./table_scroll.tsx";
+import { type DayCount, fillDays, heatLayout } from "../chart_layout.ts";
 
-const DAY_MS = 86_400_000;
-
-/** One day's counts. */
-export interface DayCount {
-  day: string;
-  operations: number;
-  errors: number;
-}
-
-/** Every UTC day from the first to the last of `days`, the ones without activity at zero. */
-export function fillDays(days: readonly DayCount[]): DayCount[] {
-  if (!days.length) return [];
-  const byDay = new Map(days.map((d) => [d.day, d]));
-  const first = Date.parse(days[0].day + "T00:00:00Z");
-  const last = Date.parse(days[days.length - 1].day + "T00:00:00Z");
-  const out: DayCount[] = [];
-  for (let t = first; t <= last; t += DAY_MS) {
-    const day = new Date(t).toISOString().slice(0, 10);
-    out.push(byDay.get(day) ?? { day, operations: 0, errors: 0 });
-  }
-  return out;
-}
+export type { DayCount };
 
 function daySummary(days: DayCount[], all: DayCount[]): string {
   const active = days.filter((d) => d.operations > 0);
@@ -142,7 +122,6 @@ export function DayBars(
 }
 
 const WEEKDAYS = ["Mon", "", "Wed", "", "Fri", "", "Sun"];
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 /** The heatmap is drawn at this scale, never stretched, so its 10 px text reads at 13 px. */
 const HEAT_SCALE = 1.3;
 
@@ -151,45 +130,16 @@ export function Heatmap(
   { days: given, link }: { days: DayCount[]; link: (day: string) => string },
 ): VNode {
   if (!given.length) return <div class="muted">No dated activity.</div>;
-  const all = fillDays(given);
-  const last = Date.parse(all[all.length - 1].day + "T00:00:00Z");
-  // From the Monday of the week a year before the last day (or of the first day, if later).
-  const yearBack = Math.max(Date.parse(all[0].day + "T00:00:00Z"), last - 364 * DAY_MS);
-  const weekday = (t: number) => (new Date(t).getUTCDay() + 6) % 7;
-  const start = yearBack - weekday(yearBack) * DAY_MS;
-  const byDay = new Map(all.map((d) => [d.day, d]));
-  const cells: { day: string; x: number; y: number; n: number }[] = [];
-  for (let t = start; t <= last; t += DAY_MS) {
-    const day = new Date(t).toISOString().slice(0, 10);
-    cells.push({
-      day,
-      x: Math.floor((t - start) / DAY_MS / 7),
-      y: weekday(t),
-      n: byDay.get(day)?.operations ?? 0,
-    });
-  }
-  const weeks = cells[cells.length - 1].x + 1;
+  const { cells, months, width, shown } = heatLayout(given);
   const max = Math.max(...cells.map((c) => c.n), 1);
   const level = (n: number) => (n === 0 ? 0 : Math.min(4, Math.ceil((4 * n) / max)));
-  // A label at each month's first week, the year with January and the first one; none closer
-  // than three weeks to the one before (five after one with its year).
-  const months: { x: number; text: string }[] = [];
-  for (const c of cells) {
-    if (!(c.day.endsWith("-01") || c === cells[0])) continue;
-    const prev = months[months.length - 1];
-    if (prev && c.x - prev.x < (prev.text.length > 3 ? 5 : 3)) continue;
-    const m = Number(c.day.slice(5, 7)) - 1;
-    const year = m === 0 || !months.length ? ` ${c.day.slice(0, 4)}` : "";
-    months.push({ x: c.x, text: `${MONTHS[m]}${year}` });
-  }
-  const shown = all.filter((d) => Date.parse(d.day + "T00:00:00Z") >= start);
   return (
     <figure class="heatmap">
       <TableScroll label="Activity by day">
         <svg
           class="chart heat"
-          viewBox={`0 0 ${weeks * 12 + 30} ${7 * 12 + 16}`}
-          width={(weeks * 12 + 30) * HEAT_SCALE}
+          viewBox={`0 0 ${width} ${7 * 12 + 16}`}
+          width={width * HEAT_SCALE}
           height={(7 * 12 + 16) * HEAT_SCALE}
           role="img"
           aria-label={`Activity heatmap: ${daySummary(shown, shown)}`}
