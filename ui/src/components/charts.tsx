@@ -10,8 +10,6 @@ import { navigate } from "../router.ts";
 import { TableScroll } from "./table_scroll.tsx";
 import { type DayCount, fillDays, heatLayout } from "../chart_layout.ts";
 
-export type { DayCount };
-
 function daySummary(days: DayCount[], all: DayCount[]): string {
   const active = days.filter((d) => d.operations > 0);
   const top = active.reduce((a, b) => (b.operations > a.operations ? b : a), active[0]);
