@@ -371,6 +371,8 @@ export async function importUnits(
       group?.close();
       undefer?.();
     }
+    // Every session is stored, so browsable, before the collection below.
+    summary.browsable_seconds = Math.round(now() - started) / 1000;
     // A pass that left a backlog (a bulk pass, or a big log's slices) leaves its garbage in this
     // thread: the payloads the import worker sent, the rows written. V8 collects it when it
     // likes, and what comes next (the index's reads, or the server's next chunk) lands on top
@@ -380,7 +382,6 @@ export async function importUnits(
     // of Claude Code, in about twenty chunks, at 269-278 MiB without, 248-278 with. A pass
     // that indexes as it goes (a live import, a few units) does not collect.
     if (undefer) collectGarbage();
-    summary.browsable_seconds = Math.round(now() - started) / 1000;
     if (!options.searchLater) await indexSearchBacklog(store, summary, options.onIndexProgress);
   } finally {
     restore();
