@@ -40,8 +40,8 @@ export function answerText(request: TextRequest): [TextResponse, ArrayBuffer[]] 
  * frees it then, where garbage waits for a collection, and the worker collects only between
  * slices of texts. A bulk import's plain frames are mostly compressed after its last slice, so
  * the 26 MiB frames of eight pasted prompts stayed. With this and the main thread's collection
- * (import.ts, indexSearchBacklog) that import peaked at 262–282 MiB against 292–371 (the
- * collection alone 289–318).
+ * (as the pass ends, import.ts's importUnits) that import peaked at 262–282 MiB against
+ * 292–371 (the collection alone 289–318).
  */
 function letGo(views: readonly Uint8Array[]): void {
   for (const v of views) {

@@ -1,5 +1,5 @@
 /**
- * The analytics heatmap's layout (ui/src/components/charts.tsx): a column per week, Monday
+ * The analytics heatmap's layout (ui/src/chart_layout.ts): a column per week, Monday
  * first, and a chart wide enough for its month labels whole, however short the history.
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
