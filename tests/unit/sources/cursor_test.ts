@@ -260,7 +260,19 @@ Deno.test("cursor importer maps tool statuses, errors and missing names", async 
       string,
       unknown,
     ];
-  const ids = ["loading", "error", "cancelled", "exit1", "rejected", "noname", "odd"];
+  const ids = [
+    "loading",
+    "error",
+    "cancelled",
+    "exit1",
+    "exit0",
+    "escaped",
+    "refused",
+    "read",
+    "rejected",
+    "noname",
+    "odd",
+  ];
   kvDb(path, [
     [`composerData:${cid}`, {
       composerId: cid,
@@ -285,6 +297,32 @@ Deno.test("cursor importer maps tool statuses, errors and missing names", async 
       rawArgs: '{"command":"npm test"}',
       result: '{"output":"1 failing","exitCodeV2":1}',
     }),
+    tool("exit0", {
+      name: "run_terminal_cmd",
+      status: "completed",
+      rawArgs: '{"command":"npm test"}',
+      result: '{"output":"ok","exitCode":0}',
+    }),
+    // the key written with escapes: still read (a result is parsed only when it may hold one)
+    tool("escaped", {
+      name: "run_terminal_cmd",
+      status: "completed",
+      rawArgs: '{"command":"make"}',
+      result: '{"output":"","\\u0065xitCode":2}',
+    }),
+    tool("refused", {
+      name: "run_terminal_cmd",
+      status: "completed",
+      rawArgs: '{"command":"rm x"}',
+      result: '{"rejected":true}',
+    }),
+    // a file's content that names no outcome key: not parsed, and not an error
+    tool("read", {
+      name: "read_file",
+      status: "completed",
+      rawArgs: '{"target_file":"c.ts"}',
+      result: JSON.stringify({ contents: "exit status one, refused\n".repeat(50) }),
+    }),
     tool("rejected", {
       name: "edit_file",
       status: "completed",
@@ -307,6 +345,11 @@ Deno.test("cursor importer maps tool statuses, errors and missing names", async 
   assertEquals(row("error"), ["read", "complete", true]);
   assertEquals(row("cancelled"), ["exec", "complete", true]);
   assertEquals(row("exit1"), ["exec", "complete", true]);
+  assertEquals(row("exit0"), ["exec", "complete", false]);
+  assertEquals(row("escaped"), ["exec", "complete", true]);
+  assertEquals((byId.get("escaped")!.extensions?.cursor as { exit_code?: number }).exit_code, 2);
+  assertEquals(row("refused"), ["exec", "complete", true]);
+  assertEquals(row("read"), ["read", "complete", false]);
   assertEquals(row("rejected"), ["edit", "complete", true]);
   assertEquals(row("noname"), ["search", "complete", false]);
   assertEquals(byId.get("noname")!.tool, "grep");
