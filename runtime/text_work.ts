@@ -36,6 +36,35 @@ export function answerText(request: TextRequest): [TextResponse, ArrayBuffer[]] 
 }
 
 /**
+ * When the text worker collects its garbage (gc.ts): after every {@link SLICES_PER_GC} slices of
+ * texts, or sooner once the slices since the last collection named {@link BYTES_PER_GC} of
+ * payloads. Each slice leaves its payload bytes, decoded texts and the chunks read from them,
+ * and V8 lets the heap grow well past what is live: a 114 MiB Cursor database's import peaked
+ * at 333–344 MB without, 258–263 MB with one every 8 slices (a 1 GB Claude Code history:
+ * 311–318 -> 280 MB; every 32 slices did not help Cursor's), for a few percent of the time
+ * (300 MB: 6.6–6.8 s without, 6.9–7.2 s with). A slice of ordinary operations names a megabyte
+ * or two; one of eight pasted 26 MiB prompts, a prompt or two, and every 8 such slices the whole
+ * import peaked at 276–313 MiB, after each at 259–265.
+ */
+export class CollectionPace {
+  private slices = 0;
+  private bytes = 0;
+
+  /** A slice's texts were built, its payloads `bytes` in all: whether to collect now. */
+  built(bytes: number): boolean {
+    this.slices++;
+    this.bytes += bytes;
+    if (this.slices < SLICES_PER_GC && this.bytes < BYTES_PER_GC) return false;
+    this.slices = 0;
+    this.bytes = 0;
+    return true;
+  }
+}
+
+export const SLICES_PER_GC = 8;
+export const BYTES_PER_GC = 16 << 20;
+
+/**
  * Gives back the memory of buffers read and held by nothing else, at once: a detached buffer
  * frees it then, where garbage waits for a collection, and the worker collects only between
  * slices of texts. A bulk import's plain frames are mostly compressed after its last slice, so

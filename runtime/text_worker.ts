@@ -8,21 +8,14 @@
  * (`compressPlainFrames`): the main thread, busy with the index, only writes them. What it does
  * with a request is text_work.ts.
  */
-import { answerText, type TextRequest } from "./text_work.ts";
+import { answerText, CollectionPace, type TextRequest } from "./text_work.ts";
 import { collectGarbage } from "../core/gc.ts";
 
-/**
- * A full garbage collection after this many slices' texts (gc.ts). Each slice leaves its payload
- * bytes, decoded texts and the chunks read from them, and V8 lets the heap grow well past what is
- * live: a 114 MiB Cursor database's import peaked at 333–344 MB without, 258–263 MB with one
- * every 8 slices (a 1 GB Claude Code history: 311–318 -> 280 MB; every 32 slices did not help
- * Cursor's), for a few percent of the time (300 MB: 6.6–6.8 s without, 6.9–7.2 s with).
- */
-const SLICES_PER_GC = 8;
-let built = 0;
+const pace = new CollectionPace();
 
 self.onmessage = (e: MessageEvent<TextRequest>) => {
-  const [answer, transfer] = answerText(e.data);
+  const request = e.data;
+  const [answer, transfer] = answerText(request);
   self.postMessage(answer, transfer);
-  if (answer.ok && "texts" in answer && ++built % SLICES_PER_GC === 0) collectGarbage();
+  if (answer.ok && "slice" in request && pace.built(request.slice.bytes)) collectGarbage();
 };

@@ -69,6 +69,11 @@ export interface BacklogSlice {
   docs: (StoredOp | null)[];
   /** The payloads those documents' inputs and results name, as stored. */
   payloads: StoredPayload[];
+  /**
+   * The sizes of those inputs and results, as their documents give them: a payload read only as
+   * far as it is indexed counts whole (what the text worker's collections are paced by).
+   */
+  bytes: number;
 }
 
 /**
@@ -157,6 +162,7 @@ function sliceOf(rows: TextSourceRow[], payloads: PayloadStore): BacklogSlice {
     // One query a slice: 77,000 lookups one by one took 1.4 s of a 300 MB corpus's backlog.
     // (as far as any of them is read: search_text.ts)
     payloads: payloads.storedMany([...wanted], INDEXED_TEXT_BYTES),
+    bytes: rows.reduce((n, r) => n + r.bytes, 0),
   };
 }
 

@@ -13,7 +13,12 @@ import { buildTexts } from "../../../core/store/backlog.ts";
 import { readIndexedDoc } from "../../../core/store/prepare.ts";
 import { indexBody } from "../../../core/store/search_text.ts";
 import { createTextWorker } from "../../../runtime/text_builder.ts";
-import { answerText } from "../../../runtime/text_work.ts";
+import {
+  answerText,
+  BYTES_PER_GC,
+  CollectionPace,
+  SLICES_PER_GC,
+} from "../../../runtime/text_work.ts";
 import { claudeSessionPath } from "../../e2e/_synthetic.ts";
 import { scratch } from "./_sessions.ts";
 
@@ -241,6 +246,37 @@ Deno.test("the text worker gives a slice's payload buffers back once it has buil
   // (garbage would wait for a collection: a slice of pasted prompts holds 24 MiB of heads)
   assert(sent.payloads.every((p) => p.bytes.buffer.byteLength === 0), "every buffer given back");
   store.close();
+});
+
+Deno.test("a backlog slice says how many bytes of payloads its operations name", async () => {
+  await using a = await scratch();
+  const store = await leftWaiting(a);
+  const slice = store.readBacklog(0)!;
+  const named = dbOf(store).prepare(
+    `SELECT sum(coalesce(json_extract(doc, '$.request.size'), 0) +
+      coalesce(json_extract(doc, '$.response.size'), 0)) AS n
+     FROM operations WHERE rowid IN (SELECT value FROM json_each(?))`,
+  ).get(JSON.stringify(slice.rowids)) as { n: number };
+  assert(slice.bytes > 0);
+  assertEquals(slice.bytes, named.n);
+  store.close();
+});
+
+Deno.test("the text worker collects every few slices, and after slices of big payloads at once", () => {
+  const small = 1 << 20; // a slice of ordinary operations: a megabyte or two
+  const paced = (bytes: number[], pace = new CollectionPace()) => bytes.map((b) => pace.built(b));
+  const every = Array(SLICES_PER_GC - 1).fill(false);
+  assertEquals(paced(Array(2 * SLICES_PER_GC).fill(small)), [...every, true, ...every, true]);
+  // a slice of a pasted 26 MiB prompt: at once, and the count starts again from it
+  assertEquals(paced([small, 26 << 20, ...Array(SLICES_PER_GC).fill(small)]), [
+    false,
+    true,
+    ...every,
+    true,
+  ]);
+  // slices that add up to the bytes before the count does
+  const third = Math.ceil(BYTES_PER_GC / 3);
+  assertEquals(paced([third, third, third, small]), [false, false, true, false]);
 });
 
 Deno.test("a slice's texts are not applied to a step written again after the slice was read", async () => {
