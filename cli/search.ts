@@ -34,11 +34,11 @@ Options:
 Exit codes: 0 hits found, 1 no hit, 2 usage error.
 `;
 
-function count(v: unknown, name: string, fallback: number, max: number): number {
+function count(v: unknown, name: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > max) {
-    throw new UsageError(`--${name} takes an integer from 0 to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} takes an integer from ${min} to ${max}`);
   }
   return n;
 }
@@ -62,8 +62,9 @@ export const searchCommand: Command = async (args, io) => {
   if (source !== undefined && !(SOURCE_IDS as readonly string[]).includes(source)) {
     throw new UsageError(`--source takes one of ${SOURCE_IDS.join(", ")}`);
   }
-  const limit = count(p.values.limit, "limit", 20, SEARCH_PAGE_MAX) || 1;
-  const offset = count(p.values.offset, "offset", 0, 100_000_000);
+  // (--limit 0 was taken as 1: a page of one hit, where the message said 0 would do)
+  const limit = count(p.values.limit, "limit", 20, 1, SEARCH_PAGE_MAX);
+  const offset = count(p.values.offset, "offset", 0, 0, 100_000_000);
   // every argument is checked before the store is opened (or made)
   const query = {
     source,

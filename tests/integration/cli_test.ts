@@ -111,6 +111,16 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
     { args: ["verify"], code: 2, stderr: /exactly one folder/ },
     { args: ["search"], code: 2, stderr: /takes the text to look for/ },
     { args: ["search", "x", "--since", "last week"], code: 2, stderr: /--since takes a date/ },
+    {
+      args: ["search", "x", "--limit", "0"],
+      code: 2,
+      stderr: /--limit takes an integer from 1 to/,
+    },
+    {
+      args: ["search", "x", "--offset", "-1"],
+      code: 2,
+      stderr: /--offset takes an integer from 0/,
+    },
     { args: ["sessions", "--until", "soon"], code: 2, stderr: /--until takes a date/ },
   ];
   for (const c of cases) {
