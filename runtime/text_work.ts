@@ -43,8 +43,8 @@ export function answerText(request: TextRequest): [TextResponse, ArrayBuffer[]] 
  * at 333–344 MB without, 258–263 MB with one every 8 slices (a 1 GB Claude Code history:
  * 311–318 -> 280 MB; every 32 slices did not help Cursor's), for a few percent of the time
  * (300 MB: 6.6–6.8 s without, 6.9–7.2 s with). A slice of ordinary operations names a megabyte
- * or two; one of eight pasted 26 MiB prompts, a prompt or two, and every 8 such slices the whole
- * import peaked at 276–313 MiB, after each at 259–265.
+ * or two; one of eight pasted 26 MiB prompts, a prompt or two: collected every 8 such slices,
+ * that import peaked at 265–313 MiB, after each at 257–265.
  */
 export class CollectionPace {
   private slices = 0;
