@@ -142,3 +142,19 @@ export function dateArg(v: unknown, name: string): string | undefined {
   }
   return s;
 }
+
+/** A whole-number option (`--limit`, `--offset`) from `min` to `max`; `fallback` when absent. */
+export function intArg(
+  v: unknown,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} takes an integer from ${min} to ${max}`);
+  }
+  return n;
+}

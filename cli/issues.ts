@@ -1,6 +1,6 @@
 /** `chronicle issues`: what imports recorded as going wrong, all sessions' or one's. */
 import { termSafe } from "../core/security/terminal.ts";
-import { helpOrVersion, parseArgs, UsageError } from "./args.ts";
+import { helpOrVersion, intArg, parseArgs, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import type { Command } from "./io.ts";
 
@@ -31,10 +31,7 @@ export const issuesCommand: Command = async (args, io) => {
   const early = helpOrVersion(p, ISSUES_HELP, io);
   if (early !== null) return early;
   if (p.positionals.length) throw new UsageError(`unexpected argument "${p.positionals[0]}"`);
-  const limit = p.values.limit === undefined ? 200 : Number(p.values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-    throw new UsageError("--limit takes an integer from 1 to 10000");
-  }
+  const limit = intArg(p.values.limit, "limit", 200, 1, 10_000);
   const { store } = await openUserStore(io);
   try {
     const named = typeof p.values.session === "string" ? p.values.session : undefined;

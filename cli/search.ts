@@ -1,7 +1,7 @@
 /** `chronicle search QUERY`: full-text search over every imported session, from a terminal. */
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { SEARCH_PAGE_MAX, type SearchResult } from "../core/store/mod.ts";
-import { dateArg, helpOrVersion, parseArgs, sourceArg, str, UsageError } from "./args.ts";
+import { dateArg, helpOrVersion, intArg, parseArgs, sourceArg, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import { termSafe } from "../core/security/terminal.ts";
 import type { Command } from "./io.ts";
@@ -34,15 +34,6 @@ Options:
 Exit codes: 0 hits found, 1 no hit, 2 usage error.
 `;
 
-function count(v: unknown, name: string, fallback: number, min: number, max: number): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`--${name} takes an integer from ${min} to ${max}`);
-  }
-  return n;
-}
-
 export const searchCommand: Command = async (args, io) => {
   const p = parseArgs(args, {
     source: { type: "string" },
@@ -62,9 +53,8 @@ export const searchCommand: Command = async (args, io) => {
   if (source !== undefined && !(SOURCE_IDS as readonly string[]).includes(source)) {
     throw new UsageError(`--source takes one of ${SOURCE_IDS.join(", ")}`);
   }
-  // (--limit 0 was taken as 1: a page of one hit, where the message said 0 would do)
-  const limit = count(p.values.limit, "limit", 20, 1, SEARCH_PAGE_MAX);
-  const offset = count(p.values.offset, "offset", 0, 0, 100_000_000);
+  const limit = intArg(p.values.limit, "limit", 20, 1, SEARCH_PAGE_MAX);
+  const offset = intArg(p.values.offset, "offset", 0, 0, 100_000_000);
   // every argument is checked before the store is opened (or made)
   const query = {
     source,
