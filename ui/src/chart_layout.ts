@@ -6,6 +6,10 @@
 const DAY_MS = 86_400_000;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
+/** A YYYY-MM-DD day's UTC midnight, in ms, and back. */
+const timeOf = (day: string) => Date.parse(day + "T00:00:00Z");
+const dayAt = (t: number) => new Date(t).toISOString().slice(0, 10);
+
 /** One day's counts. */
 export interface DayCount {
   day: string;
@@ -17,11 +21,11 @@ export interface DayCount {
 export function fillDays(days: readonly DayCount[]): DayCount[] {
   if (!days.length) return [];
   const byDay = new Map(days.map((d) => [d.day, d]));
-  const first = Date.parse(days[0].day + "T00:00:00Z");
-  const last = Date.parse(days[days.length - 1].day + "T00:00:00Z");
+  const first = timeOf(days[0].day);
+  const last = timeOf(days[days.length - 1].day);
   const out: DayCount[] = [];
   for (let t = first; t <= last; t += DAY_MS) {
-    const day = new Date(t).toISOString().slice(0, 10);
+    const day = dayAt(t);
     out.push(byDay.get(day) ?? { day, operations: 0, errors: 0 });
   }
   return out;
@@ -50,15 +54,15 @@ export function heatLayout(given: readonly DayCount[]): {
   shown: DayCount[];
 } {
   const all = fillDays(given);
-  const last = Date.parse(all[all.length - 1].day + "T00:00:00Z");
+  const last = timeOf(all[all.length - 1].day);
   // From the Monday of the week a year before the last day (or of the first day, if later).
-  const yearBack = Math.max(Date.parse(all[0].day + "T00:00:00Z"), last - 364 * DAY_MS);
+  const yearBack = Math.max(timeOf(all[0].day), last - 364 * DAY_MS);
   const weekday = (t: number) => (new Date(t).getUTCDay() + 6) % 7;
   const start = yearBack - weekday(yearBack) * DAY_MS;
   const byDay = new Map(all.map((d) => [d.day, d]));
   const cells: HeatCell[] = [];
   for (let t = start; t <= last; t += DAY_MS) {
-    const day = new Date(t).toISOString().slice(0, 10);
+    const day = dayAt(t);
     cells.push({
       day,
       x: Math.floor((t - start) / DAY_MS / 7),
@@ -79,6 +83,6 @@ export function heatLayout(given: readonly DayCount[]): {
     months.push({ x: c.x, text: `${MONTHS[m]}${year}` });
   }
   const width = Math.max(weeks * 12 + 30, ...months.map((m) => 30 + m.x * 12 + labelWidth(m.text)));
-  const shown = all.filter((d) => Date.parse(d.day + "T00:00:00Z") >= start);
+  const shown = all.filter((d) => timeOf(d.day) >= start);
   return { cells, months, width, shown };
 }
