@@ -61,14 +61,14 @@ Deno.test({
         const projects = await page.locator(".hits li .hit-top .muted").allTextContents();
         assert.deepEqual(projects, ["alpha-proj", "alpha-proj"]);
         await agent.selectOption("codex");
-        await status(page, /^0 matches, newest first/);
+        await status(page, /^No matches in these sessions/);
         assert.equal(await page.locator(".hits li").count(), 0);
       });
 
       await t.step("days narrow it too, and All sessions widens it again", async () => {
         await agent.selectOption("");
         await page.locator('input[aria-label="Search to date"]').fill("2000-01-01");
-        await status(page, /^0 matches, newest first/);
+        await status(page, /^No matches in these sessions/);
         await page.locator(".palette-filters button", { hasText: "All sessions" }).click();
         await status(page, /^3 matches, newest first/);
         assert.equal(await project.inputValue(), "");

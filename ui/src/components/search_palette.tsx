@@ -11,6 +11,7 @@ import { navigate, sessionUrl } from "../router.ts";
 import { useFocusTrap } from "./dialog.ts";
 import { AgentOptions, ProjectOptions, useProjects } from "./filter_options.tsx";
 import type { Project, SearchHit, SearchResult } from "../types.ts";
+import { searchStatus } from "../search_status.ts";
 
 const PAGE = 30;
 
@@ -23,6 +24,9 @@ interface Scope {
 }
 
 const EVERYWHERE: Scope = { source: "", project: "", from: "", to: "" };
+
+/** The scope is an agent, a project or days rather than every session. */
+const isNarrowed = (s: Scope) => Object.values(s).some(Boolean);
 
 /** The session list's filters, from the URL: where the palette searches when it opens. */
 function listScope(): Scope {
@@ -170,14 +174,13 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
           }}
         />
         <div class="palette-status muted small" role="status">
-          {error.value ??
-            (total.value === null
-              ? "Type to search prompts, replies, commands and outputs. ↑↓ to move, Enter to open, Esc to close."
-              : `${capped.value ? "at least " : ""}${total.value.toLocaleString("en-US")} ${
-                total.value === 1 && !capped.value ? "match" : "matches"
-              }, newest first · ${ms.value} ms${
-                shortLastWord(q.value) ? " · a one-letter word is matched whole" : ""
-              } · "quotes" for a phrase`)}
+          {error.value ?? searchStatus({
+            total: total.value,
+            capped: capped.value,
+            ms: ms.value,
+            query: q.value,
+            narrowed: isNarrowed(scope.value),
+          })}
         </div>
         {indexing.value && (
           <div class="search-indexing small" role="status">
@@ -238,7 +241,7 @@ function ScopeFilters(
 ): VNode {
   const set = (k: keyof Scope) => (e: Event) =>
     onChange({ ...scope, [k]: (e.currentTarget as HTMLInputElement).value });
-  const narrowed = Object.values(scope).some(Boolean);
+  const narrowed = isNarrowed(scope);
   return (
     <div class="palette-filters" role="group" aria-label="Search in">
       <select value={scope.source} onChange={set("source")} aria-label="Search in agent">
@@ -264,13 +267,6 @@ function ScopeFilters(
       {narrowed && <button type="button" class="mini" onClick={onReset}>All sessions</button>}
     </div>
   );
-}
-
-/** The server matches a last word of one character whole, not as a beginning. */
-function shortLastWord(text: string): boolean {
-  const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
-  const last = words[words.length - 1] ?? "";
-  return last.length === 1 && /[\p{L}\p{N}]$/u.test(text);
 }
 
 /** How far the search index is, as GET /api/search says while it is being built. */

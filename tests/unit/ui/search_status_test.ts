@@ -1,0 +1,59 @@
+/** The search palette's status line (ui/src/search_status.ts): counts, nouns and hints. */
+import { assertEquals } from "../../_helpers/assert.ts";
+import { searchStatus, STATUS_IDLE } from "../../../ui/src/search_status.ts";
+
+const status = (
+  total: number | null,
+  query: string,
+  more: { capped?: boolean; narrowed?: boolean } = {},
+) =>
+  searchStatus({
+    total,
+    capped: more.capped ?? false,
+    ms: 3,
+    query,
+    narrowed: more.narrowed ?? false,
+  });
+
+Deno.test("before an answer the palette says what it searches and its keys", () => {
+  assertEquals(status(null, ""), STATUS_IDLE);
+});
+
+Deno.test("a count agrees with its noun, and a capped count says at least", () => {
+  assertEquals(status(1, "render"), '1 match, newest first · 3 ms · "quotes" for a phrase');
+  assertEquals(status(2, "render"), '2 matches, newest first · 3 ms · "quotes" for a phrase');
+  assertEquals(
+    status(10000, "the", { capped: true }),
+    'at least 10,000 matches, newest first · 3 ms · "quotes" for a phrase',
+  );
+  assertEquals(
+    status(4, "render w"),
+    '4 matches, newest first · 3 ms · a one-letter word is matched whole · "quotes" for a phrase',
+  );
+});
+
+Deno.test("no match says so, with the hint that fits what was typed", async (t) => {
+  await t.step("one word: quotes for a phrase", () => {
+    assertEquals(status(0, "aws_access_key_id"), 'No matches · 3 ms · "quotes" for a phrase');
+    assertEquals(status(0, '"error handling"'), 'No matches · 3 ms · "quotes" for a phrase');
+  });
+  await t.step("several words, or a word and a phrase: all in one step", () => {
+    for (const q of ["error handling", 'render "error handling"', "a.b cd-ef"]) {
+      assertEquals(status(0, q), "No matches · 3 ms · every word must be in the same step", q);
+    }
+    // punctuation alone is no word: one chunk
+    assertEquals(status(0, "render -- ::"), 'No matches · 3 ms · "quotes" for a phrase');
+  });
+  await t.step("narrowed to an agent, a project or days: All sessions widens it", () => {
+    assertEquals(
+      status(0, "render", { narrowed: true }),
+      "No matches in these sessions · 3 ms · All sessions searches everywhere",
+    );
+  });
+  await t.step("a count of at least 0 is not no match", () => {
+    assertEquals(
+      status(0, "render", { capped: true, narrowed: true }),
+      'at least 0 matches, newest first · 3 ms · "quotes" for a phrase',
+    );
+  });
+});
