@@ -181,7 +181,8 @@ export class Search {
     // (an index entry whose operation is gone, which a damaged store may hold, is no hit)
     const hits = page.flatMap((rowid) => this.hit(rowid, pattern) ?? []);
     return {
-      total: Math.max(total, offset + hits.length),
+      // (a page past a capped count raises the count; a page past the last hit leaves it)
+      total: hits.length ? Math.max(total, offset + hits.length) : total,
       total_capped: capped,
       offset,
       limit,

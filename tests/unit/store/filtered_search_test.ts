@@ -149,6 +149,9 @@ Deno.test("every way of narrowing to a filter finds the same hits, newest first,
           // a page of one at each offset reaches every hit once
           const paged = want.ops.map((_, i) => store.search(q, { ...f, limit: 1, offset: i }));
           assertEquals(paged.map((p) => p.hits[0]?.op_id), want.ops, `${q} paged`);
+          // a page past the last hit is empty, and the count stays what it is
+          const past = store.search(q, { ...f, limit: 1, offset: want.total + 3 });
+          assertEquals(got(past), { ...want, ops: [] }, `${q} ${JSON.stringify(f)} past the end`);
           // the session list's text filter names the sessions of those hits
           const listed = store.listSessions({ ...f, text: q }).items.map((x) => x.id).sort();
           const held = store.search(q, { ...f, limit: 200 }).hits.map((h) => h.session_id);

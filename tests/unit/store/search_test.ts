@@ -706,6 +706,12 @@ Deno.test("paging reaches every hit once, newest first, with an exact count", as
   }
   assertEquals(seen.length, 45);
   assertEquals(new Set(seen).size, 45);
+  // a page past the last hit is empty and keeps the count (it said the offset: 60, then 7)
+  for (const [q, total] of [["pagemark", 45], ['"pagemark number"', 45], ["zzzq", 0]] as const) {
+    const past = store.search(q, { offset: 60 });
+    assertEquals([past.total, past.total_capped, past.hits.length], [total, false, 0], q);
+  }
+  assertEquals(store.search("nosuchword", { offset: 7 }).total, 0);
   const seqs = store.search("pagemark", { limit: 45 }).hits.map((h) => h.seq);
   assertEquals(seqs, [...seqs].sort((a, b) => b - a), "newest first");
   store.close();
