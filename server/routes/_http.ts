@@ -104,9 +104,9 @@ function flagParam(url: URL, name: string): boolean {
 
 /**
  * The session filters shared by the list and search: source, project, text, from, to,
- * starred, sort.
+ * starred, sort; and paging, `limit` from 1 to `maxLimit`.
  */
-export function sessionQuery(url: URL, defaultLimit = 50): SessionQuery {
+export function sessionQuery(url: URL, defaultLimit = 50, maxLimit = 500): SessionQuery {
   const sort = str(url, "sort");
   if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) {
     throw new HttpError(400, "bad_request", `Query parameter "sort" must be one of ${SORTS}`);
@@ -124,7 +124,7 @@ export function sessionQuery(url: URL, defaultLimit = 50): SessionQuery {
     starred: flagParam(url, "starred"),
     sort: sort as SessionQuery["sort"],
     order: order as SessionQuery["order"],
-    limit: intParam(url, "limit", defaultLimit, 1, 500),
+    limit: intParam(url, "limit", defaultLimit, 1, maxLimit),
     offset: intParam(url, "offset", 0, 0, 10_000_000),
   };
 }

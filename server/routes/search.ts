@@ -1,8 +1,10 @@
 /**
  * Full-text search across every session: `q`, the session filters (`source`, `project`, `from`,
- * `to`) and paging (`offset`, `limit` up to 200); hits newest first with highlighted snippets,
- * and an exact count or, with `total_capped`, a lower bound (see core/store/search.ts).
+ * `to`) and paging (`offset`, `limit` up to `SEARCH_PAGE_MAX`); hits newest first with
+ * highlighted snippets, and an exact count or, with `total_capped`, a lower bound (see
+ * core/store/search.ts).
  */
+import { SEARCH_PAGE_MAX } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import { type Route, sessionQuery } from "./_http.ts";
@@ -16,8 +18,7 @@ export function searchRoutes(deps: AppDeps): Route[] {
       if (q.length > 500) {
         throw new HttpError(400, "bad_request", "Search text over 500 characters");
       }
-      const f = sessionQuery(url, 20);
-      if (f.limit! > 200) throw new HttpError(400, "bad_request", 'Query "limit" must be 1..200');
+      const f = sessionQuery(url, 20, SEARCH_PAGE_MAX);
       const started = performance.now();
       const result = deps.store.search(q, { ...f, text: undefined });
       const ms = Math.round((performance.now() - started) * 10) / 10;

@@ -228,6 +228,16 @@ Deno.test("GET /api/search returns hits with highlighted snippets and honours fi
   assert.equal(empty.total, 0);
   const syntax = await callJson<Json>(app, "GET", `/api/search?q=${enc('"AND OR (*')}`);
   assert.equal(typeof syntax.total, "number");
+  // a page past the last hit: empty, the count as it is
+  const past = await callJson<Json>(app, "GET", `/api/search?q=summary&offset=${body.total + 5}`);
+  assert.deepEqual([past.total, past.hits.length], [body.total, 0]);
+  // a limit out of range says the one range, whichever side it is on
+  for (const limit of ["0", "201", "-5"]) {
+    const res = await call(app, "GET", `/api/search?q=summary&limit=${limit}`);
+    assert.equal(res.status, 400, limit);
+    assert.equal((await res.json()).error, 'Query parameter "limit" must be 1..200', limit);
+  }
+  assert.equal((await callJson<Json>(app, "GET", "/api/search?q=summary&limit=200")).limit, 200);
 });
 
 Deno.test("GET /api/search says while a first import is still building the index, and how far", async (t) => {
