@@ -30,16 +30,14 @@ export {
   runsOf,
 } from "./filter_runs.ts";
 export {
-  INDEX_WORD,
   indexBody,
   INDEXED_PAYLOAD_BYTES,
   INDEXED_TEXT_BYTES,
   INDEXED_TEXT_CHARS,
   joinedPairs,
-  PAIR_MARK,
-  pairTerm,
   searchBody,
 } from "./search_text.ts";
+export { INDEX_WORD, PAIR_MARK, pairTerm } from "./search_words.ts";
 export { RuleTable } from "./rule_table.ts";
 export type {
   ChangeCursor,

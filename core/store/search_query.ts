@@ -20,7 +20,7 @@
  * candidate's text ({@link phraseCheck}).
  */
 
-import { INDEX_WORD, pairTerm, WORD_CHARS } from "./search_text.ts";
+import { INDEX_WORD, pairTerm, WORD_CHARS } from "./search_words.ts";
 
 /** Hits are counted exactly up to this many; past it the count says "at least". */
 export const COUNT_CAP = 10_000;

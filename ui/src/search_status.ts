@@ -1,8 +1,10 @@
 /**
  * The search palette's status line: how many steps matched, how long the search took, and the
  * hint that fits what was typed (quotes for a phrase; when nothing matched, why that may be).
- * Pure, so a test reads every case.
+ * Pure, so a test reads every case. The query is read by the server's own rule
+ * (core/store/search_query.ts), so a hint never tells a query apart differently from the search.
  */
+import { MIN_PREFIX, type QueryPart, queryParts } from "../../core/store/search_query.ts";
 
 export interface SearchStatus {
   /** The matches counted, null before any answer. */
@@ -21,13 +23,15 @@ export const STATUS_IDLE =
 
 export function searchStatus(s: SearchStatus): string {
   if (s.total === null) return STATUS_IDLE;
+  const parts = queryParts(s.query);
   const took = ` · ${s.ms} ms`;
-  const oneLetter = shortLastWord(s.query) ? " · a one-letter word is matched whole" : "";
+  if (!parts.length) return `No words to search for: a word is letters or digits${took}`;
+  const oneLetter = shortLastWord(s.query, parts) ? " · a one-letter word is matched whole" : "";
   if (s.total === 0 && !s.capped) {
-    // (the server looks for every chunk typed in one step: words, identifiers, phrases)
+    // (the search looks for every part typed in one step: words, identifiers, phrases)
     const why = s.narrowed
       ? " · All sessions searches everywhere"
-      : chunks(s.query) > 1
+      : parts.length > 1
       ? " · every word must be in the same step"
       : ' · "quotes" for a phrase';
     return `No matches${s.narrowed ? " in these sessions" : ""}${took}${oneLetter}${why}`;
@@ -38,18 +42,11 @@ export function searchStatus(s: SearchStatus): string {
   return `${count}, newest first${took}${oneLetter} · "quotes" for a phrase`;
 }
 
-/** The server matches a last word of one character whole, not as a beginning. */
-export function shortLastWord(text: string): boolean {
-  const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
-  const last = words[words.length - 1] ?? "";
-  return last.length === 1 && /[\p{L}\p{N}]$/u.test(text);
-}
-
-/** How many parts a query has as the server splits it: quoted phrases and other chunks. */
-function chunks(text: string): number {
-  let n = 0;
-  for (const m of text.matchAll(/"([^"]*)"?|[^\s"]+/gu)) {
-    if (/[\p{L}\p{N}]/u.test(m[1] ?? m[0])) n++;
-  }
-  return n;
+/**
+ * The last word, typed at the end, is too short to be a prefix: the server matches it whole,
+ * not as a beginning.
+ */
+function shortLastWord(text: string, parts: QueryPart[]): boolean {
+  const last = parts[parts.length - 1].words.at(-1) ?? "";
+  return last.length < MIN_PREFIX && /[\p{L}\p{N}]$/u.test(text);
 }

@@ -44,6 +44,11 @@ Deno.test("no match says so, with the hint that fits what was typed", async (t) 
     // punctuation alone is no word: one chunk
     assertEquals(status(0, "render -- ::"), 'No matches · 3 ms · "quotes" for a phrase');
   });
+  await t.step("nothing but punctuation: no word to look for", () => {
+    for (const q of ["::", "-- ::", '""', "*"]) {
+      assertEquals(status(0, q), "No words to search for: a word is letters or digits · 3 ms", q);
+    }
+  });
   await t.step("narrowed to an agent, a project or days: All sessions widens it", () => {
     assertEquals(
       status(0, "render", { narrowed: true }),

@@ -178,7 +178,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
             total: total.value,
             capped: capped.value,
             ms: ms.value,
-            query: q.value,
+            query: answered.value, // (what the count answers, not what is typed since)
             narrowed: isNarrowed(scope.value),
           })}
         </div>
