@@ -1,6 +1,6 @@
 /** `chronicle search QUERY`: full-text search over every imported session, from a terminal. */
 import { SOURCE_IDS } from "../core/sources/registry.ts";
-import { SEARCH_PAGE_MAX, type SearchResult } from "../core/store/mod.ts";
+import { queryParts, SEARCH_PAGE_MAX, type SearchResult } from "../core/store/mod.ts";
 import { dateArg, helpOrVersion, intArg, parseArgs, sourceArg, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import { termSafe } from "../core/security/terminal.ts";
@@ -49,6 +49,11 @@ export const searchCommand: Command = async (args, io) => {
   if (early !== null) return early;
   const q = p.positionals.join(" ").trim();
   if (!q) throw new UsageError("search takes the text to look for");
+  if (!queryParts(q).length) {
+    throw new UsageError(
+      `${JSON.stringify(q)} has no word to search for (a word is letters or digits)`,
+    );
+  }
   const source = sourceArg(p.values.source);
   if (source !== undefined && !(SOURCE_IDS as readonly string[]).includes(source)) {
     throw new UsageError(`--source takes one of ${SOURCE_IDS.join(", ")}`);

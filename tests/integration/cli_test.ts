@@ -110,6 +110,7 @@ Deno.test("chronicle answers usage errors with exit 2 and one clear line", async
     { args: ["export", "x"], code: 2, stderr: /needs --out/ },
     { args: ["verify"], code: 2, stderr: /exactly one folder/ },
     { args: ["search"], code: 2, stderr: /takes the text to look for/ },
+    { args: ["search", "::"], code: 2, stderr: /"::" has no word to search for/ },
     { args: ["search", "x", "--since", "last week"], code: 2, stderr: /--since takes a date/ },
     {
       args: ["search", "x", "--limit", "0"],
