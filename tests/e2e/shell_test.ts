@@ -343,6 +343,24 @@ Deno.test({
         assert.match(page.url(), /text=sub-agent/);
       });
 
+      await t.step(
+        "a text with no word in it filters nothing, and the count says why",
+        async () => {
+          await page.goto(fx.server.url);
+          await page.waitForSelector(".sessions li");
+          const all = fx.store.listSessions({ limit: 100 }).total;
+          await page.getByLabel("Filter sessions by text").fill("::");
+          await page.waitForFunction(() => location.search.includes("text=%3A%3A"));
+          await page.locator(".list-count", { hasText: "no word in the text to filter by" })
+            .waitFor();
+          assert.match((await page.locator(".list-count").textContent())!, new RegExp(`^${all} `));
+          await page.getByLabel("Filter sessions by text").fill("");
+          await page.waitForFunction(() =>
+            !document.querySelector(".list-count")!.textContent!.includes("no word")
+          );
+        },
+      );
+
       await t.step("a deep link scrolls the list to its session", async () => {
         const last = fx.store.listSessions({ limit: 100 }).items.at(-1)!;
         await page.goto(url(fx, `/sessions/${encodeURIComponent(last.id)}`));

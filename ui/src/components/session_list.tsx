@@ -13,6 +13,7 @@ import { filterQuery, navigate, onLink, sessionUrl } from "../router.ts";
 import type { Page, SessionSummary } from "../types.ts";
 import { ImportProgressBar } from "./import_progress.tsx";
 import { AgentOptions, ProjectOptions, useProjects } from "./filter_options.tsx";
+import { queryParts } from "../../../core/store/search_query.ts";
 
 const PAGE = 100;
 
@@ -177,7 +178,11 @@ export function SessionList(
               ? "Loading…"
               : `${total.value.toLocaleString("en-US")} ${f.starred ? "starred " : ""}session${
                 total.value === 1 ? "" : "s"
-              }`}
+              }${
+                // (the server leaves out a text with no word, as search reads it)
+                f.text.trim() && !queryParts(f.text).length
+                  ? " · no word in the text to filter by"
+                  : ""}`}
           </div>
           <button
             type="button"
