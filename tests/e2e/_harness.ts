@@ -47,6 +47,8 @@ export async function serveFixtures(
     doctor?: AppDeps["doctor"];
     /** Forgetting and the exclude list (the routes answer 503 without it). */
     archive?: (store: ChronicleStore, events: EventHub) => ArchiveService;
+    /** How far a first import is, as the server's background importer says. */
+    importProgress?: AppDeps["importProgress"];
   },
 ): Promise<Fixture> {
   await ensureUi();
@@ -63,6 +65,7 @@ export async function serveFixtures(
     replay: options.replay?.(store),
     git: options.git,
     doctor: options.doctor,
+    importProgress: options.importProgress,
   });
   return {
     store,

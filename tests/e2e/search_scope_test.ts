@@ -121,3 +121,45 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "while a first import still builds the index, the palette counts so far and says how far",
+  ...opts,
+  fn: async () => {
+    const fx = await serveFixtures({
+      scenarios: [],
+      homes: [home],
+      importProgress: () => ({
+        state: "indexing",
+        first: true,
+        files_total: 2,
+        files_done: 2,
+        bytes_total: 2000,
+        bytes_done: 2000,
+        sessions: 2,
+        index_total: 1000,
+        index_done: 400,
+        percent: 40,
+        eta_s: 3,
+        started_at: 1,
+        finished_at: null,
+      }),
+    });
+    const b = await openBrowser({ fixture: fx });
+    try {
+      await b.page.goto(fx.server.url);
+      await b.page.waitForSelector(".sessions li");
+      await searchFor(b.page, "scopeword");
+      // the hits indexed so far are a floor, not the count
+      await status(b.page, /^3 matches so far, newest first/);
+      await b.page.locator(".search-indexing", { hasText: "search is still indexing (40%)" })
+        .waitFor();
+      await b.page.locator(".palette-input").fill("zzzqnothing");
+      await status(b.page, /^No matches yet · [\d.]+ ms$/);
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+      await fx.close();
+    }
+  },
+});

@@ -16,6 +16,8 @@ export interface SearchStatus {
   query: string;
   /** The search looks in an agent, a project or days, not every session. */
   narrowed: boolean;
+  /** The index is still being built: steps not yet in it match nothing for now. */
+  indexing?: boolean;
 }
 
 export const STATUS_IDLE =
@@ -27,6 +29,7 @@ export function searchStatus(s: SearchStatus): string {
   const took = ` · ${s.ms} ms`;
   if (!parts.length) return `No words to search for: a word is letters or digits${took}`;
   const oneLetter = shortLastWord(s.query, parts) ? " · a one-letter word is matched whole" : "";
+  if (s.indexing && s.total === 0 && !s.capped) return `No matches yet${took}${oneLetter}`;
   if (s.total === 0 && !s.capped) {
     // (the search looks for every part typed in one step: words, identifiers, phrases)
     const why = s.narrowed
@@ -38,7 +41,7 @@ export function searchStatus(s: SearchStatus): string {
   }
   const count = `${s.capped ? "at least " : ""}${s.total.toLocaleString("en-US")} ${
     s.total === 1 && !s.capped ? "match" : "matches"
-  }`;
+  }${s.indexing && !s.capped ? " so far" : ""}`;
   return `${count}, newest first${took}${oneLetter} · "quotes" for a phrase`;
 }
 

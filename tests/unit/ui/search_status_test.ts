@@ -32,6 +32,19 @@ Deno.test("a count agrees with its noun, and a capped count says at least", () =
   );
 });
 
+Deno.test("while the index is built, a count is so far and no match is not yet", () => {
+  const during = (total: number, capped = false) =>
+    searchStatus({ total, capped, ms: 3, query: "render", narrowed: false, indexing: true });
+  assertEquals(during(1384), '1,384 matches so far, newest first · 3 ms · "quotes" for a phrase');
+  assertEquals(during(1), '1 match so far, newest first · 3 ms · "quotes" for a phrase');
+  assertEquals(
+    during(10000, true),
+    'at least 10,000 matches, newest first · 3 ms · "quotes" for a phrase',
+  );
+  // (the palette's indexing note says why)
+  assertEquals(during(0), "No matches yet · 3 ms");
+});
+
 Deno.test("no match says so, with the hint that fits what was typed", async (t) => {
   await t.step("one word: quotes for a phrase", () => {
     assertEquals(status(0, "aws_access_key_id"), 'No matches · 3 ms · "quotes" for a phrase');

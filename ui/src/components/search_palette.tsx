@@ -180,6 +180,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
             ms: ms.value,
             query: answered.value, // (what the count answers, not what is typed since)
             narrowed: isNarrowed(scope.value),
+            indexing: indexing.value !== null,
           })}
         </div>
         {indexing.value && (
