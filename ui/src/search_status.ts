@@ -53,3 +53,29 @@ function shortLastWord(text: string, parts: QueryPart[]): boolean {
   const last = parts[parts.length - 1].words.at(-1) ?? "";
   return last.length < MIN_PREFIX && /[\p{L}\p{N}]$/u.test(text);
 }
+
+/** How far the search index is, as GET /api/search says while it is being built. */
+export interface Indexing {
+  phase: "discovering" | "importing" | "indexing";
+  percent: number | null;
+  /** Stored steps not in the index yet. */
+  unindexed: number;
+}
+
+/** Some steps may still be missing from the hits: a count is "so far". */
+export function stillIndexing(i: Indexing | null): boolean {
+  return i !== null && (i.phase !== "indexing" || i.unindexed > 0);
+}
+
+/** The note under the status while a first import runs: what is not searchable yet. */
+export function indexingNote(i: Indexing): string {
+  if (i.phase !== "indexing") {
+    return `The index is still being built (${i.percent}% imported): some sessions are not searchable yet.`;
+  }
+  const pct = i.percent === null ? "" : ` (${i.percent}%)`;
+  // (the backlog is empty before the pass ends: its payloads are compressed after)
+  if (!i.unindexed) return `Every step is searchable; the import is finishing${pct}.`;
+  return `Sessions are all stored; search is still indexing${pct}: ${
+    i.unindexed.toLocaleString("en-US")
+  } step${i.unindexed === 1 ? " is" : "s are"} not searchable yet.`;
+}

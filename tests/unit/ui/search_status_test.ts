@@ -1,6 +1,11 @@
 /** The search palette's status line (ui/src/search_status.ts): counts, nouns and hints. */
 import { assertEquals } from "../../_helpers/assert.ts";
-import { searchStatus, STATUS_IDLE } from "../../../ui/src/search_status.ts";
+import {
+  indexingNote,
+  searchStatus,
+  STATUS_IDLE,
+  stillIndexing,
+} from "../../../ui/src/search_status.ts";
 
 const status = (
   total: number | null,
@@ -74,4 +79,29 @@ Deno.test("no match says so, with the hint that fits what was typed", async (t) 
       'at least 0 matches, newest first · 3 ms · "quotes" for a phrase',
     );
   });
+});
+
+Deno.test("the indexing note says what is not searchable yet, and nothing once every step is", () => {
+  const importing = { phase: "importing", percent: 60, unindexed: 0 } as const;
+  assertEquals(
+    indexingNote(importing),
+    "The index is still being built (60% imported): some sessions are not searchable yet.",
+  );
+  assertEquals(stillIndexing(importing), true);
+  const indexing = { phase: "indexing", percent: 27, unindexed: 38618 } as const;
+  assertEquals(
+    indexingNote(indexing),
+    "Sessions are all stored; search is still indexing (27%): 38,618 steps are not searchable yet.",
+  );
+  assertEquals(stillIndexing(indexing), true);
+  assertEquals(
+    indexingNote({ ...indexing, unindexed: 1 }),
+    "Sessions are all stored; search is still indexing (27%): 1 step is not searchable yet.",
+  );
+  // the backlog empty while the pass compresses its payloads: it said "(99%): 0 steps are not
+  // searchable yet", and counted "so far"
+  const finishing = { phase: "indexing", percent: 99, unindexed: 0 } as const;
+  assertEquals(indexingNote(finishing), "Every step is searchable; the import is finishing (99%).");
+  assertEquals(stillIndexing(finishing), false);
+  assertEquals(stillIndexing(null), false);
 });

@@ -11,7 +11,7 @@ import { navigate, sessionUrl } from "../router.ts";
 import { useFocusTrap } from "./dialog.ts";
 import { AgentOptions, ProjectOptions, useProjects } from "./filter_options.tsx";
 import type { Project, SearchHit, SearchResult } from "../types.ts";
-import { searchStatus } from "../search_status.ts";
+import { type Indexing, indexingNote, searchStatus, stillIndexing } from "../search_status.ts";
 
 const PAGE = 30;
 
@@ -180,7 +180,7 @@ export function SearchPalette({ onClose }: { onClose: () => void }): VNode {
             ms: ms.value,
             query: answered.value, // (what the count answers, not what is typed since)
             narrowed: isNarrowed(scope.value),
-            indexing: indexing.value !== null,
+            indexing: stillIndexing(indexing.value),
           })}
         </div>
         {indexing.value && (
@@ -268,21 +268,4 @@ function ScopeFilters(
       {narrowed && <button type="button" class="mini" onClick={onReset}>All sessions</button>}
     </div>
   );
-}
-
-/** How far the search index is, as GET /api/search says while it is being built. */
-interface Indexing {
-  phase: "discovering" | "importing" | "indexing";
-  percent: number | null;
-  unindexed: number;
-}
-
-function indexingNote(i: Indexing): string {
-  if (i.phase !== "indexing") {
-    return `The index is still being built (${i.percent}% imported): some sessions are not searchable yet.`;
-  }
-  const pct = i.percent === null ? "" : ` (${i.percent}%)`;
-  return `Sessions are all stored; search is still indexing${pct}: ${
-    i.unindexed.toLocaleString("en-US")
-  } steps are not searchable yet.`;
 }
