@@ -123,22 +123,22 @@ Deno.test({
 });
 
 Deno.test({
-  name: "while a first import still builds the index, the palette counts so far and says how far",
+  name: "while a first import still runs, the palette counts so far and says how far it is",
   ...opts,
   fn: async () => {
     const fx = await serveFixtures({
       scenarios: [],
       homes: [home],
       importProgress: () => ({
-        state: "indexing",
+        state: "importing",
         first: true,
         files_total: 2,
-        files_done: 2,
+        files_done: 1,
         bytes_total: 2000,
-        bytes_done: 2000,
+        bytes_done: 800,
         sessions: 2,
-        index_total: 1000,
-        index_done: 400,
+        index_total: 0,
+        index_done: 0,
         percent: 40,
         eta_s: 3,
         started_at: 1,
@@ -152,7 +152,7 @@ Deno.test({
       await searchFor(b.page, "scopeword");
       // the hits indexed so far are a floor, not the count
       await status(b.page, /^3 matches so far, newest first/);
-      await b.page.locator(".search-indexing", { hasText: "search is still indexing (40%)" })
+      await b.page.locator(".search-indexing", { hasText: "still being built (40% imported)" })
         .waitFor();
       await b.page.locator(".palette-input").fill("zzzqnothing");
       await status(b.page, /^No matches yet · [\d.]+ ms$/);
