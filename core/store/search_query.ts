@@ -46,6 +46,11 @@ const MAX_CHUNKS = 16;
 export interface QueryPart {
   /** Its words, lower-cased, as the index splits them. */
   words: string[];
+  /**
+   * Its last word is the one being typed (at the very end, no closing quote, no punctuation
+   * after it): a prefix from {@link MIN_PREFIX} characters, shorter matched whole.
+   */
+  typed: boolean;
   /** Its last word is a prefix. */
   prefix: boolean;
   /** The user quoted it. */
@@ -65,13 +70,12 @@ export function queryParts(q: string): QueryPart[] {
     const quoted = m[1] !== undefined;
     const words = indexWords(quoted ? m[1] : m[3]);
     if (!words.length) continue;
-    // Search-as-you-type: the word being typed (at the very end, no closing quote, no
-    // punctuation after it) is a prefix.
+    // Search-as-you-type: the word being typed is a prefix.
     const atEnd = m.index! + m[0].length === q.length;
     const open = quoted && m[2] === "";
-    const typing = atEnd && (quoted ? open : /[\p{L}\p{N}]$/u.test(m[3]));
-    const prefix = typing && words[words.length - 1].length >= MIN_PREFIX;
-    parts.push({ words, prefix, quoted });
+    const typed = atEnd && (quoted ? open : /[\p{L}\p{N}]$/u.test(m[3]));
+    const prefix = typed && words[words.length - 1].length >= MIN_PREFIX;
+    parts.push({ words, typed, prefix, quoted });
     if (parts.length === MAX_CHUNKS) break;
   }
   return parts;

@@ -11,10 +11,10 @@
 export const PAIR_MARK = "\uE000";
 
 /**
- * The index word of two words joined (`joinedPairs` in search_text.ts): the mark, the first, the mark, the
- * second (migration 29). Starting with the mark, a pair never begins with a word: a word typed
- * as a prefix (`error*`) expands to words alone, not to every pair the word starts (3 GB
- * history: 17,796 terms and 110 ms for `error*`, most of them pairs).
+ * The index word of two words joined (`joinedPairs` in search_text.ts): the mark, the first,
+ * the mark, the second (migration 29). Starting with the mark, a pair never begins with a word:
+ * a word typed as a prefix (`error*`) expands to words alone, not to every pair the word starts
+ * (3 GB history: 17,796 terms and 110 ms for `error*`, most of them pairs).
  */
 export function pairTerm(first: string, second: string): string {
   return PAIR_MARK + first + PAIR_MARK + second;

@@ -4,7 +4,7 @@
  * Pure, so a test reads every case. The query is read by the server's own rule
  * (core/store/search_query.ts), so a hint never tells a query apart differently from the search.
  */
-import { MIN_PREFIX, type QueryPart, queryParts } from "../../core/store/search_query.ts";
+import { queryParts } from "../../core/store/search_query.ts";
 
 export interface SearchStatus {
   /** The matches counted, null before any answer. */
@@ -12,7 +12,7 @@ export interface SearchStatus {
   /** The count is a floor ("at least"). */
   capped: boolean;
   ms: number | null;
-  /** The query as typed. */
+  /** The query the count answers. */
   query: string;
   /** The search looks in an agent, a project or days, not every session. */
   narrowed: boolean;
@@ -28,7 +28,9 @@ export function searchStatus(s: SearchStatus): string {
   const parts = queryParts(s.query);
   const took = ` · ${s.ms} ms`;
   if (!parts.length) return `No words to search for: a word is letters or digits${took}`;
-  const oneLetter = shortLastWord(s.query, parts) ? " · a one-letter word is matched whole" : "";
+  const last = parts[parts.length - 1];
+  // (the word being typed is a prefix from MIN_PREFIX characters: a shorter one is matched whole)
+  const oneLetter = last.typed && !last.prefix ? " · a one-letter word is matched whole" : "";
   if (s.indexing && s.total === 0 && !s.capped) return `No matches yet${took}${oneLetter}`;
   if (s.total === 0 && !s.capped) {
     // (the search looks for every part typed in one step: words, identifiers, phrases)
@@ -43,15 +45,6 @@ export function searchStatus(s: SearchStatus): string {
     s.total === 1 && !s.capped ? "match" : "matches"
   }${s.indexing && !s.capped ? " so far" : ""}`;
   return `${count}, newest first${took}${oneLetter} · "quotes" for a phrase`;
-}
-
-/**
- * The last word, typed at the end, is too short to be a prefix: the server matches it whole,
- * not as a beginning.
- */
-function shortLastWord(text: string, parts: QueryPart[]): boolean {
-  const last = parts[parts.length - 1].words.at(-1) ?? "";
-  return last.length < MIN_PREFIX && /[\p{L}\p{N}]$/u.test(text);
 }
 
 /** How far the search index is, as GET /api/search says while it is being built. */

@@ -35,6 +35,12 @@ Deno.test("a count agrees with its noun, and a capped count says at least", () =
     status(4, "render w"),
     '4 matches, newest first · 3 ms · a one-letter word is matched whole · "quotes" for a phrase',
   );
+  // the word being typed, as the server reads it: in an open quote too, not after a closed one
+  assertEquals(
+    status(4, '"render w'),
+    '4 matches, newest first · 3 ms · a one-letter word is matched whole · "quotes" for a phrase',
+  );
+  assertEquals(status(4, '"render w"'), '4 matches, newest first · 3 ms · "quotes" for a phrase');
 });
 
 Deno.test("while the index is built, a count is so far and no match is not yet", () => {
