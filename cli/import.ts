@@ -15,7 +15,8 @@ import { dataDir } from "../runtime/data_dir.ts";
 import { loadExcludeRules } from "../runtime/exclude_file.ts";
 import type { ExcludeRules } from "../core/archive/mod.ts";
 import { ChronicleError } from "../core/model/mod.ts";
-import { waitImportLock } from "../runtime/import_lock.ts";
+import { type ImportLock, waitImportLock } from "../runtime/import_lock.ts";
+import { listenForInterrupt } from "./interrupt.ts";
 import type { DiscoverEnv } from "../core/sources/types.ts";
 import { SOURCE_IDS } from "../core/sources/registry.ts";
 import { createDenoFs } from "../runtime/deno_fs.ts";
@@ -93,6 +94,8 @@ export async function runImport(
     exclude?: ExcludeRules;
     /** Read every unit from its start. */
     full?: boolean;
+    /** Stops the pass, then its indexing, once aborted (Ctrl-C): see `ImportOptions.signal`. */
+    signal?: AbortSignal;
   },
 ): Promise<ImportSummary> {
   const fs = createDenoFs({ tempRoot: options.tempRoot });
@@ -110,10 +113,11 @@ export async function runImport(
       stopOnStoreError: options.stopOnStoreError,
       exclude: options.exclude,
       full: options.full,
+      signal: options.signal,
       onProgress: options.progress
         ? (done, total) => {
           const t = performance.now();
-          if (t - lastDraw < 80 && done < total) return;
+          if (options.signal?.aborted || (t - lastDraw < 80 && done < total)) return;
           lastDraw = t;
           io.stderr(progressBar(done, total));
           if (done === total) io.stderr("\n");
@@ -131,25 +135,26 @@ export async function runImport(
   // (A pass with nothing to index starts no worker.)
   const texts = options.inProcess || !store.searchBacklog() ? null : createTextWorker();
   try {
-    await indexSearchBacklog(
-      store,
-      summary,
-      options.progress
+    await indexSearchBacklog(store, summary, {
+      onProgress: options.progress
         ? (done, total) => {
           const t = performance.now();
-          if (t - lastDraw < 80 && done < total) return;
+          if (options.signal?.aborted || (t - lastDraw < 80 && done < total)) return;
           lastDraw = t;
           io.stderr(progressBar(done, total, "", INDEXING_WHAT));
           if (done === total) io.stderr("\n");
         }
         : undefined,
-      texts?.build,
-      texts?.compress,
-    );
+      build: texts?.build,
+      compress: texts?.compress,
+      signal: options.signal,
+    });
   } finally {
     texts?.close();
   }
   summary.seconds = Math.round(1000 * summary.seconds + performance.now() - started) / 1000;
+  // stopped while indexing: every file was read (`unindexed` says what the index lacks)
+  if (options.signal?.aborted) summary.interrupted ??= { remaining_paths: [] };
   return summary;
 }
 
@@ -166,9 +171,9 @@ export function formatSummary(s: ImportSummary): string {
   const files = all.reduce((n, x) => n + x.units, 0);
   const ops = all.reduce((n, x) => n + x.operations, 0);
   const lines = [
-    `Imported in ${s.seconds.toFixed(2)} s: ${plural(files, "file")}, ${
-      plural(ops, "operation")
-    } written.`,
+    `${s.interrupted ? "Stopped after" : "Imported in"} ${s.seconds.toFixed(2)} s: ${
+      plural(files, "file")
+    }, ${plural(ops, "operation")} written.`,
   ];
   // A bulk import stores every session first, then counts their statistics, builds their search
   // index and compresses their payloads.
@@ -176,7 +181,7 @@ export function formatSummary(s: ImportSummary): string {
     lines.push(
       `  sessions browsable after ${s.browsable_seconds.toFixed(2)} s, then ${
         plural(s.indexed, "operation")
-      } indexed for search (statistics counted, payloads compressed) in ${
+      } indexed for search${s.interrupted ? "" : " (statistics counted, payloads compressed)"} in ${
         (s.seconds - s.browsable_seconds).toFixed(2)
       } s`,
     );
@@ -207,6 +212,14 @@ export function formatSummary(s: ImportSummary): string {
     }.`,
   );
   for (const e of s.errors) lines.push(`  ! ${termSafe(e.message)}`);
+  if (s.interrupted) {
+    const left = s.interrupted.remaining_paths.length;
+    lines.push(
+      `${
+        left ? `${plural(left, "file")} not read to the end yet` : "Every file read"
+      }; \`chronicle import\` goes on from there.`,
+    );
+  }
   return lines.join("\n") + "\n";
 }
 
@@ -277,16 +290,32 @@ export const importCommand: Command = async (args, io) => {
     return 1;
   }
   const { store, dir } = opened;
-  // one import at a time: a second one waits, then finds the files imported (no work twice)
-  const lock = await waitImportLock(dir, "chronicle import", {
-    onWait: (h) =>
-      io.stderr(
-        `Waiting for the import already running (pid ${h.pid}, ${
-          termSafe(h.command)
-        }) to finish...\n`,
-      ),
-  });
+  let lock: ImportLock | null = null;
+  // Ctrl-C: the file being stored is finished, then what is left is said; twice: at once
+  const interrupt = listenForInterrupt(
+    () => io.stderr(`${io.isTerminal ? "\n" : ""}${STOPPING}\n`),
+    (code) => {
+      io.stderr(STOPPED_AT_ONCE);
+      lock?.release();
+      Deno.exit(code);
+    },
+  );
   try {
+    // one import at a time: a second one waits, then finds the files imported (no work twice)
+    lock = await waitImportLock(dir, "chronicle import", {
+      onWait: (h) =>
+        io.stderr(
+          `Waiting for the import already running (pid ${h.pid}, ${
+            termSafe(h.command)
+          }) to finish...\n`,
+        ),
+      signal: interrupt.signal,
+    });
+    if (!lock) {
+      io.stderr("Stopped before importing anything.\n");
+      return interrupt.code;
+    }
+
     const before = store.totals();
     const storedSince = () => {
       const after = store.totals();
@@ -305,6 +334,7 @@ export const importCommand: Command = async (args, io) => {
         stopOnStoreError: isNoSpace,
         exclude,
         full: parsed.values.full === true,
+        signal: interrupt.signal,
       });
     } catch (e) {
       // a shared commit that failed for space at the end of the pass
@@ -324,10 +354,20 @@ export const importCommand: Command = async (args, io) => {
     io.stdout(
       parsed.values.json ? JSON.stringify(summary, null, 2) + "\n" : formatSummary(summary),
     );
+    if (interrupt.signal.aborted) return interrupt.code;
     // a source that could not be read (a corrupt database) fails the run; the others imported
     return summary.errors.length ? 1 : 0;
   } finally {
-    lock.release();
+    interrupt.dispose();
+    lock?.release();
     store.close();
   }
 };
+
+/** What the first Ctrl-C prints at once: the import stops at the next safe point. */
+export const STOPPING =
+  "Stopping: what is being written is finished first (Ctrl-C again stops at once)...";
+
+/** What a second Ctrl-C prints before it exits. */
+export const STOPPED_AT_ONCE =
+  "\nStopped at once: everything stored so far is kept; `chronicle import` goes on from there.\n";

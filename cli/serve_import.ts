@@ -9,6 +9,7 @@
  */
 import {
   backgroundPass,
+  type BackgroundPassResult,
   type ImportProgress,
   ImportQueue,
   LiveService,
@@ -41,7 +42,7 @@ import type { EventHub } from "../server/sse.ts";
 import { discoverEnv, INDEXING_WHAT, progressBar } from "./import.ts";
 import { isLock, tryImportLock } from "../runtime/import_lock.ts";
 import { termSafe } from "../core/security/terminal.ts";
-import type { CliIo } from "./io.ts";
+import { type CliIo, plural } from "./io.ts";
 
 export interface ImportingOptions {
   /** The server's connection: what live views read. */
@@ -275,7 +276,7 @@ export function startImporting(options: ImportingOptions): Importing {
       },
       importChunk: (units) =>
         queue.run(async () => {
-          if (stopping.signal.aborted) return emptySummary();
+          if (stopping.signal.aborted) return null;
           // A first pass is a bulk import even in its small first chunks (each collects what
           // it left in this thread as it ends: importUnits).
           const s = await run(units, first || undefined);
@@ -385,17 +386,13 @@ export function startImporting(options: ImportingOptions): Importing {
       },
       progress: tracker,
       first,
+      signal: stopping.signal,
     });
     closeTextWorker();
     report.call();
     if (first) {
       if (tracker.snapshot().files_total) draw(true);
-      const errors = result.errors.length ? `; ${result.errors.length} problems` : "";
-      io.stdout(
-        `Imported ${result.imported} new or changed files (${result.changed_sessions.length} sessions) in ${
-          ((tracker.snapshot().finished_at! - tracker.snapshot().started_at!) / 1000).toFixed(1)
-        } s${errors}.\n`,
-      );
+      io.stdout(firstPassLine(result, tracker.snapshot()));
       for (const e of result.errors.slice(0, 5)) io.stderr(`  ! ${e.message}\n`);
     }
   };
@@ -442,4 +439,22 @@ export function startImporting(options: ImportingOptions): Importing {
       closeTextWorker();
     },
   };
+}
+
+/**
+ * What the terminal says when the first pass ends: the files it imported, or, stopped (Ctrl-C
+ * while it ran), how many of them and that the next start goes on.
+ */
+export function firstPassLine(
+  result: BackgroundPassResult,
+  progress: Pick<ImportProgress, "started_at" | "finished_at">,
+): string {
+  const seconds = ((progress.finished_at! - progress.started_at!) / 1000).toFixed(1);
+  const sessions = plural(result.changed_sessions.length, "session");
+  const errors = result.errors.length ? `; ${plural(result.errors.length, "problem")}` : "";
+  return result.stopped && result.imported < result.changed
+    ? `Stopped: ${result.imported} of ${result.changed} new or changed files imported (${sessions}) in ${seconds} s${errors}; the next start imports the rest.\n`
+    : `Imported ${
+      plural(result.imported, "new or changed file")
+    } (${sessions}) in ${seconds} s${errors}.\n`;
 }

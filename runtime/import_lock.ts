@@ -99,20 +99,33 @@ export async function tryImportLock(
   return readHolder(path) ?? { pid: 0, command: "chronicle", started_at: "" };
 }
 
-/** Takes the lock, waiting while another process holds it; `onWait` hears who, once. */
+/**
+ * Takes the lock, waiting while another process holds it; `onWait` hears who, once. Null when
+ * `signal` aborts first (Ctrl-C while waiting).
+ */
 export async function waitImportLock(
   dir: string,
   command: string,
-  options: { onWait?: (holder: LockHolder) => void; pollMs?: number } = {},
-): Promise<ImportLock> {
+  options: { onWait?: (holder: LockHolder) => void; pollMs?: number; signal?: AbortSignal } = {},
+): Promise<ImportLock | null> {
+  const { signal } = options;
   let told = false;
-  for (;;) {
+  while (!signal?.aborted) {
     const got = await tryImportLock(dir, command);
     if ("release" in got) return got;
     if (!told) options.onWait?.(got);
     told = true;
-    await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, options.pollMs ?? 250);
+      signal?.addEventListener("abort", done);
+    });
   }
+  return null;
 }
 
 export function isLock(x: ImportLock | LockHolder): x is ImportLock {

@@ -137,8 +137,11 @@ export interface BackgroundPassOptions {
   stat: StatFn;
   /** True when the unit's files match its checkpoint (as the import pass decides it). */
   unchanged: (unit: SourceUnit) => Promise<boolean>;
-  /** Imports one chunk through the server's queue (its search texts wait in the backlog). */
-  importChunk: (units: SourceUnit[]) => Promise<ImportSummary>;
+  /**
+   * Imports one chunk through the server's queue (its search texts wait in the backlog); null
+   * when it did not (the server is stopping).
+   */
+  importChunk: (units: SourceUnit[]) => Promise<ImportSummary | null>;
   /** How many stored operations wait for the search index (core/store/backlog.ts). */
   searchBacklog?: () => number;
   /**
@@ -168,6 +171,11 @@ export interface BackgroundPassOptions {
   progress: ProgressTracker;
   first: boolean;
   chunks?: ChunkLimits;
+  /**
+   * Stops the pass once aborted (the server stopping): no chunk or slice is begun after it,
+   * and the result says what was imported.
+   */
+  signal?: AbortSignal;
 }
 
 export interface BackgroundPassResult {
@@ -175,6 +183,10 @@ export interface BackgroundPassResult {
   units: SourceUnit[];
   /** Units that changed and were imported. */
   imported: number;
+  /** Units that changed: `imported` of them unless the pass was stopped. */
+  changed: number;
+  /** The pass was stopped (`signal`) before it ended. */
+  stopped: boolean;
   changed_sessions: string[];
   errors: SessionIssue[];
 }
@@ -225,8 +237,20 @@ export async function backgroundPass(
     progress.planned(todo.length, todo.reduce((n, u) => n + u.size, 0));
     const size = new Map(todo.map((u) => [u.unit.path, u.size]));
     const changed = new Set<string>();
+    const stopped = () => options.signal?.aborted === true;
+    const result = () => ({
+      units,
+      imported,
+      changed: todo.length,
+      changed_sessions: [...changed],
+      errors,
+      stopped: stopped(),
+    });
+    let imported = 0;
     for (const chunk of chunksOf(todo, options.chunks)) {
-      const s = await options.importChunk(chunk);
+      const s = stopped() ? null : await options.importChunk(chunk);
+      if (!s) return result();
+      imported += chunk.length;
       errors.push(...s.errors);
       for (const id of s.changed_sessions) changed.add(id);
       progress.done(chunk.length, chunk.reduce((n, u) => n + (size.get(u.path) ?? 0), 0), [
@@ -235,20 +259,27 @@ export async function backgroundPass(
     }
     // Every session is stored (browsable); now their statistics, then the search index of what
     // the chunks wrote, a slice at a time, so live imports go between.
-    for (let left = 1; left > 0 && options.statsSlice;) left = await options.statsSlice();
-    const total = options.searchBacklog?.() ?? 0;
+    // (Stopped, what is left waits in the store's backlogs for the next pass.)
+    for (let left = 1; left > 0 && !stopped() && options.statsSlice;) {
+      left = await options.statsSlice();
+    }
+    const total = stopped() ? 0 : options.searchBacklog?.() ?? 0;
     if (total > 0) await options.beforeIndex?.();
-    for (let left = total; left > 0 && options.indexSlice;) {
+    for (let left = total; left > 0 && !stopped() && options.indexSlice;) {
       progress.indexing(total, total - left);
       left = await options.indexSlice();
     }
     // The frames the chunks wrote uncompressed (or a pass stopped before left so), compressed a
     // slice at a time.
-    for (let more = true; more && options.compressSlice;) more = await options.compressSlice();
-    if (total > 0) {
-      for (let left = 1; left > 0 && options.vacuumSlice;) left = await options.vacuumSlice();
+    for (let more = true; more && !stopped() && options.compressSlice;) {
+      more = await options.compressSlice();
     }
-    return { units, imported: todo.length, changed_sessions: [...changed], errors };
+    if (total > 0) {
+      for (let left = 1; left > 0 && !stopped() && options.vacuumSlice;) {
+        left = await options.vacuumSlice();
+      }
+    }
+    return result();
   } finally {
     progress.end();
   }

@@ -23,7 +23,7 @@ import type { ChronicleStore } from "./store.ts";
 import { type BacklogSlice, buildTexts } from "./backlog.ts";
 import { collectGarbage } from "../gc.ts";
 import { compressPlainFrames } from "./payload_codec.ts";
-import type { CompressedSlice, PlainSlice } from "./payloads.ts";
+import type { CompressedSlice, PlainCursor, PlainSlice } from "./payloads.ts";
 import { isBusy } from "./_sql.ts";
 import { type PreparedUnit, prepareUnit } from "./prepare.ts";
 
@@ -74,6 +74,12 @@ export interface ImportOptions extends DiscoverOptions {
   maxPassBytes?: number;
   /** Called as the pass indexes the backlog: operations indexed, and how many there were. */
   onIndexProgress?: (done: number, total: number) => void;
+  /**
+   * Stops the pass once aborted (Ctrl-C): before its next unit, or a big log's next slice, and
+   * the units being read meanwhile are dropped. Every unit and slice stored is kept, with its
+   * checkpoint, so the next pass goes on from there; `summary.interrupted` says what was left.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -114,6 +120,11 @@ export interface ImportSummary {
   errors: SessionIssue[];
   /** Set when the pass stopped early (`stopOnStoreError`): where, why, and what is left. */
   stopped?: { file: string; error: SessionIssue; remaining_paths: string[] };
+  /**
+   * Set when the pass was stopped (`signal`): the files it did not read to their end, the one
+   * it was in the middle of first.
+   */
+  interrupted?: { remaining_paths: string[] };
   /** Ids of the sessions this pass wrote to. */
   changed_sessions: string[];
   /**
@@ -382,7 +393,12 @@ export async function importUnits(
     // of Claude Code, in about twenty chunks, at 269-278 MiB without, 248-278 with. A pass
     // that indexes as it goes (a live import, a few units) does not collect.
     if (undefer) collectGarbage();
-    if (!options.searchLater) await indexSearchBacklog(store, summary, options.onIndexProgress);
+    if (!options.searchLater) {
+      await indexSearchBacklog(store, summary, {
+        onProgress: options.onIndexProgress,
+        signal: options.signal,
+      });
+    }
   } finally {
     restore();
   }
@@ -443,7 +459,16 @@ export async function importUnits(
     const AHEAD = 2;
     const queue: ReturnType<typeof start>[] = [];
     for (let i = 0; i < Math.min(AHEAD, plan.length); i++) queue.push(start(i));
+    // The units not read to their end when the pass is stopped at unit `i` (`signal`).
+    const interrupt = async (i: number, midway = false) => {
+      await Promise.all(queue); // read meanwhile: dropped, their units read again next time
+      summary.interrupted = {
+        remaining_paths: plan.slice(i).filter((_, k) => (midway && k === 0) || !unchanged[i + k])
+          .map((p) => p.unit.path),
+      };
+    };
     for (let i = 0; i < plan.length; i++) {
+      if (options.signal?.aborted) return await interrupt(i);
       // (let: dropped once read, like the first slice below)
       let current: Awaited<ReturnType<typeof start>> | undefined = await queue.shift()!;
       queue.push(start(i + AHEAD));
@@ -482,6 +507,8 @@ export async function importUnits(
       // The last slice stored left its sessions to a slice after it (apply.ts): settled below
       // when no slice after it is stored.
       let unsettled = false;
+      // stopped (`signal`) between two of the log's slices: it is read on from there next time
+      let midway = false;
       // A big log comes in slices (its checkpoint says `more`): each stored, then the next read.
       for (let slice = 0;; slice++) {
         const errs = result.issues.filter((x) => x.severity === "error");
@@ -538,6 +565,11 @@ export async function importUnits(
         for (const d of result.deltas) sessions.add(d.session_id);
         if (clock === undefined) written += distinctOperations(result);
         if (!next) break;
+        if (options.signal?.aborted) {
+          midway = true;
+          await next; // the slice read past the stop is dropped: the checkpoint stored says where
+          break;
+        }
         let read = await next;
         // not kept there (a worker started since): read again with the keys, stored by now
         if (!read.ok && (read.e as Error)?.message?.includes(SEEN_NOT_KEPT)) {
@@ -560,6 +592,7 @@ export async function importUnits(
       else s.new++;
       s.full = s.new + s.rewritten;
       options.onProgress?.(i + 1, plan.length, unit);
+      if (midway) return await interrupt(i, true);
     }
   }
 }
@@ -666,11 +699,16 @@ export class CompressedBatch {
 export function compressFrames(
   store: ChronicleStore,
   summary: ImportSummary,
-  compress: FrameCompressor = (frames) => Promise.resolve(compressPlainFrames(frames)),
+  options: { compress?: FrameCompressor; signal?: AbortSignal } = {},
 ): Promise<void> {
+  const compress = options.compress ??
+    ((frames) => Promise.resolve(compressPlainFrames(frames)));
   return deferredWork(summary, "compress_failed", "compress the payloads", async () => {
     const batch = new CompressedBatch(store);
-    for (let slice = store.readPlainFrames(); slice; slice = store.readPlainFrames(slice.next)) {
+    // (stopped: the frames left plain are the next pass's)
+    const more = (after: PlainCursor | null = null) =>
+      options.signal?.aborted ? null : store.readPlainFrames(after);
+    for (let slice = more(); slice; slice = more(slice.next)) {
       batch.add(slice, await compress(slice.frames.map((f) => f.bytes)));
     }
     batch.flush();
@@ -702,6 +740,20 @@ async function deferredWork(
   }
 }
 
+export interface IndexBacklogOptions {
+  /** Called after each slice: operations indexed, and how many there were. */
+  onProgress?: (done: number, total: number) => void;
+  /** Builds a slice's texts (a worker). Default: here. */
+  build?: TextBuilder;
+  /** Compresses the plain frames (a worker). Default: here. */
+  compress?: FrameCompressor;
+  /**
+   * Stops once aborted (Ctrl-C), after the slice being written: what is not indexed or
+   * compressed yet stays for the next import (`summary.unindexed`).
+   */
+  signal?: AbortSignal;
+}
+
 /**
  * What a bulk import leaves until every session is stored: counts its sessions' statistics,
  * then indexes the search backlog (backlog.ts) into `summary`'s counts, a slice per
@@ -713,10 +765,10 @@ async function deferredWork(
 export async function indexSearchBacklog(
   store: ChronicleStore,
   summary: ImportSummary,
-  onProgress?: (done: number, total: number) => void,
-  build: TextBuilder = (slice) => Promise.resolve(buildTexts(slice)),
-  compress?: FrameCompressor,
+  options: IndexBacklogOptions = {},
 ): Promise<void> {
+  const { onProgress, signal } = options;
+  const build = options.build ?? ((slice) => Promise.resolve(buildTexts(slice)));
   const total = store.searchBacklog();
   // (the pass that left the backlog collected its garbage as it ended: importUnits)
   await settleStats(store, summary);
@@ -724,17 +776,17 @@ export async function indexSearchBacklog(
   // texts, while this thread writes the index. (The worker is the busier thread now that it
   // builds the texts too: 13.0 s of CPU against this thread's 10.5 on the 1 GB corpus.
   // Compressing here instead was slower, and peaked higher.)
-  const compressing = compressFrames(store, summary, compress);
+  const compressing = compressFrames(store, summary, { compress: options.compress, signal });
   let done = 0;
   let pending: Promise<string[]> | null = null;
   try {
     // A round reads the backlog once through; what was written again meanwhile stays queued
     // for the next round, and a round that indexes nothing ends it.
-    for (let moved = total > 0; moved && store.searchBacklog() > 0;) {
+    for (let moved = total > 0; moved && !signal?.aborted && store.searchBacklog() > 0;) {
       moved = false;
       let slice = store.readBacklog(0);
       pending = slice && build(slice);
-      while (slice && pending) {
+      while (slice && pending && !signal?.aborted) {
         const next = store.readBacklog(slice.rowids[slice.rowids.length - 1]);
         const following: Promise<string[]> | null = next && build(next);
         const texts = await pending;
@@ -746,6 +798,7 @@ export async function indexSearchBacklog(
         slice = next;
       }
     }
+    await pending; // stopped (`signal`): the slice built ahead is not written
   } catch (e) {
     pending?.catch(() => {}); // the slice built ahead is not needed any more
     summary.errors.push({

@@ -15,13 +15,16 @@ export interface ChronicleRunOptions {
   stdin?: string;
 }
 
-/** Runs `chronicle ARGS` with only PATH, DENO_DIR and `env` in its environment. */
-export async function chronicle(
+/**
+ * Starts `chronicle ARGS` with only PATH, DENO_DIR and `env` in its environment, its output
+ * piped: a test that reads it as it comes, or signals the process.
+ */
+export function spawnChronicle(
   args: string[],
   env: Record<string, string>,
   options: ChronicleRunOptions = {},
-) {
-  const child = new Deno.Command(Deno.execPath(), {
+): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...FLAGS, `${ROOT}main.ts`, ...args],
     env: { PATH: Deno.env.get("PATH") ?? "", DENO_DIR, ...env },
     clearEnv: true,
@@ -30,6 +33,15 @@ export async function chronicle(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+/** Runs `chronicle ARGS` with only PATH, DENO_DIR and `env` in its environment. */
+export async function chronicle(
+  args: string[],
+  env: Record<string, string>,
+  options: ChronicleRunOptions = {},
+) {
+  const child = spawnChronicle(args, env, options);
   if (options.stdin !== undefined) {
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(options.stdin));

@@ -10,6 +10,7 @@ import {
 import type { SourceUnit } from "../../../core/sources/types.ts";
 import { emptySummary, type ImportSummary } from "../../../core/store/mod.ts";
 import { FakeClock, settle, unit } from "./_fakes.ts";
+import { firstPassLine } from "../../../cli/serve_import.ts";
 
 const summary = (changed: string[] = []): ImportSummary => ({
   ...emptySummary(),
@@ -110,6 +111,85 @@ Deno.test("backgroundPass() indexes what its chunks stored once they are all in 
   ]);
   assert.deepEqual(states, ["indexing 0/10 0%", "indexing 4/10 40%", "indexing 8/10 80%"]);
   assert.equal(progress.snapshot().state, "idle");
+});
+
+/** A pass over `paths` (one unit a chunk) that records what it did, stopped by `stop`. */
+function stoppablePass(paths: string[], stop: AbortController, at: (step: string) => void) {
+  const order: string[] = [];
+  let backlog = 0;
+  const step = (name: string) => {
+    order.push(name);
+    at(name);
+  };
+  const run = backgroundPass({
+    discover: () => Promise.resolve({ units: paths.map((p) => unit(p)), errors: [] }),
+    stat: () =>
+      Promise.resolve({ isFile: true, isDirectory: false, size: 100, mtimeMs: 1, ino: 1 }),
+    unchanged: () => Promise.resolve(false),
+    importChunk: (units) => {
+      step(`import ${units.map((u) => u.path).join(",")}`);
+      backlog += 5;
+      return Promise.resolve(summary([`s${units[0].path}`]));
+    },
+    searchBacklog: () => backlog,
+    statsSlice: () => (step("stats"), Promise.resolve(0)),
+    indexSlice: () => {
+      step("index");
+      backlog = Math.max(0, backlog - 4);
+      return Promise.resolve(backlog);
+    },
+    compressSlice: () => (step("compress"), Promise.resolve(false)),
+    vacuumSlice: () => (step("vacuum"), Promise.resolve(0)),
+    progress: new ProgressTracker(new FakeClock()),
+    first: true,
+    chunks: { firstBytes: 100, maxBytes: 100, maxUnits: 1 },
+    signal: stop.signal,
+  });
+  return { run, order };
+}
+
+Deno.test("backgroundPass() stopped begins no chunk or slice after it, and says what it imported", async () => {
+  // stopped while the second of three chunks is imported
+  const a = new AbortController();
+  const mid = stoppablePass(["/a", "/b", "/c"], a, (s) => s === "import /b" && a.abort());
+  const r = await mid.run;
+  assert.deepEqual(mid.order, ["import /a", "import /b"]);
+  assert.deepEqual([r.stopped, r.imported, r.changed], [true, 2, 3]);
+  assert.deepEqual(r.changed_sessions.sort(), ["s/a", "s/b"]);
+  // stopped while the index is built: every file imported, the rest of the index left
+  const b = new AbortController();
+  const late = stoppablePass(["/a", "/b"], b, (s) => s === "index" && b.abort());
+  const l = await late.run;
+  assert.deepEqual(late.order, ["import /a", "import /b", "stats", "index"]);
+  assert.deepEqual([l.stopped, l.imported, l.changed], [true, 2, 2]);
+  // not stopped: every phase
+  const c = await stoppablePass(["/a"], new AbortController(), () => {}).run;
+  assert.deepEqual([c.stopped, c.imported, c.changed], [false, 1, 1]);
+});
+
+Deno.test("the server's first-pass line says how far a stopped pass got", () => {
+  const times = { started_at: 1000, finished_at: 4300 };
+  const result = {
+    units: [],
+    imported: 99,
+    changed: 158,
+    changed_sessions: Array.from({ length: 99 }, (_, i) => `s${i}`),
+    errors: [],
+    stopped: true,
+  };
+  assert.equal(
+    firstPassLine(result, times),
+    "Stopped: 99 of 158 new or changed files imported (99 sessions) in 3.3 s; the next start imports the rest.\n",
+  );
+  assert.equal(
+    firstPassLine({ ...result, imported: 158, changed_sessions: ["s"] }, times),
+    "Imported 158 new or changed files (1 session) in 3.3 s.\n",
+    "stopped after its last file: every file imported",
+  );
+  assert.equal(
+    firstPassLine({ ...result, imported: 1, changed: 1, stopped: false }, times),
+    "Imported 1 new or changed file (99 sessions) in 3.3 s.\n",
+  );
 });
 
 Deno.test("the progress estimate is the time left at the rate so far", () => {

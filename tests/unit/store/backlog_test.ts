@@ -165,7 +165,7 @@ Deno.test("texts built in the worker, a slice ahead, index what the main thread 
   try {
     const s1 = emptySummary(), s2 = emptySummary();
     await indexSearchBacklog(here, s1);
-    await indexSearchBacklog(there, s2, undefined, worker.build);
+    await indexSearchBacklog(there, s2, { build: worker.build });
     assertEquals(s2.indexed, s1.indexed);
     assertEquals(s2.unindexed, 0);
   } finally {

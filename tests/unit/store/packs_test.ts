@@ -842,9 +842,12 @@ Deno.test("the search text worker compresses plain frames as the store would, be
     const s1 = emptySummary(), s2 = emptySummary();
     await indexSearchBacklog(here, s1);
     let sent = 0;
-    await indexSearchBacklog(there, s2, undefined, worker.build, (frames) => {
-      sent += frames.length;
-      return worker.compress(frames);
+    await indexSearchBacklog(there, s2, {
+      build: worker.build,
+      compress: (frames) => {
+        sent += frames.length;
+        return worker.compress(frames);
+      },
     });
     assertEquals([s2.errors, s2.indexed, s2.unindexed], [[], s1.indexed, 0]);
     assert(sent > 0, "the worker compressed the frames");

@@ -1,0 +1,110 @@
+/**
+ * Ctrl-C (SIGINT) and SIGTERM for `chronicle import`: the first stops it where it is safe and
+ * it says what is left (the pass itself: tests/unit/store/interrupt_test.ts), a second exits
+ * at once.
+ */
+import { assertEquals, assertStringIncludes } from "../_helpers/assert.ts";
+import { spawnChronicle, userMachine } from "../_helpers/chronicle_cli.ts";
+import { formatSummary, STOPPING } from "../../cli/import.ts";
+import { emptySummary } from "../../core/store/mod.ts";
+
+/** Reads a stream's text until it holds `until` (or ends); returns all read so far. */
+async function readUntil(
+  reader: ReadableStreamDefaultReader<string>,
+  until: string,
+  sofar = "",
+): Promise<string> {
+  while (!sofar.includes(until)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    sofar += value;
+  }
+  return sofar;
+}
+
+async function rest(reader: ReadableStreamDefaultReader<string>, sofar: string) {
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return sofar;
+    sofar += value;
+  }
+}
+
+Deno.test("Ctrl-C while an import waits for another's lock stops it: nothing imported, that lock kept", async () => {
+  await using m = await userMachine(["claude/s1-basic"]);
+  await Deno.mkdir(m.data, { mode: 0o700 });
+  const lock = `${m.data}/import.lock`;
+  const holder = JSON.stringify({ pid: Deno.pid, command: "chronicle serve", started_at: "" });
+  await Deno.writeTextFile(lock, holder);
+  const child = spawnChronicle(["import"], m.env, { cwd: m.cwd });
+  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let err = await readUntil(stderr, "to finish...");
+  child.kill("SIGINT");
+  err = await rest(stderr, err);
+  const out = await rest(stdout, "");
+  const status = await child.status;
+  assertEquals(status.code, 130, err);
+  assertEquals(out, "");
+  assertEquals(
+    err,
+    `Waiting for the import already running (pid ${Deno.pid}, chronicle serve) to finish...\n` +
+      `${STOPPING}\nStopped before importing anything.\n`,
+  );
+  assertEquals(await Deno.readTextFile(lock), holder, "the holder's lock is left to it");
+  const listed = await m.run(["sessions", "--json"]);
+  assertEquals(JSON.parse(listed.stdout).total, 0, listed.stdout);
+});
+
+Deno.test("SIGTERM asks for 143, and a second signal exits at once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "chronicle-interrupt-" });
+  try {
+    const script = `${dir}/stop.ts`;
+    const helper = new URL("../../cli/interrupt.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      script,
+      `import { listenForInterrupt } from ${JSON.stringify(helper)};
+const i = listenForInterrupt(
+  () => console.log("first", i.code, i.signal.aborted),
+  (code) => { console.log("at once", code); Deno.exit(code); },
+);
+console.log("ready");
+setTimeout(() => console.log("not stopped"), 60_000);
+`,
+    );
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", `--allow-read=${dir}`, script],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = await readUntil(out, "ready\n");
+    child.kill("SIGTERM");
+    text = await readUntil(out, "first", text);
+    child.kill("SIGINT");
+    text = await rest(out, text);
+    assertEquals((await child.status).code, 130);
+    assertEquals(text, "ready\nfirst 143 true\nat once 130\n");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a stopped import's summary says so, and what is left", () => {
+  const left = {
+    ...emptySummary(),
+    seconds: 2.5,
+    unindexed: 1200,
+    interrupted: { remaining_paths: ["/h/a.jsonl", "/h/b.jsonl"] },
+  };
+  const text = formatSummary(left);
+  assertStringIncludes(text, "Stopped after 2.50 s: 0 files, 0 operations written.\n");
+  assertStringIncludes(text, "  1200 operations not indexed for search yet");
+  assertStringIncludes(
+    text,
+    "\n2 files not read to the end yet; `chronicle import` goes on from there.\n",
+  );
+  const indexing = formatSummary({ ...left, interrupted: { remaining_paths: [] } });
+  assertStringIncludes(indexing, "\nEvery file read; `chronicle import` goes on from there.\n");
+  assertEquals(formatSummary({ ...left, interrupted: undefined }).includes("Stopped"), false);
+});
