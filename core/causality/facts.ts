@@ -407,12 +407,49 @@ export function sessionFacts(
   read: PayloadReader,
   options: FactsOptions = {},
 ): OpFacts[] {
+  const facts = factsOf(session, read, options);
+  for (;;) {
+    const step = facts.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Operations whose facts are read between two turns of {@link sessionFactsInTurns}. */
+export const FACTS_PAGE = 1000;
+
+/**
+ * {@link sessionFacts} awaiting `turn` after every {@link FACTS_PAGE} operations (a server's
+ * turn of the event loop: the results a big session's facts read take seconds in all).
+ */
+export async function sessionFactsInTurns(
+  session: CanonicalSession,
+  read: PayloadReader,
+  options: FactsOptions & { turn: () => Promise<unknown> },
+): Promise<OpFacts[]> {
+  const facts = factsOf(session, read, options);
+  for (;;) {
+    const step = facts.next();
+    if (step.done) return step.value;
+    await options.turn();
+  }
+}
+
+function* factsOf(
+  session: CanonicalSession,
+  read: PayloadReader,
+  options: FactsOptions,
+): Generator<void, OpFacts[]> {
   const project = session.session.project.path;
-  return session.timeline.map((t) =>
-    opFacts(session.operations[t.op], { seq: t.seq, op: t.op, connection: t.connection }, {
-      project,
-      read,
-      resultChars: options.resultChars,
-    })
-  );
+  const out: OpFacts[] = [];
+  for (const t of session.timeline) {
+    out.push(
+      opFacts(session.operations[t.op], { seq: t.seq, op: t.op, connection: t.connection }, {
+        project,
+        read,
+        resultChars: options.resultChars,
+      }),
+    );
+    if (out.length % FACTS_PAGE === 0) yield;
+  }
+  return out;
 }

@@ -173,6 +173,38 @@ export function buildDocument(
   readPayload: ReadPayloadText,
   options: BuildOptions,
 ): ExportDocument {
+  const building = buildingDocument(session, readPayload, options);
+  for (;;) {
+    const step = building.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Steps a document is built from between two turns of {@link buildDocumentInTurns}. */
+export const DOCUMENT_PAGE = 1000;
+
+/**
+ * {@link buildDocument} awaiting `turn` after every {@link DOCUMENT_PAGE} steps (a server's
+ * turn of the event loop: a session of tens of thousands of steps takes seconds to redact).
+ */
+export async function buildDocumentInTurns(
+  session: CanonicalSession,
+  readPayload: ReadPayloadText,
+  options: BuildOptions & { turn: () => Promise<unknown> },
+): Promise<ExportDocument> {
+  const building = buildingDocument(session, readPayload, options);
+  for (;;) {
+    const step = building.next();
+    if (step.done) return step.value;
+    await options.turn();
+  }
+}
+
+function* buildingDocument(
+  session: CanonicalSession,
+  readPayload: ReadPayloadText,
+  options: BuildOptions,
+): Generator<void, ExportDocument> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const red = options.redactor;
   const thinking = options.thinking ?? false;
@@ -215,6 +247,7 @@ export function buildDocument(
   };
 
   for (const entry of session.timeline) {
+    if (entry.seq > 0 && entry.seq % DOCUMENT_PAGE === 0) yield;
     const op = session.operations[entry.op];
     if (!op) continue;
     const n = entry.seq + 1;

@@ -9,7 +9,13 @@
 import { AGENTS } from "../model/agents.ts";
 import type { CanonicalSession } from "../model/types.ts";
 import type { CustomRule } from "../security/mod.ts";
-import { buildDocument, type ExportDocument, type ExportLimits } from "./document.ts";
+import {
+  buildDocument,
+  buildDocumentInTurns,
+  type BuildOptions,
+  type ExportDocument,
+  type ExportLimits,
+} from "./document.ts";
 import { renderHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { createRedactor } from "./redactor.ts";
@@ -51,14 +57,18 @@ export function sessionDocument(
   readPayload: (sha256: string) => string | null,
   options: DocumentOptions = {},
 ): ExportDocument {
-  return buildDocument(session, readPayload, {
+  return buildDocument(session, readPayload, buildOptions(options));
+}
+
+function buildOptions(options: DocumentOptions): BuildOptions {
+  return {
     redactor: createRedactor({ enabled: options.redact ?? true, rules: options.rules }),
     thinking: options.thinking,
     limits: options.limits,
     agentNames: AGENT_NAMES,
     title: options.title,
     now: options.now,
-  });
+  };
 }
 
 /** Where sessions come from: the store, or anything with the same reads. */
@@ -79,11 +89,39 @@ export function documentOf(
 ): ExportDocument | null {
   const session = source.loadSession(id);
   if (!session) return null;
-  return sessionDocument(session, (sha) => {
-    const bytes = source.payload(sha);
-    return bytes ? decoder.decode(bytes) : null;
-  }, { ...options, title: options.title ?? source.getSession?.(id)?.user_title });
+  return sessionDocument(session, textReader(source), {
+    ...options,
+    title: options.title ?? source.getSession?.(id)?.user_title,
+  });
 }
+
+/**
+ * {@link documentOf} a page at a time, awaiting `turn` between pages of the session's load and
+ * of the document (a server's turn of the event loop: requests go between, see core/gc.ts's
+ * `pagedTurns`).
+ */
+export async function documentInTurns(
+  source: SessionSource & {
+    loadSessionInTurns(
+      id: string,
+      options: { turn: () => Promise<unknown> },
+    ): Promise<CanonicalSession | null>;
+  },
+  id: string,
+  options: DocumentOptions & { turn: () => Promise<unknown> },
+): Promise<ExportDocument | null> {
+  const session = await source.loadSessionInTurns(id, { turn: options.turn });
+  if (!session) return null;
+  return await buildDocumentInTurns(session, textReader(source), {
+    ...buildOptions({ ...options, title: options.title ?? source.getSession?.(id)?.user_title }),
+    turn: options.turn,
+  });
+}
+
+const textReader = (source: SessionSource) => (sha: string): string | null => {
+  const bytes = source.payload(sha);
+  return bytes ? decoder.decode(bytes) : null;
+};
 
 /** A document as the text of a file in one of the formats. */
 export function renderDocument(doc: ExportDocument, format: DocumentFormat): string {

@@ -48,6 +48,12 @@ function summaryOf(row: Record<string, unknown>): SessionSummary {
  */
 const TITLE_SQL = "coalesce(user_title, title, first_prompt)";
 
+/**
+ * Operations a session load reads at once: a page of a big session's steps (with their texts'
+ * openings) takes a few tens of milliseconds.
+ */
+export const LOAD_PAGE = 1000;
+
 export class Queries {
   constructor(
     private readonly sql: Sql,
@@ -281,6 +287,36 @@ export class Queries {
 
   /** Rebuilds the canonical session from its stored parts. */
   loadSession(id: string, options: { textChars?: number } = {}): CanonicalSession | null {
+    const loading = this.loadingSession(id, options);
+    for (;;) {
+      const step = loading.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * {@link loadSession} with a turn of the event loop (`turn`) after every page of
+   * {@link LOAD_PAGE} operations: a server stays responsive while a session of tens of
+   * thousands of steps loads. A step written meanwhile may be missed (the caller keys what it
+   * keeps by the session's count), never given twice.
+   */
+  async loadSessionInTurns(
+    id: string,
+    options: { textChars?: number; turn: () => Promise<unknown> },
+  ): Promise<CanonicalSession | null> {
+    const loading = this.loadingSession(id, options);
+    for (;;) {
+      const step = loading.next();
+      if (step.done) return step.value;
+      await options.turn();
+    }
+  }
+
+  /** Loads a session, yielding after each page of its operations. */
+  private *loadingSession(
+    id: string,
+    options: { textChars?: number },
+  ): Generator<void, CanonicalSession | null> {
     const s = this.sql.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(
       id,
     ) as
@@ -288,20 +324,33 @@ export class Queries {
       | undefined;
     if (!s) return null;
     const rows = <T>(sql: string) => this.sql.db.prepare(sql).all(id) as T[];
-    const operations: OperationRecord[] = rows<Record<string, string | number | null>>(
+    const page = this.sql.db.prepare(
       `SELECT op_id, connection, ts_ms, rank, line, block, ${storedOpColumns()}
-       FROM operations WHERE session = ${sessionNum()}`,
-    ).map((r) => ({
-      id: String(r.op_id),
-      connection: String(r.connection),
-      order: {
-        ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
-        rank: Number(r.rank),
-        line: Number(r.line),
-        block: Number(r.block),
-      },
-      op: readViewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
-    }));
+       FROM operations WHERE session = ${sessionNum()} ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
+    );
+    const operations: OperationRecord[] = [];
+    const seen = new Set<string>();
+    for (let offset = 0;; offset += LOAD_PAGE) {
+      const got = page.all(id, LOAD_PAGE, offset) as Record<string, string | number | null>[];
+      for (const r of got) {
+        const opId = String(r.op_id);
+        if (seen.has(opId)) continue; // moved to a later page by a step written meanwhile
+        seen.add(opId);
+        operations.push({
+          id: opId,
+          connection: String(r.connection),
+          order: {
+            ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
+            rank: Number(r.rank),
+            line: Number(r.line),
+            block: Number(r.block),
+          },
+          op: readViewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
+        });
+      }
+      if (got.length < LOAD_PAGE) break;
+      yield;
+    }
     const connections = rows<{ doc: string }>(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
     ).map((r) => JSON.parse(r.doc) as Connection);

@@ -866,6 +866,17 @@ export class ChronicleStore {
   }
 
   /**
+   * {@link loadSession} a page of operations at a time, awaiting `turn` between pages (a
+   * server's turn of the event loop, so requests go between the pages of a big session).
+   */
+  loadSessionInTurns(
+    id: string,
+    options: { textChars?: number; turn: () => Promise<unknown> },
+  ): Promise<CanonicalSession | null> {
+    return this.queries.loadSessionInTurns(id, options);
+  }
+
+  /**
    * The store's own check: `PRAGMA quick_check`, and every pack payload read back against its
    * SHA-256 unless `verifyPacks` is false.
    */

@@ -11,6 +11,7 @@
 import { createTwoFilesPatch } from "diff";
 import {
   displayPath,
+  FACTS_PAGE,
   normalizePath,
   type OpFacts,
   type PayloadReader,
@@ -132,6 +133,11 @@ export interface TimeTravelDeps {
   /** The git engine; without it every project is treated as having no repository. */
   git?: GitEngine;
   read: PayloadReader;
+  /**
+   * Awaited after every {@link FACTS_PAGE} steps read (a server's turn of the event loop: a
+   * session of tens of thousands of steps takes a second). Default: none.
+   */
+  turn?: () => Promise<unknown>;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false });
@@ -224,7 +230,8 @@ export async function prepareSessionCode(
   const facts = options.facts ?? sessionFacts(session, deps.read);
   const edits: StepEdit[] = [];
   const observations: Observation[] = [];
-  for (const f of facts) {
+  for (const [i, f] of facts.entries()) {
+    if (deps.turn && i > 0 && i % FACTS_PAGE === 0) await deps.turn();
     const op = session.operations[f.op];
     if (f.change) {
       edits.push(...stepEdits(op, f, deps.read(op.request, 4 << 20), deps.read(op.response, 2000)));

@@ -10,7 +10,7 @@ import {
   type CausalityReport,
   chainTo,
   type OpFacts,
-  sessionFacts,
+  sessionFactsInTurns,
   TIER_LABELS,
   TIER_SCORES,
 } from "../../core/causality/mod.ts";
@@ -24,6 +24,7 @@ import {
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import type { Route } from "./_http.ts";
+import { pagedTurns } from "../../core/gc.ts";
 
 /** Sessions whose analysis is kept (each holds its report and its prepared code). */
 const CACHED_SESSIONS = 8;
@@ -38,16 +39,35 @@ interface Entry {
   code?: Promise<SessionCode>;
 }
 
-/** Per-session analyses, recomputed when the session changes (a live session grows). */
+/**
+ * Per-session analyses, recomputed when the session changes (a live session grows). A big
+ * session is loaded and its facts read a page at a time, with a turn of the event loop between
+ * pages: a session of 35,000 steps takes seconds, and the server answers other requests (its
+ * timeline's pages) meanwhile, and the pages' garbage is collected as it goes. Requests for a session being analysed wait for that analysis.
+ */
 function createCache(deps: AppDeps) {
   const entries = new Map<string, Entry>();
+  const pending = new Map<string, { key: string; entry: Promise<Entry> }>();
   const store: ChronicleStore = deps.store;
   const read = (ref: Parameters<ChronicleStore["payloadText"]>[0], max?: number) =>
     store.payloadText(ref, max);
+  const notFound = (id: string) =>
+    new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
+  const analyse = async (id: string, key: string): Promise<Entry> => {
+    const turn = pagedTurns();
+    const session = await store.loadSessionInTurns(id, { textChars: ANALYSED_TEXT_CHARS, turn });
+    if (!session) throw notFound(id);
+    const facts = await sessionFactsInTurns(session, read, { turn });
+    await turn();
+    const entry: Entry = { key, session, facts, report: analyseSession(session, read, { facts }) };
+    entries.set(id, entry);
+    while (entries.size > CACHED_SESSIONS) entries.delete(entries.keys().next().value!);
+    return entry;
+  };
   return {
-    get(id: string): Entry {
+    async get(id: string): Promise<Entry> {
       const summary = store.getSession(id);
-      if (!summary) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
+      if (!summary) throw notFound(id);
       const key = `${summary.op_count}|${summary.ended_at}|${summary.error_count}`;
       const had = entries.get(id);
       if (had && had.key === key) {
@@ -55,23 +75,22 @@ function createCache(deps: AppDeps) {
         entries.set(id, had);
         return had;
       }
-      const session = store.loadSession(id, { textChars: ANALYSED_TEXT_CHARS });
-      if (!session) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
-      const facts = sessionFacts(session, read);
-      const entry: Entry = {
-        key,
-        session,
-        facts,
-        report: analyseSession(session, read, { facts }),
-      };
-      entries.set(id, entry);
-      while (entries.size > CACHED_SESSIONS) entries.delete(entries.keys().next().value!);
-      return entry;
+      const running = pending.get(id);
+      if (running?.key === key) return await running.entry;
+      const entry = analyse(id, key);
+      pending.set(id, { key, entry });
+      try {
+        return await entry;
+      } finally {
+        if (pending.get(id)?.entry === entry) pending.delete(id);
+      }
     },
-    code(id: string): Promise<SessionCode> {
-      const e = this.get(id);
-      e.code ??= prepareSessionCode(e.session, { git: deps.git, read }, { facts: e.facts });
-      return e.code;
+    async code(id: string): Promise<SessionCode> {
+      const e = await this.get(id);
+      e.code ??= prepareSessionCode(e.session, { git: deps.git, read, turn: pagedTurns() }, {
+        facts: e.facts,
+      });
+      return await e.code;
     },
   };
 }
@@ -119,8 +138,8 @@ export function causalityRoutes(deps: AppDeps): Route[] {
     {
       method: "GET",
       path: "/api/sessions/:id/causality",
-      handler: ({ params }) => {
-        const { report } = cache.get(params.id);
+      handler: async ({ params }) => {
+        const { report } = await cache.get(params.id);
         return json({
           session_id: report.session_id,
           project: report.project ?? null,
@@ -146,8 +165,8 @@ export function causalityRoutes(deps: AppDeps): Route[] {
     {
       method: "GET",
       path: "/api/sessions/:id/causality/:op",
-      handler: ({ params }) => {
-        const { report } = cache.get(params.id);
+      handler: async ({ params }) => {
+        const { report } = await cache.get(params.id);
         const change = report.changes.find((c) => c.op === params.op);
         if (!change) {
           throw new HttpError(
@@ -168,7 +187,7 @@ export function causalityRoutes(deps: AppDeps): Route[] {
       method: "GET",
       path: "/api/sessions/:id/code",
       handler: async ({ params, url }) => {
-        const entry = cache.get(params.id);
+        const entry = await cache.get(params.id);
         const code = await cache.code(params.id);
         const tree = await code.treeAt(stepOf(url, entry.session));
         return json({ ...tree, start: code.start, commits: code.commits, steps: code.steps });
@@ -178,7 +197,7 @@ export function causalityRoutes(deps: AppDeps): Route[] {
       method: "GET",
       path: "/api/sessions/:id/code/file",
       handler: async ({ params, url }) => {
-        const entry = cache.get(params.id);
+        const entry = await cache.get(params.id);
         const path = pathParam(url, true)!;
         const code = await cache.code(params.id);
         return json(await code.fileAt(path, stepOf(url, entry.session)));
@@ -188,7 +207,7 @@ export function causalityRoutes(deps: AppDeps): Route[] {
       method: "GET",
       path: "/api/sessions/:id/code/diff",
       handler: async ({ params, url }) => {
-        const entry = cache.get(params.id);
+        const entry = await cache.get(params.id);
         const code = await cache.code(params.id);
         return json(
           await code.changeAt(stepOf(url, entry.session), { path: pathParam(url, false) }),
@@ -199,7 +218,6 @@ export function causalityRoutes(deps: AppDeps): Route[] {
       method: "GET",
       path: "/api/sessions/:id/changes",
       handler: async ({ params, url }) => {
-        cache.get(params.id);
         const code = await cache.code(params.id);
         return json(await code.whatChanged({ path: pathParam(url, false) }));
       },

@@ -8,7 +8,7 @@
 import {
   DOCUMENT_FORMATS,
   type DocumentFormat,
-  documentOf,
+  documentInTurns,
   type DocumentOptions,
   EXPORT_CSP,
   type ExportDocument,
@@ -33,6 +33,7 @@ import type { ChronicleStore } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { errorResponse, HttpError, json, SECURITY_HEADERS } from "../errors.ts";
 import { readJson, type Route } from "./_http.ts";
+import { pagedTurns } from "../../core/gc.ts";
 
 /** Headers of every share page, found or not. */
 export const SHARE_HEADERS: Readonly<Record<string, string>> = {
@@ -66,8 +67,17 @@ export function createSharePages(deps: AppDeps): (req: Request, url: URL) => Res
   };
 }
 
-function requireDocument(store: ChronicleStore, id: string, options: DocumentOptions) {
-  const doc = documentOf(store, id, { ...options, rules: new RuleStore(store.ruleTable).active() });
+/**
+ * A session's redacted document, built a page at a time with the event loop's turns between
+ * (core/gc.ts's `pagedTurns`): a session of tens of thousands of steps takes seconds, and the
+ * server answers other requests meanwhile.
+ */
+async function requireDocument(store: ChronicleStore, id: string, options: DocumentOptions) {
+  const doc = await documentInTurns(store, id, {
+    ...options,
+    rules: new RuleStore(store.ruleTable).active(),
+    turn: pagedTurns(),
+  });
   if (!doc) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
   return doc;
 }
@@ -98,13 +108,13 @@ export function shareRoutes(deps: AppDeps): Route[] {
     {
       method: "GET",
       path: "/api/sessions/:id/redaction",
-      handler: ({ params, url }) =>
-        json(preview(requireDocument(store, params.id, { thinking: flag(url, "thinking") }))),
+      handler: async ({ params, url }) =>
+        json(preview(await requireDocument(store, params.id, { thinking: flag(url, "thinking") }))),
     },
     {
       method: "GET",
       path: "/api/sessions/:id/export",
-      handler: ({ params, url }) => {
+      handler: async ({ params, url }) => {
         const format = url.searchParams.get("format") ?? "html";
         if (!(DOCUMENT_FORMATS as readonly string[]).includes(format)) {
           throw new HttpError(
@@ -113,7 +123,7 @@ export function shareRoutes(deps: AppDeps): Route[] {
             `Unknown format "${format.slice(0, 20)}" (md, html)`,
           );
         }
-        const doc = requireDocument(store, params.id, { thinking: flag(url, "thinking") });
+        const doc = await requireDocument(store, params.id, { thinking: flag(url, "thinking") });
         const f = format as DocumentFormat;
         const headers = new Headers(SECURITY_HEADERS);
         headers.set(
@@ -144,7 +154,7 @@ export function shareRoutes(deps: AppDeps): Route[] {
         if (typeof days !== "number") {
           throw new HttpError(400, "bad_request", 'Field "days" must be a number');
         }
-        const doc = requireDocument(store, params.id, { thinking: body.thinking === true });
+        const doc = await requireDocument(store, params.id, { thinking: body.thinking === true });
         const created = createShare(shares, doc, { days });
         return json({
           share: view(created.share),

@@ -1,0 +1,167 @@
+/**
+ * A big session loaded, analysed and redacted a page at a time (`loadSessionInTurns`,
+ * `sessionFactsInTurns`, `buildDocumentInTurns`, core/gc.ts's `pagedTurns`): the same answers
+ * as in one go, and the server answers other requests between the pages.
+ */
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
+import { LOAD_PAGE } from "../../../core/store/queries.ts";
+import { sessionFacts, sessionFactsInTurns } from "../../../core/causality/mod.ts";
+import { buildDocument, buildDocumentInTurns } from "../../../core/export/document.ts";
+import { createRedactor } from "../../../core/export/redactor.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+import { appendClaudePrompt, writeClaudeSession } from "../../e2e/_synthetic.ts";
+import { call, fixtureStore, testApp } from "./_helpers.ts";
+import { FakeSecrets } from "../security/_fake_secrets.ts";
+import type { GitEngine } from "../../../core/git/mod.ts";
+import { ChronicleError } from "../../../core/model/mod.ts";
+
+const KEY = new FakeSecrets(3).github();
+
+const GONE = {
+  repo: () => Promise.reject(new ChronicleError("not_found", "gone")),
+} as unknown as GitEngine;
+
+/** A session of 2 × `calls` + 1 steps: reads and edits of 20 files, one with a key in it. */
+async function bigSession(calls: number) {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-paged-" });
+  const sid = "0b16b16b-1111-4222-8333-444455556666";
+  const path = await writeClaudeSession(home, {
+    sessionId: sid,
+    cwd: "/work/demo",
+    turns: [
+      { user: "make every file better" },
+      ...Array.from({ length: calls }, (_, i) => [
+        {
+          tool: {
+            name: "Read",
+            input: { file_path: `/work/demo/f${i % 20}.ts` },
+            result: `export const v${i} = ${i}; // token ${KEY}`,
+          },
+        },
+        {
+          tool: {
+            name: "Edit",
+            input: {
+              file_path: `/work/demo/f${i % 20}.ts`,
+              old_string: `v${i} = ${i}`,
+              new_string: `v${i} = ${i + 1}`,
+            },
+            result: "The file has been updated.",
+          },
+        },
+      ]).flat(),
+    ],
+  });
+  const fs = createDenoFs({ tempRoot: `${home}/.tmp` });
+  const store = ChronicleStore.open(":memory:");
+  const options = { env: { home, env: {}, platform: "linux" as const }, fs };
+  await importAll(store, { ...options, runner: inProcessRunner(fs) });
+  const id = store.listSessions({ limit: 1 }).items[0].id;
+  return {
+    store,
+    id,
+    /** Appends a prompt to the log and imports it: a step written while a load is under way. */
+    grow: async (text: string) => {
+      await appendClaudePrompt(path, sid, text);
+      await importAll(store, options);
+    },
+    async [Symbol.asyncDispose]() {
+      store.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+const strip = (v: unknown) => JSON.parse(JSON.stringify(v));
+
+Deno.test("a session loaded a page at a time is the session loaded at once", async () => {
+  await using big = await bigSession(1300);
+  const ops = big.store.getSession(big.id)!.op_count;
+  assert(ops > 2 * LOAD_PAGE, `${ops} steps`);
+  for (const textChars of [undefined, 1000]) {
+    let turns = 0;
+    const paged = await big.store.loadSessionInTurns(big.id, {
+      textChars,
+      turn: () => Promise.resolve(turns++),
+    });
+    assertEquals(turns, Math.ceil(ops / LOAD_PAGE) - 1, "a turn between pages");
+    assertEquals(strip(paged), strip(big.store.loadSession(big.id, { textChars })));
+  }
+  // every real agent CLI's recordings too (a page or less each)
+  const fixtures = await fixtureStore(["claude/s4-long", "codex/s4-long", "gemini/s4-long"]);
+  try {
+    for (const s of fixtures.listSessions().items) {
+      const paged = await fixtures.loadSessionInTurns(s.id, { turn: () => Promise.resolve() });
+      assertEquals(strip(paged), strip(fixtures.loadSession(s.id)), s.id);
+    }
+    assertEquals(
+      await fixtures.loadSessionInTurns("nope", { turn: () => Promise.resolve() }),
+      null,
+    );
+  } finally {
+    fixtures.close();
+  }
+});
+
+Deno.test("a step written between two pages of a load is never given twice", async () => {
+  await using big = await bigSession(600);
+  let grown = false;
+  const paged = await big.store.loadSessionInTurns(big.id, {
+    turn: async () => {
+      if (grown) return;
+      grown = true;
+      await big.grow("one more prompt, written mid-load");
+    },
+  });
+  assert(grown);
+  const ids = paged!.timeline.map((t) => t.op);
+  assertEquals(new Set(ids).size, ids.length, "no step twice");
+  const now = big.store.loadSession(big.id)!;
+  assert(ids.every((id) => id in now.operations), "every step is one the store holds");
+});
+
+Deno.test("facts and the export document a page at a time are the ones made at once", async () => {
+  await using big = await bigSession(1300);
+  const session = big.store.loadSession(big.id)!;
+  const read = (ref: Parameters<ChronicleStore["payloadText"]>[0], max?: number) =>
+    big.store.payloadText(ref, max);
+  let turns = 0;
+  const turn = () => Promise.resolve(turns++);
+  assertEquals(
+    strip(await sessionFactsInTurns(session, read, { turn })),
+    strip(sessionFacts(session, read)),
+  );
+  assert(turns >= 2, `${turns} turns while reading facts`);
+  const text = (sha: string) => big.store.payloadText({ sha256: sha, size: 0 });
+  const now = () => new Date(0);
+  const once = buildDocument(session, text, { redactor: createRedactor(), now });
+  turns = 0;
+  const paged = await buildDocumentInTurns(session, text, {
+    redactor: createRedactor(),
+    now,
+    turn,
+  });
+  assert(turns >= 2, `${turns} turns while building the document`);
+  assertEquals(paged, once);
+  assert(paged.redaction.total >= 1300, "every key found");
+});
+
+Deno.test("the server answers other requests while a big session is analysed or redacted", async () => {
+  await using big = await bigSession(1300);
+  const app = testApp(big.store, { git: GONE });
+  const base = `/api/sessions/${encodeURIComponent(big.id)}`;
+  for (const slow of ["/causality", "/redaction", "/code", "/export?format=md"]) {
+    const order: string[] = [];
+    const first = call(app, "GET", `${base}${slow}`).then((r) => (order.push(slow), r));
+    const second = call(app, "GET", `${base}/timeline?limit=50`).then((r) => (
+      order.push("timeline"), r
+    ));
+    const [a, b] = await Promise.all([first, second]);
+    assertEquals([a.status, b.status], [200, 200], slow);
+    await a.body?.cancel();
+    await b.body?.cancel();
+    // the timeline's page is answered before the analysis ends (it went between its pages)
+    assertEquals(order, ["timeline", slow]);
+  }
+});
