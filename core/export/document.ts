@@ -160,6 +160,8 @@ export interface BuildOptions {
   /** The user's name for the session: the document's title when set (else `titleOf`). */
   title?: string | null;
   now?: () => Date;
+  /** Keep no step (`steps` empty): the header and the redaction summary only. Default false. */
+  summaryOnly?: boolean;
 }
 
 /** Reads a payload's text; null when it cannot be read. */
@@ -295,6 +297,7 @@ function* buildingDocument(
         step.result = block(text, limits.resultHead, limits.resultTail, `${where} (result)`);
       }
     }
+    if (options.summaryOnly) continue; // every text of the step is redacted: counted
     stepOf.set(entry.op, step);
     if (thread) thread.steps.push(step);
     else top.push(step);
@@ -303,7 +306,7 @@ function* buildingDocument(
   // Each sub-agent thread goes under the call that spawned it; one whose parent is unknown
   // stands alone where its first step was.
   for (const c of session.connections) {
-    if (c.kind !== "subagent") continue;
+    if (c.kind !== "subagent" || options.summaryOnly) continue;
     const t = threads.get(c.id);
     if (!t) continue;
     const parent = parents.get(c.id);

@@ -246,6 +246,14 @@ function proseOf(b: TextBlock): string {
 
 /** The document as one self-contained HTML page. */
 export function renderHtml(doc: ExportDocument, options: HtmlOptions = {}): string {
+  return [...htmlChunks(doc, options)].join("");
+}
+
+/**
+ * {@link renderHtml}'s page in pieces: up to the steps, each step, then the end (a download
+ * streamed as it is rendered, never held whole).
+ */
+export function* htmlChunks(doc: ExportDocument, options: HtmlOptions = {}): Generator<string> {
   const h = doc.session;
   const facts: [string, string][] = [
     ["Agent", `${esc(h.agent)}${h.agent_version ? " " + esc(h.agent_version) : ""}`],
@@ -273,7 +281,7 @@ export function renderHtml(doc: ExportDocument, options: HtmlOptions = {}): stri
   ]);
   facts.push(["Session", `<code>${esc(h.id)}</code>`]);
   const r = doc.redaction;
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -295,7 +303,9 @@ ${options.banner ? `<div class="banner">${esc(options.banner)}</div>` : ""}
 <p class="redaction${r.enabled ? "" : " off"}">${esc(redactionLine(r))}</p>
 </header>
 <ol class="steps">
-${doc.steps.map(stepHtml).join("\n")}
+`;
+  for (const [i, step] of doc.steps.entries()) yield (i ? "\n" : "") + stepHtml(step);
+  yield `
 </ol>
 <footer>Exported ${
     esc(utc(doc.generated_at))

@@ -210,6 +210,14 @@ function threadMd(t: DocThread): string {
 
 /** The document as one Markdown file. */
 export function renderMarkdown(doc: ExportDocument): string {
+  return [...markdownChunks(doc)].join("");
+}
+
+/**
+ * {@link renderMarkdown}'s text in pieces: the header, then each step (a download streamed as
+ * it is rendered, never held whole).
+ */
+export function* markdownChunks(doc: ExportDocument): Generator<string> {
   const h = doc.session;
   const facts: string[] = [];
   facts.push(
@@ -240,6 +248,7 @@ export function renderMarkdown(doc: ExportDocument): string {
     }`,
   );
   facts.push(`- **Exported:** ${utc(doc.generated_at)} by Chronicle`);
-  const body = doc.steps.map(stepMd);
-  return [`# ${plain(h.title)}`, facts.join("\n"), "---", ...body].join("\n\n") + "\n";
+  yield [`# ${plain(h.title)}`, facts.join("\n"), "---"].join("\n\n");
+  for (const step of doc.steps) yield "\n\n" + stepMd(step);
+  yield "\n";
 }

@@ -16,8 +16,8 @@ import {
   type ExportDocument,
   type ExportLimits,
 } from "./document.ts";
-import { renderHtml } from "./html.ts";
-import { renderMarkdown } from "./markdown.ts";
+import { htmlChunks, renderHtml } from "./html.ts";
+import { markdownChunks, renderMarkdown } from "./markdown.ts";
 import { createRedactor } from "./redactor.ts";
 
 export * from "./document.ts";
@@ -48,6 +48,11 @@ export interface DocumentOptions {
    * from the store); the canonical session's own title is left as its agent recorded it.
    */
   title?: string | null;
+  /**
+   * Keep no step: the header and the redaction summary only (every text redacted as the
+   * document would redact it), for the preview before a share or export. Default false.
+   */
+  summaryOnly?: boolean;
   now?: () => Date;
 }
 
@@ -68,6 +73,7 @@ function buildOptions(options: DocumentOptions): BuildOptions {
     agentNames: AGENT_NAMES,
     title: options.title,
     now: options.now,
+    summaryOnly: options.summaryOnly,
   };
 }
 
@@ -126,6 +132,11 @@ const textReader = (source: SessionSource) => (sha: string): string | null => {
 /** A document as the text of a file in one of the formats. */
 export function renderDocument(doc: ExportDocument, format: DocumentFormat): string {
   return format === "md" ? renderMarkdown(doc) : renderHtml(doc);
+}
+
+/** {@link renderDocument}'s text in pieces, a step each: for a download streamed as rendered. */
+export function documentChunks(doc: ExportDocument, format: DocumentFormat): Iterable<string> {
+  return format === "md" ? markdownChunks(doc) : htmlChunks(doc);
 }
 
 /** The file extension of a format. */

@@ -7,13 +7,13 @@
  */
 import {
   DOCUMENT_FORMATS,
+  documentChunks,
   type DocumentFormat,
   documentInTurns,
   type DocumentOptions,
   EXPORT_CSP,
   type ExportDocument,
   extensionOf,
-  renderDocument,
 } from "../../core/export/mod.ts";
 import { RuleStore } from "../../core/security/mod.ts";
 import {
@@ -92,6 +92,26 @@ function preview(doc: ExportDocument) {
   return { session_id: doc.session.id, title: doc.session.title, redaction: doc.redaction };
 }
 
+/** A body streamed from pieces of text, encoded about 64 Ki characters at a time. */
+function textStream(pieces: Iterable<string>): ReadableStream<Uint8Array> {
+  const it = pieces[Symbol.iterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    pull(controller) {
+      let text = "";
+      for (let next = it.next(); !next.done; next = it.next()) {
+        text += next.value;
+        if (text.length >= 1 << 16) return controller.enqueue(encoder.encode(text));
+      }
+      if (text) controller.enqueue(encoder.encode(text));
+      controller.close();
+    },
+    cancel() {
+      it.return?.();
+    },
+  });
+}
+
 /** A download name from the title: letters, digits and dashes. */
 function fileName(doc: ExportDocument, format: DocumentFormat): string {
   const base = doc.session.title.normalize("NFKD").replace(/[^A-Za-z0-9]+/g, "-")
@@ -109,7 +129,15 @@ export function shareRoutes(deps: AppDeps): Route[] {
       method: "GET",
       path: "/api/sessions/:id/redaction",
       handler: async ({ params, url }) =>
-        json(preview(await requireDocument(store, params.id, { thinking: flag(url, "thinking") }))),
+        json(
+          preview(
+            await requireDocument(store, params.id, {
+              now,
+              thinking: flag(url, "thinking"),
+              summaryOnly: true,
+            }),
+          ),
+        ),
     },
     {
       method: "GET",
@@ -123,7 +151,10 @@ export function shareRoutes(deps: AppDeps): Route[] {
             `Unknown format "${format.slice(0, 20)}" (md, html)`,
           );
         }
-        const doc = await requireDocument(store, params.id, { thinking: flag(url, "thinking") });
+        const doc = await requireDocument(store, params.id, {
+          now,
+          thinking: flag(url, "thinking"),
+        });
         const f = format as DocumentFormat;
         const headers = new Headers(SECURITY_HEADERS);
         headers.set(
@@ -134,7 +165,8 @@ export function shareRoutes(deps: AppDeps): Route[] {
         headers.set("cache-control", "no-store");
         // A download, never a page of this origin: the policy of an export page applies anyway.
         headers.set("content-security-policy", `${EXPORT_CSP}; frame-ancestors 'none'; sandbox`);
-        return new Response(renderDocument(doc, f), { headers });
+        // streamed as it is rendered: the Markdown of a 35,000-step session is 54 MB
+        return new Response(textStream(documentChunks(doc, f)), { headers });
       },
     },
     {
@@ -154,7 +186,10 @@ export function shareRoutes(deps: AppDeps): Route[] {
         if (typeof days !== "number") {
           throw new HttpError(400, "bad_request", 'Field "days" must be a number');
         }
-        const doc = await requireDocument(store, params.id, { thinking: body.thinking === true });
+        const doc = await requireDocument(store, params.id, {
+          now,
+          thinking: body.thinking === true,
+        });
         const created = createShare(shares, doc, { days });
         return json({
           share: view(created.share),

@@ -11,7 +11,9 @@ import { buildDocument, buildDocumentInTurns } from "../../../core/export/docume
 import { createRedactor } from "../../../core/export/redactor.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { appendClaudePrompt, writeClaudeSession } from "../../e2e/_synthetic.ts";
-import { call, fixtureStore, testApp } from "./_helpers.ts";
+import { call, callJson, fixtureStore, testApp } from "./_helpers.ts";
+import { DOCUMENT_FORMATS, documentOf, renderDocument } from "../../../core/export/mod.ts";
+import { RuleStore } from "../../../core/security/mod.ts";
 import { FakeSecrets } from "../security/_fake_secrets.ts";
 import type { GitEngine } from "../../../core/git/mod.ts";
 import { ChronicleError } from "../../../core/model/mod.ts";
@@ -164,4 +166,28 @@ Deno.test("the server answers other requests while a big session is analysed or 
     // the timeline's page is answered before the analysis ends (it went between its pages)
     assertEquals(order, ["timeline", slow]);
   }
+});
+
+Deno.test("a big session's download streams the document renderDocument makes, and its preview counts what it redacts", async () => {
+  await using big = await bigSession(1300);
+  const app = testApp(big.store, { git: GONE, now: () => 0 });
+  const base = `/api/sessions/${encodeURIComponent(big.id)}`;
+  const rules = new RuleStore(big.store.ruleTable).active();
+  const doc = documentOf(big.store, big.id, { rules, now: () => new Date(0) })!;
+  for (const format of DOCUMENT_FORMATS) {
+    const res = await call(app, "GET", `${base}/export?format=${format}`);
+    const body = await res.text();
+    assert(body.length > 4 << 16, `${body.length} characters: several pieces`);
+    assertEquals(body, renderDocument(doc, format), format);
+  }
+  const preview = await callJson<{ title: string; redaction: unknown }>(
+    app,
+    "GET",
+    `${base}/redaction`,
+  );
+  assertEquals(preview.redaction, doc.redaction);
+  assertEquals(preview.title, doc.session.title);
+  // the preview keeps no step, and counts what the whole document redacts
+  const summary = documentOf(big.store, big.id, { rules, summaryOnly: true })!;
+  assertEquals([summary.steps, summary.redaction], [[], doc.redaction]);
 });
