@@ -49,7 +49,7 @@ export interface CheckInput {
 }
 
 const PREVIEW = 60;
-const FINDINGS_PER_SESSION = 200;
+export const FINDINGS_PER_SESSION = 200;
 
 /** Excerpts of a redacted field around each finding's replacement, in order. */
 function previews(redacted: string, findings: Finding[]): string[] {

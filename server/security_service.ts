@@ -4,9 +4,15 @@
  * interception log, the guard's pre-tool-use decision, and the opt-in hook install (injected,
  * since it writes Claude Code's settings file).
  */
-import { ChronicleError } from "../core/model/mod.ts";
+import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
+import { pagedTurns } from "../core/gc.ts";
 import { type CustomRule, type Interception, RuleStore } from "../core/security/mod.ts";
-import { type CheckInput, checkSession, type CheckSessionReport } from "./security_check.ts";
+import {
+  type CheckInput,
+  checkSession,
+  type CheckSessionReport,
+  FINDINGS_PER_SESSION,
+} from "./security_check.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import type { GuardStatus, SecurityRuleView, SecurityService } from "./deps.ts";
 
@@ -39,7 +45,16 @@ export interface SecurityServiceOptions {
   /** Told of every interception ingested from the guard's journal. */
   onInterception?: (i: Interception) => void;
   now?: () => Date;
+  /** Operations a session's check sends at once, with their payloads. Default {@link CHECK_PAGE}. */
+  checkPage?: number;
 }
+
+/**
+ * Operations checked at once: a session of tens of thousands of steps is checked a page at a
+ * time (its payload texts read, sent to the worker and scanned), not held whole. One check of
+ * the bench's 200 MiB session peaked the server at 890 MiB when it was sent whole.
+ */
+export const CHECK_PAGE = 1000;
 
 export type { CheckFinding, CheckSessionReport } from "./security_check.ts";
 
@@ -95,26 +110,63 @@ export function createSecurityService(options: SecurityServiceOptions): Security
   };
 
   const runCheck = options.runCheck ?? checkSession;
-  /** One session's check: loaded here, scanned by `runCheck` (the worker in serve). */
+  /**
+   * One session's check: loaded here a page at a time, then scanned by `runCheck` (the worker in
+   * serve) a page of operations at a time, each page sent with its payload texts alone; the
+   * pages' reports add up to the whole session's (an operation is scanned on its own, the
+   * session's own fields with the first page), and the budget is the session's.
+   */
   const checkOne = async (id: string): Promise<CheckSessionReport | null> => {
-    const session = store.loadSession(id);
+    const turn = pagedTurns();
+    const session = await store.loadSessionInTurns(id, { turn });
     if (!session) return null;
     const summary = store.getSession(id);
-    const payloads: Record<string, string | null> = {};
-    for (const op of Object.values(session.operations)) {
-      for (const ref of [op.request, op.response]) {
-        if (ref && "sha256" in ref && !(ref.sha256 in payloads)) {
-          payloads[ref.sha256] = store.payloadText(ref);
+    // scanSession's order: the timeline, then any operation not on it
+    const order = session.timeline.map((t) => t.op);
+    const onTimeline = new Set(order);
+    for (const op of Object.keys(session.operations).sort()) {
+      if (!onTimeline.has(op)) order.push(op);
+    }
+    const page = options.checkPage ?? CHECK_PAGE;
+    const budget = 30_000;
+    const started = Date.now();
+    let report: CheckSessionReport | null = null;
+    for (let at = 0; at === 0 || at < order.length; at += page) {
+      const ids = new Set(order.slice(at, at + page));
+      const operations: CanonicalSession["operations"] = {};
+      const payloads: Record<string, string | null> = {};
+      for (const op of ids) {
+        const o = session.operations[op];
+        operations[op] = o;
+        for (const ref of [o.request, o.response]) {
+          if (ref && "sha256" in ref && !(ref.sha256 in payloads)) {
+            payloads[ref.sha256] = store.payloadText(ref);
+          }
         }
       }
+      const part: CanonicalSession = at === 0
+        ? { ...session, operations, timeline: session.timeline.filter((t) => ids.has(t.op)) }
+        : {
+          ...session,
+          // the session's own fields are checked with the first page
+          session: { ...session.session, title: undefined, last_prompt: undefined },
+          extensions: {},
+          operations,
+          timeline: session.timeline.filter((t) => ids.has(t.op)),
+        };
+      const one = await runCheck({
+        session: part,
+        payloads,
+        rules: rules.active(),
+        fallbackTitle: summary?.first_prompt ?? null,
+        userTitle: summary?.user_title ?? null,
+        budgetMs: Math.max(0, budget - (Date.now() - started)),
+      });
+      if (one.unfinished) return { ...one, title: report?.title ?? one.title };
+      report = report ? addChecks(report, one) : one;
+      await turn();
     }
-    return await runCheck({
-      session,
-      payloads,
-      rules: rules.active(),
-      fallbackTitle: summary?.first_prompt ?? null,
-      userTitle: summary?.user_title ?? null,
-    });
+    return report;
   };
 
   return {
@@ -187,5 +239,17 @@ export function createSecurityService(options: SecurityServiceOptions): Security
     },
     installGuard: ({ dry_run }) => guard().change({ install: true, dryRun: dry_run }),
     uninstallGuard: ({ dry_run }) => guard().change({ install: false, dryRun: dry_run }),
+  };
+}
+
+/** Two reports of pages of one session's check as one (the first page's title). */
+function addChecks(a: CheckSessionReport, b: CheckSessionReport): CheckSessionReport {
+  const by_rule = { ...a.by_rule };
+  for (const [k, v] of Object.entries(b.by_rule)) by_rule[k] = (by_rule[k] ?? 0) + v;
+  return {
+    ...a,
+    total: a.total + b.total,
+    by_rule,
+    findings: [...a.findings, ...b.findings].slice(0, FINDINGS_PER_SESSION),
   };
 }

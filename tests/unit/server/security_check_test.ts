@@ -5,7 +5,7 @@ import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { createCheckWorker } from "../../../server/check_runner.ts";
 import { checkSession } from "../../../server/security_check.ts";
-import { createSecurityService } from "../../../server/security_service.ts";
+import { type CheckReport, createSecurityService } from "../../../server/security_service.ts";
 import { fixtureStore } from "./_helpers.ts";
 import { FakeSecrets } from "../security/_fake_secrets.ts";
 
@@ -102,6 +102,48 @@ Deno.test("a check in the worker leaves the main thread free: its event loop kee
   } finally {
     worker.close();
     big.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a session checked a page of operations at a time reports what it reports whole", async () => {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-check-test-" });
+  const many = ChronicleStore.open(":memory:");
+  try {
+    const fake = new FakeSecrets(11);
+    await writeClaudeSession(home, {
+      sessionId: "88888888-6666-4555-8444-333333333333",
+      cwd: "/tmp/check",
+      turns: [
+        { user: `deploy with ${fake.github()}` },
+        ...Array.from({ length: 260 }, (_, i) => ({
+          tool: {
+            name: "Bash",
+            input: { command: i % 3 ? `echo ${i}` : `curl -H 'token: ${fake.github()}' x` },
+            result: i % 2 ? `hello ${i}` : `key ${fake.github()} and hello again`,
+          },
+        })),
+      ],
+    });
+    await importAll(many, {
+      env: { home, env: { HOME: home }, platform: "linux" },
+      fs: createDenoFs(),
+    });
+    for (const s of [store, many]) {
+      const whole = createSecurityService({ store: s, checkPage: 1e9 });
+      const paged = createSecurityService({ store: s, checkPage: 7 });
+      for (const service of [whole, paged]) {
+        service.addRule({ name: "greeting", pattern: "hello*", action: "redact" });
+      }
+      const a = await whole.check({}) as CheckReport;
+      assert.deepEqual(await paged.check({}), a);
+      if (s === many) {
+        assert.ok(a.total > 200, `${a.total} findings`);
+        assert.equal(a.sessions[0].findings.length, 200, "the first 200 findings, in order");
+      }
+    }
+  } finally {
+    many.close();
     await Deno.remove(home, { recursive: true });
   }
 });
