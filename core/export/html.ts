@@ -253,7 +253,13 @@ export function renderHtml(doc: ExportDocument, options: HtmlOptions = {}): stri
  * {@link renderHtml}'s page in pieces: up to the steps, each step, then the end (a download
  * streamed as it is rendered, never held whole).
  */
-export function* htmlChunks(doc: ExportDocument, options: HtmlOptions = {}): Generator<string> {
+export function* htmlChunks(
+  doc: ExportDocument,
+  options: HtmlOptions & {
+    /** The steps, when they come one at a time (a share read as it is served). Default the doc's. */
+    steps?: Iterable<DocStep>;
+  } = {},
+): Generator<string> {
   const h = doc.session;
   const facts: [string, string][] = [
     ["Agent", `${esc(h.agent)}${h.agent_version ? " " + esc(h.agent_version) : ""}`],
@@ -304,7 +310,11 @@ ${options.banner ? `<div class="banner">${esc(options.banner)}</div>` : ""}
 </header>
 <ol class="steps">
 `;
-  for (const [i, step] of doc.steps.entries()) yield (i ? "\n" : "") + stepHtml(step);
+  let first = true;
+  for (const step of options.steps ?? doc.steps) {
+    yield (first ? "" : "\n") + stepHtml(step);
+    first = false;
+  }
   yield `
 </ol>
 <footer>Exported ${

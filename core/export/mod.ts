@@ -23,7 +23,7 @@ import { createRedactor } from "./redactor.ts";
 export * from "./document.ts";
 export * from "./redactor.ts";
 export * from "./tool_view.ts";
-export { esc, EXPORT_CSP, markdownHtml, renderHtml } from "./html.ts";
+export { esc, EXPORT_CSP, htmlChunks, markdownHtml, renderHtml } from "./html.ts";
 export type { HtmlOptions } from "./html.ts";
 export { code, fence, hasRawHtml, plain, prose, renderMarkdown } from "./markdown.ts";
 

@@ -7,7 +7,7 @@
  * user's deliberate choice (a reverse proxy or tunnel they run), never Chronicle's.
  */
 import { gunzipSync, gzipSync } from "node:zlib";
-import { type ExportDocument, renderHtml } from "../export/mod.ts";
+import { type DocStep, type ExportDocument, htmlChunks, renderHtml } from "../export/mod.ts";
 import { sha256Hex } from "../model/mod.ts";
 import { ChronicleError } from "../model/errors.ts";
 import type { NewShareRow, ShareRow } from "../store/shares.ts";
@@ -101,7 +101,7 @@ export function createShare(
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + days * 86_400_000).toISOString(),
     findings: doc.redaction.total,
-    document: gzipSync(JSON.stringify(frozen)),
+    document: packDocument(frozen),
   };
   deps.records.purgeExpired(row.created_at);
   deps.records.insert(row);
@@ -134,22 +134,94 @@ export function shareState(row: ShareRow, now: Date = new Date()): "live" | "exp
 const MAX_TOKEN_CHARS = 256;
 
 /**
- * The frozen document behind a token, counting the view; null for an unknown, expired or
- * revoked token, and for a malformed one, after the same hash and lookup.
+ * How a frozen document is kept: gzip of lines, the document without its steps first, then
+ * each top-level step (with its threads) on a line of its own, compressed a batch of lines at
+ * a time (gzip members one after the other). A share of a 35,000-step session is opened and
+ * served a step at a time, never parsed or rendered whole. Shares made before this are one
+ * JSON document on one line, read as they are.
  */
-export function openShare(deps: ShareDeps, token: string): ExportDocument | null {
+const PACK_BATCH_CHARS = 1 << 20;
+
+function packDocument(doc: ExportDocument): Uint8Array {
+  const { steps, ...head } = doc;
+  const members: Uint8Array[] = [];
+  let batch = JSON.stringify(head) + "\n";
+  for (const step of steps) {
+    if (batch.length >= PACK_BATCH_CHARS) {
+      members.push(gzipSync(batch));
+      batch = "";
+    }
+    batch += JSON.stringify(step) + "\n";
+  }
+  members.push(gzipSync(batch));
+  const out = new Uint8Array(members.reduce((n, m) => n + m.byteLength, 0));
+  let at = 0;
+  for (const m of members) (out.set(m, at), at += m.byteLength);
+  return out;
+}
+
+/** A frozen document as it is read back: its head, and its steps one at a time. */
+export interface OpenedShare {
+  head: Omit<ExportDocument, "steps">;
+  steps: Iterable<DocStep>;
+}
+
+/** Reads a frozen document: its head at once, its steps as they are asked for. */
+function unpackDocument(bytes: Uint8Array): OpenedShare {
+  const text = gunzipSync(bytes); // bytes, decoded a line at a time
+  const decoder = new TextDecoder();
+  const NL = 0x0a;
+  let end = text.indexOf(NL);
+  if (end < 0) end = text.byteLength;
+  const first = JSON.parse(decoder.decode(text.subarray(0, end))) as ExportDocument;
+  if (Array.isArray(first.steps)) {
+    const { steps, ...head } = first; // a share made before the lines
+    return { head, steps };
+  }
+  const from = end + 1;
+  return {
+    head: first,
+    steps: {
+      *[Symbol.iterator]() {
+        for (let at = from; at < text.byteLength;) {
+          let stop = text.indexOf(NL, at);
+          if (stop < 0) stop = text.byteLength;
+          if (stop > at) yield JSON.parse(decoder.decode(text.subarray(at, stop))) as DocStep;
+          at = stop + 1;
+        }
+      },
+    },
+  };
+}
+
+/**
+ * The frozen document behind a token, counting the view; null for an unknown, expired or
+ * revoked token, and for a malformed one, after the same hash and lookup. Its steps are read
+ * as they are asked for.
+ */
+export function openSharedDocument(deps: ShareDeps, token: string): OpenedShare | null {
   const hash = tokenHash(token.slice(0, MAX_TOKEN_CHARS));
   const bytes = deps.records.open(hash, (deps.now?.() ?? new Date()).toISOString());
-  if (!bytes) return null;
-  return JSON.parse(new TextDecoder().decode(gunzipSync(bytes))) as ExportDocument;
+  return bytes ? unpackDocument(bytes) : null;
 }
+
+/** {@link openSharedDocument}, the document whole. */
+export function openShare(deps: ShareDeps, token: string): ExportDocument | null {
+  const opened = openSharedDocument(deps, token);
+  return opened && { ...opened.head, steps: [...opened.steps] };
+}
+
+const BANNER = "Shared from Chronicle. Redacted when the link was made; the link expires or can " +
+  "be revoked by its owner.";
 
 /** A live share as its HTML page. */
 export function sharePage(doc: ExportDocument): string {
-  return renderHtml(doc, {
-    banner: "Shared from Chronicle. Redacted when the link was made; the link expires or can " +
-      "be revoked by its owner.",
-  });
+  return renderHtml(doc, { banner: BANNER });
+}
+
+/** A live share's HTML page in pieces, a step each, as its steps are read (`sharePage`'s bytes). */
+export function sharePageChunks(opened: OpenedShare): Iterable<string> {
+  return htmlChunks({ ...opened.head, steps: [] }, { banner: BANNER, steps: opened.steps });
 }
 
 /** The one page every refused token gets: the same bytes whatever the reason. */

@@ -20,12 +20,12 @@ import {
   createShare,
   DEFAULT_SHARE_DAYS,
   listShares,
-  openShare,
+  openSharedDocument,
   revokeShare,
   SHARE_NOT_FOUND_PAGE,
   SHARE_PATH,
   type ShareDeps,
-  sharePage,
+  sharePageChunks,
   type ShareRow,
   shareState,
 } from "../../core/shares/mod.ts";
@@ -59,11 +59,15 @@ export function createSharePages(deps: AppDeps): (req: Request, url: URL) => Res
       r.headers.set("allow", "GET");
       return r;
     }
-    const doc = openShare(shares, url.pathname.slice(SHARE_PATH.length));
-    if (!doc) {
+    const opened = openSharedDocument(shares, url.pathname.slice(SHARE_PATH.length));
+    if (!opened) {
       return new Response(NOT_FOUND_BYTES.slice(), { status: 404, headers: SHARE_HEADERS });
     }
-    return new Response(sharePage(doc), { status: 200, headers: SHARE_HEADERS });
+    // streamed a step at a time as it is read: a big session's share is never held whole
+    return new Response(textStream(sharePageChunks(opened)), {
+      status: 200,
+      headers: SHARE_HEADERS,
+    });
   };
 }
 

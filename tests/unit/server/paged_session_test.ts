@@ -14,6 +14,8 @@ import { appendClaudePrompt, writeClaudeSession } from "../../e2e/_synthetic.ts"
 import { call, callJson, fixtureStore, testApp } from "./_helpers.ts";
 import { DOCUMENT_FORMATS, documentOf, renderDocument } from "../../../core/export/mod.ts";
 import { RuleStore } from "../../../core/security/mod.ts";
+import { openShare, SHARE_PATH, sharePage } from "../../../core/shares/mod.ts";
+import { dbOf } from "../../_helpers/store_db.ts";
 import { FakeSecrets } from "../security/_fake_secrets.ts";
 import type { GitEngine } from "../../../core/git/mod.ts";
 import { ChronicleError } from "../../../core/model/mod.ts";
@@ -190,4 +192,31 @@ Deno.test("a big session's download streams the document renderDocument makes, a
   // the preview keeps no step, and counts what the whole document redacts
   const summary = documentOf(big.store, big.id, { rules, summaryOnly: true })!;
   assertEquals([summary.steps, summary.redaction], [[], doc.redaction]);
+});
+
+Deno.test("a big session's share is kept as lines and served a step at a time, the page sharePage makes", async () => {
+  await using big = await bigSession(3000); // a document of more than a megabyte of JSON
+  const app = testApp(big.store, { git: GONE, now: () => 0 });
+  const made = await callJson<{ path: string; share: { id: string } }>(
+    app,
+    "POST",
+    `/api/sessions/${encodeURIComponent(big.id)}/shares`,
+    201,
+    { body: { days: 1 } },
+  );
+  const blob = (dbOf(big.store).prepare("SELECT document FROM shares WHERE id = ?").get(
+    made.share.id,
+  ) as { document: Uint8Array }).document;
+  let members = 0; // gzip members: a batch of lines each
+  for (let i = 0; i + 2 < blob.length; i++) {
+    if (blob[i] === 0x1f && blob[i + 1] === 0x8b && blob[i + 2] === 8) members++;
+  }
+  assert(members >= 2, `${members} gzip members`);
+  const res = await call(app, "GET", made.path, { token: null });
+  assertEquals(res.status, 200);
+  const page = await res.text();
+  const deps = { records: big.store.shareTable, now: () => new Date(0) };
+  const token = made.path.slice(SHARE_PATH.length);
+  assertEquals(page, sharePage(openShare(deps, token)!));
+  assert(page.length > 4 << 16, `${page.length} characters: several pieces`);
 });

@@ -9,9 +9,12 @@ import {
   createShare,
   listShares,
   openShare,
+  openSharedDocument,
   revokeShare,
   SHARE_TOKEN_LENGTH,
   type ShareDeps,
+  sharePage,
+  sharePageChunks,
   shareState,
   tokenHash,
   validDays,
@@ -19,7 +22,7 @@ import {
 import { dbOf } from "../../_helpers/store_db.ts";
 import { assert, assertEquals, assertThrows } from "../../_helpers/assert.ts";
 import { fixtureStore } from "../server/_helpers.ts";
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 const store = await fixtureStore(["claude/s6-subagent"]);
 const id = store.listSessions().items[0].id;
@@ -72,12 +75,14 @@ Deno.test("a share freezes the redacted copy: a later rule changes nothing and t
   };
   const frozen = new TextDecoder().decode(gunzipSync(blob.document));
   assert(!frozen.includes("inventory-api"), "the redacted text is not in the row");
-  assertEquals(JSON.parse(frozen).redaction.samples, []);
+  // kept as lines: the document's head first, then a step a line
+  const head = JSON.parse(frozen.slice(0, frozen.indexOf("\n")));
+  assertEquals(head.redaction.samples, []);
   // Rules change afterwards: the share still shows what it showed.
   const first = JSON.stringify(openShare(deps, made.token));
   assertEquals(JSON.stringify(openShare(deps, made.token)), first);
   assert(first.includes("****"), "the rule's replacement is in the frozen copy");
-  assertEquals(made.share.findings, JSON.parse(frozen).redaction.total);
+  assertEquals(made.share.findings, head.redaction.total);
   dbOf(store).exec("DELETE FROM shares");
 });
 
@@ -139,6 +144,22 @@ Deno.test("tokenHash() is the SHA-256 of the token's text", () => {
     tokenHash("abc"),
     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
   );
+});
+
+Deno.test("a share made before its document was kept as lines opens and renders as it did", () => {
+  const deps: ShareDeps = { records: store.shareTable };
+  const made = createShare(deps, documentOf(store, id)!);
+  const doc = openShare(deps, made.token)!;
+  assert(doc.steps.length > 3);
+  const page = sharePage(doc);
+  assertEquals([...sharePageChunks(openSharedDocument(deps, made.token)!)].join(""), page);
+  // the old layout: the whole document as one JSON text
+  dbOf(store).prepare("UPDATE shares SET document = ? WHERE id = ?").run(
+    gzipSync(JSON.stringify(doc)),
+    made.share.id,
+  );
+  assertEquals(openShare(deps, made.token), doc);
+  assertEquals([...sharePageChunks(openSharedDocument(deps, made.token)!)].join(""), page);
 });
 
 Deno.test("shares teardown", () => store.close());
