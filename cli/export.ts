@@ -12,12 +12,14 @@ import {
 } from "../core/artifacts/mod.ts";
 import {
   DOCUMENT_FORMATS,
+  documentChunks,
   type DocumentFormat,
-  documentOf,
+  documentInTurns,
   extensionOf,
   type RedactionSummary,
-  renderDocument,
+  textStream,
 } from "../core/export/mod.ts";
+import { pagedTurns } from "../core/gc.ts";
 import { ChronicleError } from "../core/model/mod.ts";
 import { type CustomRule, RuleStore, scanSession, termSafe } from "../core/security/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
@@ -130,19 +132,27 @@ function activeRules(store: ChronicleStore): readonly CustomRule[] {
   return new RuleStore(store.ruleTable).active();
 }
 
-/** Writes a file next to its target and renames it into place (0600). */
-async function writeFileAtomic(path: string, text: string): Promise<void> {
+/**
+ * Writes a file next to its target, a piece of text at a time as it is rendered, and renames
+ * it into place (0600); its size in bytes.
+ */
+async function writeFileAtomic(path: string, pieces: Iterable<string>): Promise<number> {
   const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
-  await denoArtifactWriter.writeFile(tmp, new TextEncoder().encode(text), 0o600);
+  let bytes = 0;
+  try {
+    await denoArtifactWriter.writeFile(tmp, textStream(pieces, (n) => (bytes += n)), 0o600);
+  } catch (e) {
+    await denoArtifactWriter.remove(tmp).catch(() => {});
+    throw e;
+  }
   try {
     await denoArtifactWriter.rename(tmp, path);
   } catch (e) {
     await denoArtifactWriter.remove(tmp);
     throw e;
   }
+  return bytes;
 }
-
-const byteLength = (text: string) => new TextEncoder().encode(text).byteLength;
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
@@ -219,18 +229,27 @@ export const exportCommand: Command = async (args, io) => {
       redaction: RedactionSummary;
     }[] = [];
     for (const id of ids) {
-      const doc = documentOf(store, id, { redact, rules, thinking: p.values.thinking === true })!;
-      const text = renderDocument(doc, f);
+      // built a page of steps at a time (a collection every few pages), written as rendered
+      const doc = (await documentInTurns(store, id, {
+        redact,
+        rules,
+        thinking: p.values.thinking === true,
+        turn: pagedTurns(),
+      }))!;
+      const pieces = documentChunks(doc, f);
       const redaction = doc.redaction;
       if (ids.length === 1 && !p.values.json) io.stderr(redactionReport(redaction));
       if (!target) {
-        io.stdout(text);
-        written.push({ session_id: id, path: null, bytes: byteLength(text), redaction });
+        let bytes = 0;
+        for (const piece of pieces) {
+          io.stdout(piece);
+          bytes += utf8Length(piece);
+        }
+        written.push({ session_id: id, path: null, bytes, redaction });
         continue;
       }
       const path = intoFolder ? `${target}/${sessionDirName(id)}${extensionOf(f)}` : target;
-      await writeFileAtomic(path, text);
-      written.push({ session_id: id, path, bytes: byteLength(text), redaction });
+      written.push({ session_id: id, path, bytes: await writeFileAtomic(path, pieces), redaction });
     }
     if (ids.length > 1 && !p.values.json) {
       const total = written.reduce((n, w) => n + w.redaction.total, 0);
@@ -388,3 +407,7 @@ function importLine(s: ImportedArtifact): string {
   for (const p of s.problems) lines.push(`          ${termSafe(p)}`);
   return lines.join("\n") + "\n";
 }
+
+const encoder = new TextEncoder();
+/** A text's size in UTF-8 bytes. */
+const utf8Length = (text: string) => encoder.encode(text).byteLength;

@@ -64,7 +64,11 @@ export function main(): Promise<number> {
     readStdin: () => Promise.resolve(readStdinSync(MAX_PAYLOAD)),
     fs: denoGuardFs,
     ...guardFileDeps(dir),
-    stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
+    stderr: (text) => {
+      // all of it: `writeSync` may write less than it is given to a pipe
+      const bytes = encoder.encode(text);
+      for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
+    },
     home: safeEnv("HOME"),
     budgetMs: GUARD_BUDGET_MS,
   });

@@ -17,7 +17,12 @@ import {
 /** File operations export needs; modes are applied on creation. */
 export interface ArtifactWriter {
   mkdir(path: string, mode: number): Promise<void>;
-  writeFile(path: string, data: Uint8Array, mode: number): Promise<void>;
+  /** Writes a new file (never over one): bytes, or a stream of them written as they come. */
+  writeFile(
+    path: string,
+    data: Uint8Array | ReadableStream<Uint8Array>,
+    mode: number,
+  ): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   remove(path: string): Promise<void>;
   exists(path: string): Promise<boolean>;

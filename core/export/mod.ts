@@ -143,3 +143,34 @@ export function documentChunks(doc: ExportDocument, format: DocumentFormat): Ite
 export function extensionOf(format: DocumentFormat): string {
   return format === "md" ? ".md" : ".html";
 }
+
+/**
+ * Pieces of text as a stream of UTF-8 bytes, encoded about 64 Ki characters at a time as the
+ * reader asks (a download, or a file, written as it is rendered). `onBytes` hears each write.
+ */
+export function textStream(
+  pieces: Iterable<string>,
+  onBytes?: (n: number) => void,
+): ReadableStream<Uint8Array> {
+  const it = pieces[Symbol.iterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    pull(controller) {
+      const send = (t: string) => {
+        const bytes = encoder.encode(t);
+        onBytes?.(bytes.byteLength);
+        controller.enqueue(bytes);
+      };
+      let text = "";
+      for (let next = it.next(); !next.done; next = it.next()) {
+        text += next.value;
+        if (text.length >= 1 << 16) return send(text);
+      }
+      if (text) send(text);
+      controller.close();
+    },
+    cancel() {
+      it.return?.();
+    },
+  });
+}

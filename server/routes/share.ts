@@ -14,6 +14,7 @@ import {
   EXPORT_CSP,
   type ExportDocument,
   extensionOf,
+  textStream,
 } from "../../core/export/mod.ts";
 import { RuleStore } from "../../core/security/mod.ts";
 import {
@@ -94,26 +95,6 @@ function flag(url: URL, name: string): boolean {
 /** What the dialog shows before a share or export: counts and masked samples, never secrets. */
 function preview(doc: ExportDocument) {
   return { session_id: doc.session.id, title: doc.session.title, redaction: doc.redaction };
-}
-
-/** A body streamed from pieces of text, encoded about 64 Ki characters at a time. */
-function textStream(pieces: Iterable<string>): ReadableStream<Uint8Array> {
-  const it = pieces[Symbol.iterator]();
-  const encoder = new TextEncoder();
-  return new ReadableStream({
-    pull(controller) {
-      let text = "";
-      for (let next = it.next(); !next.done; next = it.next()) {
-        text += next.value;
-        if (text.length >= 1 << 16) return controller.enqueue(encoder.encode(text));
-      }
-      if (text) controller.enqueue(encoder.encode(text));
-      controller.close();
-    },
-    cancel() {
-      it.return?.();
-    },
-  });
 }
 
 /** A download name from the title: letters, digits and dashes. */

@@ -1,9 +1,10 @@
 /**
  * Ctrl-C (SIGINT) and SIGTERM for `chronicle import`: the first stops it where it is safe and
  * it says what is left (the pass itself: tests/unit/store/interrupt_test.ts), a second exits
- * at once.
+ * at once. And what a process writes reaches a pipe whole, however slowly it is read.
  */
-import { assertEquals, assertStringIncludes } from "../_helpers/assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../_helpers/assert.ts";
+import { writeClaudeSession } from "../e2e/_synthetic.ts";
 import { spawnChronicle, userMachine } from "../_helpers/chronicle_cli.ts";
 import { formatSummary, STOPPING } from "../../cli/import.ts";
 import { emptySummary } from "../../core/store/mod.ts";
@@ -107,4 +108,38 @@ Deno.test("a stopped import's summary says so, and what is left", () => {
   const indexing = formatSummary({ ...left, interrupted: { remaining_paths: [] } });
   assertStringIncludes(indexing, "\nEvery file read; `chronicle import` goes on from there.\n");
   assertEquals(formatSummary({ ...left, interrupted: undefined }).includes("Stopped"), false);
+});
+
+Deno.test("chronicle export to a pipe read slowly writes every byte (writeSync may write less than it is given)", async () => {
+  await using m = await userMachine();
+  const sid = "5a0e5a0e-1111-4222-8333-444455556666";
+  await writeClaudeSession(m.home, {
+    sessionId: sid,
+    cwd: "/work/big",
+    // prompts of 45,000 characters: pieces of the document as big as a step's text goes
+    turns: Array.from({ length: 30 }, (_, i) => ({
+      user: Array.from({ length: 3000 }, (_, k) => `word${k}x${i}`).join(" ").slice(0, 45_000),
+    })),
+  });
+  assertEquals((await m.run(["import"])).code, 0);
+  const file = `${m.root}/out.md`;
+  assertEquals((await m.run(["export", sid, "--format", "md", "--out", file])).code, 0);
+  const want = (await Deno.readTextFile(file)).replace(/^- \*\*Exported:\*\* .*$/m, "");
+  // the same export to a pipe whose reader falls behind: a piece meets a pipe with less room
+  const child = spawnChronicle(["export", sid, "--format", "md"], m.env, { cwd: m.cwd });
+  const reader = child.stdout.getReader();
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await child.stderr.cancel();
+  assertEquals((await child.status).code, 0);
+  const got = new TextDecoder().decode(await new Blob(parts as BlobPart[]).arrayBuffer());
+  const piped = got.replace(/^- \*\*Exported:\*\* .*$/m, "");
+  assertEquals(piped.length, want.length, "every character reached the pipe");
+  assert(piped === want, "the same text as the file");
+  assert(want.length > 1_000_000, `${want.length} characters`);
 });
