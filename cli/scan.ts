@@ -11,11 +11,12 @@ import {
   histogramOf,
   RuleStore,
   type ScanOptions,
-  scanSession,
   scanText,
+  sessionFindings,
   toSarif,
 } from "../core/security/mod.ts";
 import { VERSION } from "../core/version.ts";
+import { pagedTurns } from "../core/gc.ts";
 import { dataDir, storePath } from "../runtime/data_dir.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
@@ -201,7 +202,7 @@ export function makeScanCommand(deps: ScanCommandDeps = {}): Command {
           for await (const session of next()) {
             found = true;
             counts.sessions++;
-            const r = scanSession(session, options);
+            const r = sessionFindings(session, options); // findings only: no redacted copy
             for (const m of r.messages) {
               const field = m.op ? `${m.op}/${m.field}` : m.field;
               const uri = `session:${r.session_id}/${field}${m.path ? `#${m.path}` : ""}`;
@@ -347,8 +348,10 @@ export async function openUserScanStore(io: CliIo): Promise<ScanStore> {
   return {
     async *sessions(selector) {
       if (selector.id) {
-        // what `show` accepts: an id, a native id, a unique prefix (else the candidates)
-        const s = store.loadSession(store.requireSessionId(selector.id));
+        // what `show` accepts: an id, a native id, a unique prefix (else the candidates); a page
+        // of steps at a time, its garbage collected every few pages (a session of 35,000 steps)
+        const id = store.requireSessionId(selector.id);
+        const s = await store.loadSessionInTurns(id, { turn: pagedTurns() });
         if (s) yield s;
         return;
       }

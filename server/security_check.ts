@@ -11,8 +11,8 @@ import {
   deadlineIn,
   type Finding,
   isTimeout,
-  scanSession,
   scanText,
+  sessionFindings,
 } from "../core/security/mod.ts";
 
 /** A finding as the check report shows it: where, which rule, and a redacted excerpt. */
@@ -66,6 +66,16 @@ function previews(redacted: string, findings: Finding[]): string[] {
   });
 }
 
+/** The session's own title, redacted (as its findings say), or null. */
+function titleOf(
+  session: CanonicalSession,
+  scan: { messages: { op: string; field: string; redacted: string }[] },
+): string | null {
+  const title = session.session.title;
+  if (title === undefined || title === null) return null;
+  return scan.messages.find((m) => m.op === "" && m.field === "title")?.redacted ?? title;
+}
+
 /** Checks one session (see the module comment). */
 export function checkSession(input: CheckInput): CheckSessionReport {
   const { session, rules } = input;
@@ -76,7 +86,7 @@ export function checkSession(input: CheckInput): CheckSessionReport {
   };
   try {
     const deadline = deadlineIn(budget);
-    const scan = scanSession(session, {
+    const scan = sessionFindings(session, {
       rules,
       deadline,
       readPayload: (ref) => ("sha256" in ref ? input.payloads[ref.sha256] ?? null : null),
@@ -95,7 +105,7 @@ export function checkSession(input: CheckInput): CheckSessionReport {
       // The title is shown beside the findings, so it is redacted like them.
       title: input.userTitle
         ? scanText(input.userTitle, { rules }).redacted
-        : scan.redacted.session.title ??
+        : titleOf(session, scan) ??
           (input.fallbackTitle === null ? null : scanText(input.fallbackTitle, { rules }).redacted),
       total: scan.total,
       by_rule: scan.histogram,

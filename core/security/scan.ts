@@ -341,6 +341,26 @@ function redactDeep(
  */
 export function scanSession(session: CanonicalSession, options: SessionScanOptions): SessionScan {
   const copy = structuredClone(session);
+  return { ...walkSession(copy, options, true), redacted: copy };
+}
+
+/**
+ * {@link scanSession}'s findings without the redacted copy: nothing is copied or changed (a
+ * scan that only reports, of a session of tens of thousands of steps).
+ */
+export function sessionFindings(
+  session: CanonicalSession,
+  options: SessionScanOptions,
+): Omit<SessionScan, "redacted"> {
+  return walkSession(session, options, false);
+}
+
+/** Scans `session`, and when `write` (it is a copy), replaces each finding in it. */
+function walkSession(
+  session: CanonicalSession,
+  options: SessionScanOptions,
+  write: boolean,
+): Omit<SessionScan, "redacted"> {
   const messages: MessageFindings[] = [];
   const histogram: Record<string, number> = {};
   let total = 0;
@@ -359,49 +379,63 @@ export function scanSession(session: CanonicalSession, options: SessionScanOptio
     return r.redacted;
   };
 
-  const info = copy.session;
-  if (info.title) info.title = scanField(info.title, { op: "", field: "title" });
+  const info = session.session;
+  if (info.title) {
+    const title = scanField(info.title, { op: "", field: "title" });
+    if (write) info.title = title;
+  }
   if (info.last_prompt) {
-    info.last_prompt = scanField(info.last_prompt, { op: "", field: "last_prompt" });
+    const last = scanField(info.last_prompt, { op: "", field: "last_prompt" });
+    if (write) info.last_prompt = last;
   }
 
-  const order = copy.timeline.map((t) => t.op);
+  const order = session.timeline.map((t) => t.op);
   const seen = new Set(order);
-  for (const id of Object.keys(copy.operations).sort()) if (!seen.has(id)) order.push(id);
+  for (const id of Object.keys(session.operations).sort()) if (!seen.has(id)) order.push(id);
   const visited = new Set<string>();
   for (const id of order) {
-    const op = copy.operations[id];
+    const op = session.operations[id];
     if (!op || visited.has(id)) continue;
     visited.add(id);
     const where = { op: id, kind: op.kind, ...(op.tool ? { tool: op.tool } : {}) };
-    if (op.text) op.text = scanField(op.text, { ...where, field: "text" });
-    if (op.target) op.target = scanField(op.target, { ...where, field: "target" });
+    if (op.text) {
+      const text = scanField(op.text, { ...where, field: "text" });
+      if (write) op.text = text;
+    }
+    if (op.target) {
+      const target = scanField(op.target, { ...where, field: "target" });
+      if (write) op.target = target;
+    }
     for (const field of ["request", "response"] as const) {
       const text = payloadText(op[field], options.readPayload);
       if (text === undefined) continue;
       if (text === null) {
         unreadable++;
         const ref = op[field] as { size?: number };
-        op[field] = { redacted: true, ...(ref.size !== undefined ? { size: ref.size } : {}) };
+        if (write) {
+          op[field] = { redacted: true, ...(ref.size !== undefined ? { size: ref.size } : {}) };
+        }
         continue;
       }
       const before = total;
       const redacted = scanField(text, { ...where, field });
-      if (total > before) op[field] = { inline: redacted };
+      if (write && total > before) op[field] = { inline: redacted };
     }
     if (op.extensions) {
-      op.extensions = redactDeep(
+      const extensions = redactDeep(
         op.extensions,
         "extensions",
         (text, path) => scanField(text, { ...where, field: "extensions", path }),
       ) as Record<string, unknown>;
+      if (write) op.extensions = extensions;
     }
   }
-  copy.extensions = redactDeep(
-    copy.extensions,
+  const extensions = redactDeep(
+    session.extensions,
     "extensions",
     (text, path) => scanField(text, { op: "", field: "extensions", path }),
   ) as Record<string, unknown>;
 
-  return { session_id: session.session.id, messages, histogram, total, unreadable, redacted: copy };
+  if (write) session.extensions = extensions;
+  return { session_id: session.session.id, messages, histogram, total, unreadable };
 }

@@ -11,6 +11,7 @@ import {
   forEachGlobMatch,
   scanSession,
   scanText,
+  sessionFindings,
 } from "../../../core/security/mod.ts";
 import { FakeSecrets } from "./_fake_secrets.ts";
 
@@ -214,6 +215,25 @@ function session(sink: PayloadSink, key: string): CanonicalSession {
     extensions: {},
   };
 }
+
+Deno.test("sessionFindings() finds what scanSession() finds, and neither copies nor changes the session", () => {
+  const sink = new PayloadSink();
+  const s = session(sink, fake.openai());
+  const before = structuredClone(s);
+  const read = (ref: PayloadRef) => {
+    if (!("sha256" in ref)) return null;
+    const b = sink.payloads.get(ref.sha256);
+    return b ? new TextDecoder().decode(b) : null;
+  };
+  const { redacted, ...whole } = scanSession(s, { readPayload: read });
+  assert(whole.total >= 4 && redacted.session.title !== s.session.title);
+  assertEquals(sessionFindings(s, { readPayload: read }), whole);
+  assertEquals(s, before, "the session is as it was");
+  // a payload that cannot be read is counted, and the session keeps its reference
+  const none = sessionFindings(s, { readPayload: () => null });
+  assert(none.unreadable > 0);
+  assertEquals(s, before);
+});
 
 Deno.test("scanSession() scans messages, tool inputs and results, and returns redacted copies", () => {
   const sink = new PayloadSink();
