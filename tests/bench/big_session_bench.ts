@@ -1,0 +1,190 @@
+/**
+ * One very big session in the server: the 200 MiB Claude Code session (35,342 steps) of the
+ * import bench, each heavy per-session route asked once of a fresh `chronicle serve`, with its
+ * time and the server's peak RSS against the 286 MiB (300 MB) goal; and how long the session's
+ * timeline pages take while its causality is analysed (a page at a time, core/gc.ts's
+ * `pagedTurns`). Figures only: no limit is asserted on this shared machine.
+ *
+ *   deno task bench:big-session
+ */
+import { bigSession } from "./_bench_kit.ts";
+import { spawnChronicle } from "../_helpers/chronicle_cli.ts";
+
+const MIB = 1024 * 1024;
+const GOAL_MIB = 286;
+const home = await bigSession(200);
+const data = await Deno.makeTempDir({ prefix: "chronicle-bench-big-" });
+const env = { HOME: home, CHRONICLE_HOME: data };
+
+try {
+  console.log("importing the 200 MiB session ...");
+  const imported = spawnChronicle(["import"], env);
+  await imported.stdout.cancel();
+  await imported.stderr.cancel();
+  if (!(await imported.status).success) throw new Error("chronicle import failed");
+
+  /** A fresh server: its address, token and pid; stopped by the caller. */
+  const serve = async () => {
+    const child = spawnChronicle(["serve", "--no-import", "--port", "0"], env);
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (!/token=[0-9a-f]{64}/.test(out)) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error(`the server did not start: ${out}`);
+      out += value;
+    }
+    const url = new URL(/http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}/.exec(out)![0]);
+    const token = url.searchParams.get("token")!;
+    const stop = async () => {
+      child.kill("SIGTERM");
+      await lines.cancel();
+      await child.stderr.cancel();
+      await child.status;
+    };
+    return { base: url.origin, token, pid: child.pid, stop };
+  };
+  const peakMiB = async (pid: number) => {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) * 1024 / MIB;
+  };
+  const get = async (
+    s: Awaited<ReturnType<typeof serve>>,
+    path: string,
+    init: RequestInit = {},
+  ) => {
+    const t = performance.now();
+    const res = await fetch(`${s.base}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${s.token}`,
+        origin: s.base,
+        "content-type": "application/json",
+      },
+    });
+    const bytes = (await res.arrayBuffer()).byteLength;
+    if (!res.ok) throw new Error(`${path}: ${res.status}`);
+    return { ms: performance.now() - t, bytes };
+  };
+
+  const first = await serve();
+  const listed = await fetch(`${first.base}/api/sessions`, {
+    headers: { authorization: `Bearer ${first.token}` },
+  });
+  const body = await listed.json();
+  if (!listed.ok) throw new Error(`the session list: ${JSON.stringify(body)}`);
+  const [session] = body.items;
+  await first.stop();
+  const id = encodeURIComponent(session.id);
+  console.log(
+    `one session of ${
+      session.op_count.toLocaleString("en-US")
+    } steps; each route asked once of a fresh server:`,
+  );
+  const routes: [string, string, RequestInit?][] = [
+    ["session", `/api/sessions/${id}`],
+    ["stats", `/api/sessions/${id}/stats`],
+    ["causality", `/api/sessions/${id}/causality`],
+    ["code at the end", `/api/sessions/${id}/code`],
+    ["redaction preview", `/api/sessions/${id}/redaction`],
+    ["Markdown download", `/api/sessions/${id}/export?format=md`],
+    ["HTML download", `/api/sessions/${id}/export?format=html`],
+    ["security check", "/api/security/check", {
+      method: "POST",
+      body: JSON.stringify({ session_id: session.id }),
+    }],
+    ["share made", `/api/sessions/${id}/shares`, {
+      method: "POST",
+      body: JSON.stringify({ days: 1 }),
+    }],
+  ];
+  let sharePath = "";
+  for (const [name, path, init] of routes) {
+    const s = await serve();
+    try {
+      const t = performance.now();
+      const res = await fetch(`${s.base}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${s.token}`,
+          origin: s.base,
+          "content-type": "application/json",
+        },
+      });
+      const body = await res.text();
+      const ms = performance.now() - t;
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+      if (name === "share made") sharePath = JSON.parse(body).path;
+      const peak = await peakMiB(s.pid);
+      console.log(
+        `  ${name.padEnd(18)} ${(ms / 1000).toFixed(2).padStart(6)} s  ${
+          (body.length / MIB).toFixed(1).padStart(5)
+        } Mi chars  peak ${peak.toFixed(0)} MiB (${(peak / GOAL_MIB).toFixed(2)}x the goal)`,
+      );
+    } finally {
+      await s.stop();
+    }
+  }
+  // the share page, the one route without the token, of a server that did not make it
+  {
+    const s = await serve();
+    try {
+      const r = await get(s, sharePath);
+      const peak = await peakMiB(s.pid);
+      console.log(
+        `  ${"share page".padEnd(18)} ${(r.ms / 1000).toFixed(2).padStart(6)} s  ${
+          (r.bytes / MIB).toFixed(1).padStart(5)
+        } MiB      peak ${peak.toFixed(0)} MiB (${(peak / GOAL_MIB).toFixed(2)}x the goal)`,
+      );
+    } finally {
+      await s.stop();
+    }
+  }
+  // the timeline's pages while the causality is analysed
+  {
+    const s = await serve();
+    try {
+      const analysis = get(s, `/api/sessions/${id}/causality`);
+      const pages: number[] = [];
+      let done = false;
+      analysis.then(() => (done = true));
+      for (let i = 1; !done && i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (done) break;
+        pages.push((await get(s, `/api/sessions/${id}/timeline?offset=${i * 800}&limit=100`)).ms);
+      }
+      const a = await analysis;
+      pages.sort((x, y) => x - y);
+      console.log(
+        `  while its causality is analysed (${
+          (a.ms / 1000).toFixed(2)
+        } s), ${pages.length} timeline pages: median ${
+          pages[Math.floor(pages.length / 2)]?.toFixed(0)
+        } ms, slowest ${pages.at(-1)?.toFixed(0)} ms`,
+      );
+    } finally {
+      await s.stop();
+    }
+  }
+  // the CLI's own export of it, to a file (its peak read from /proc while it runs)
+  const out = `${data}/big.md`;
+  const started = performance.now();
+  const exported = spawnChronicle(["export", session.id, "--format", "md", "--out", out], env);
+  let cliPeak = 0;
+  let ended = false;
+  const result = exported.output().then((r) => (ended = true, r));
+  while (!ended) {
+    cliPeak = Math.max(cliPeak, await peakMiB(exported.pid).catch(() => 0));
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const r = await result;
+  if (!r.success) {
+    throw new Error(`chronicle export failed: ${new TextDecoder().decode(r.stderr)}`);
+  }
+  console.log(
+    `  chronicle export to a file: ${((performance.now() - started) / 1000).toFixed(2)} s, ${
+      ((await Deno.stat(out)).size / MIB).toFixed(1)
+    } MiB written, peak at least ${cliPeak.toFixed(0)} MiB`,
+  );
+} finally {
+  await Deno.remove(data, { recursive: true });
+}
