@@ -15,6 +15,7 @@ import { doctorProbes } from "./doctor.ts";
 import { TOKEN_PARAM } from "../server/auth.ts";
 import { type CheckRunner, createCheckWorker } from "../server/check_runner.ts";
 import { createSecurityService } from "../server/security_service.ts";
+import { oneAtATime, type SessionWork } from "../server/session_work.ts";
 import { createReplayService, type ReplayService } from "../server/replay_service.ts";
 import { createEventHub, type EventHub } from "../server/sse.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
@@ -58,6 +59,8 @@ export interface ServeOptions {
   /** 0 picks a free port. */
   port: number;
   security?: SecurityService;
+  /** Where heavy work on one whole session waits its turn (server/session_work.ts). */
+  sessionWork?: SessionWork;
   replay?: ReplayService;
   git?: GitEngine;
   events?: EventHub;
@@ -91,6 +94,7 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
     token: options.token,
     port: () => boundPort,
     security: options.security,
+    sessionWork: options.sessionWork,
     replay: options.replay,
     git: options.git,
     events,
@@ -229,7 +233,9 @@ export const serveCommand: Command = async (args, io) => {
     // security checks run in a worker with no permissions: the API answers during a long one
     const checks = createCheckWorker();
     checks.warm();
-    const security = securityFor(store, io, events, checks);
+    // heavy work on one whole session, one at a time: the API's and the security checks'
+    const sessionWork = oneAtATime();
+    const security = securityFor(store, io, { events, checks, sessionWork });
     const stop = new AbortController();
     const replay = createReplayService(store, { dataDir: dir, env: io.env });
     // The port is bound (or reported busy) before anything is imported.
@@ -238,6 +244,7 @@ export const serveCommand: Command = async (args, io) => {
       token,
       port,
       security,
+      sessionWork,
       replay,
       events,
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),
@@ -307,13 +314,14 @@ export const serveCommand: Command = async (args, io) => {
 export function securityFor(
   store: ChronicleStore,
   io: CliIo,
-  events?: EventHub,
-  checks?: CheckRunner,
+  options: { events?: EventHub; checks?: CheckRunner; sessionWork?: SessionWork } = {},
 ): SecurityService {
+  const { events, checks } = options;
   const dir = dataDir(io.env);
   return createSecurityService({
     store,
     runCheck: checks?.run,
+    sessionWork: options.sessionWork,
     guardFiles: {
       takeJournal: () => takeGuardJournal(dir),
       writeRules: (rules) => writeGuardRules(dir, rules),

@@ -6,6 +6,7 @@
  * bearer token, or the cookie the printed URL trades it for: auth.ts); state-changing ones also
  * need a loopback Origin (when sent). Errors have one JSON shape (errors.ts).
  */
+import { oneAtATime } from "./session_work.ts";
 import { SHARE_PATH } from "../core/shares/mod.ts";
 import { checkRequest, signInPage, signInResponse } from "./auth.ts";
 import type { AppDeps } from "./deps.ts";
@@ -34,7 +35,7 @@ interface CompiledRoute extends Route {
 /** Builds the request handler. */
 export function createApp(deps: AppDeps): Handler {
   const events = deps.events ?? createEventHub();
-  const full: AppDeps = { ...deps, events };
+  const full: AppDeps = { ...deps, events, sessionWork: deps.sessionWork ?? oneAtATime() };
   const port = typeof deps.port === "function" ? deps.port : () => deps.port as number;
   const serveStatic = deps.static ?? createStatic();
 

@@ -2,6 +2,7 @@
  * What the server is built from. `createApp(deps)` takes these; the CLI builds the real ones
  * and tests pass in-memory stores and fakes.
  */
+import type { SessionWork } from "./session_work.ts";
 import type { DoctorReport } from "../core/doctor/mod.ts";
 import type { GitEngine } from "../core/git/mod.ts";
 import type { ExcludeList } from "../core/archive/mod.ts";
@@ -89,6 +90,11 @@ export interface AppDeps {
   token: string;
   /** The port the server listens on; a function when it is known only after binding. */
   port: number | (() => number);
+  /**
+   * Where heavy work on one whole session waits its turn (server/session_work.ts), shared with
+   * the security service's checks. Default: one queue of this app's own.
+   */
+  sessionWork?: SessionWork;
   /** The security engine; without it the security routes answer 503. */
   security?: SecurityService;
   /** Replay mode; without it the replay routes answer 503. */

@@ -6,6 +6,7 @@
  */
 import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
 import { pagedTurns } from "../core/gc.ts";
+import type { SessionWork } from "./session_work.ts";
 import { type CustomRule, type Interception, RuleStore } from "../core/security/mod.ts";
 import {
   type CheckInput,
@@ -47,6 +48,8 @@ export interface SecurityServiceOptions {
   now?: () => Date;
   /** Operations a session's check sends at once, with their payloads. Default {@link CHECK_PAGE}. */
   checkPage?: number;
+  /** Where each session's check waits its turn (server/session_work.ts). Default: none. */
+  sessionWork?: SessionWork;
 }
 
 /**
@@ -200,7 +203,9 @@ export function createSecurityService(options: SecurityServiceOptions): Security
         sessions: [],
       };
       for (const id of ids) {
-        const one = await checkOne(id);
+        const one = options.sessionWork
+          ? await options.sessionWork.run(() => checkOne(id))
+          : await checkOne(id);
         // let other requests in between two sessions, whoever runs the scan
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (!one) continue;

@@ -25,6 +25,7 @@ import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import type { Route } from "./_http.ts";
 import { pagedTurns } from "../../core/gc.ts";
+import { oneAtATime } from "../session_work.ts";
 
 /** Sessions whose analysis is kept (each holds its report and its prepared code). */
 const CACHED_SESSIONS = 8;
@@ -49,6 +50,7 @@ function createCache(deps: AppDeps) {
   const entries = new Map<string, Entry>();
   const pending = new Map<string, { key: string; entry: Promise<Entry> }>();
   const store: ChronicleStore = deps.store;
+  const work = deps.sessionWork ?? oneAtATime();
   const read = (ref: Parameters<ChronicleStore["payloadText"]>[0], max?: number) =>
     store.payloadText(ref, max);
   const notFound = (id: string) =>
@@ -77,7 +79,7 @@ function createCache(deps: AppDeps) {
       }
       const running = pending.get(id);
       if (running?.key === key) return await running.entry;
-      const entry = analyse(id, key);
+      const entry = work.run(() => analyse(id, key));
       pending.set(id, { key, entry });
       try {
         return await entry;
@@ -87,9 +89,11 @@ function createCache(deps: AppDeps) {
     },
     async code(id: string): Promise<SessionCode> {
       const e = await this.get(id);
-      e.code ??= prepareSessionCode(e.session, { git: deps.git, read, turn: pagedTurns() }, {
-        facts: e.facts,
-      });
+      e.code ??= work.run(() =>
+        prepareSessionCode(e.session, { git: deps.git, read, turn: pagedTurns() }, {
+          facts: e.facts,
+        })
+      );
       return await e.code;
     },
   };

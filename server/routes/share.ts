@@ -77,12 +77,19 @@ export function createSharePages(deps: AppDeps): (req: Request, url: URL) => Res
  * (core/gc.ts's `pagedTurns`): a session of tens of thousands of steps takes seconds, and the
  * server answers other requests meanwhile.
  */
-async function requireDocument(store: ChronicleStore, id: string, options: DocumentOptions) {
-  const doc = await documentInTurns(store, id, {
-    ...options,
-    rules: new RuleStore(store.ruleTable).active(),
-    turn: pagedTurns(),
-  });
+async function requireDocument(
+  deps: AppDeps,
+  id: string,
+  options: DocumentOptions,
+): Promise<ExportDocument> {
+  const { store } = deps;
+  const build = () =>
+    documentInTurns(store, id, {
+      ...options,
+      rules: new RuleStore(store.ruleTable).active(),
+      turn: pagedTurns(),
+    });
+  const doc = await (deps.sessionWork ? deps.sessionWork.run(build) : build());
   if (!doc) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
   return doc;
 }
@@ -116,7 +123,7 @@ export function shareRoutes(deps: AppDeps): Route[] {
       handler: async ({ params, url }) =>
         json(
           preview(
-            await requireDocument(store, params.id, {
+            await requireDocument(deps, params.id, {
               now,
               thinking: flag(url, "thinking"),
               summaryOnly: true,
@@ -136,7 +143,7 @@ export function shareRoutes(deps: AppDeps): Route[] {
             `Unknown format "${format.slice(0, 20)}" (md, html)`,
           );
         }
-        const doc = await requireDocument(store, params.id, {
+        const doc = await requireDocument(deps, params.id, {
           now,
           thinking: flag(url, "thinking"),
         });
@@ -171,7 +178,7 @@ export function shareRoutes(deps: AppDeps): Route[] {
         if (typeof days !== "number") {
           throw new HttpError(400, "bad_request", 'Field "days" must be a number');
         }
-        const doc = await requireDocument(store, params.id, {
+        const doc = await requireDocument(deps, params.id, {
           now,
           thinking: body.thinking === true,
         });
