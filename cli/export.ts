@@ -28,6 +28,7 @@ import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";
 import type { CliIo, Command } from "./io.ts";
 import { userPath } from "./user_cwd.ts";
+import { isOsError, osErrorLine } from "./os_error.ts";
 
 export const EXPORT_HELP = `Usage: chronicle export [ID | all] [--project PATH] [--since DATE]
                         [--format md|html|canonical] [--out PATH] [OPTIONS]
@@ -143,7 +144,8 @@ async function writeFileAtomic(path: string, pieces: Iterable<string>): Promise<
     await denoArtifactWriter.writeFile(tmp, textStream(pieces, (n) => (bytes += n)), 0o600);
   } catch (e) {
     await denoArtifactWriter.remove(tmp).catch(() => {});
-    throw e;
+    // which file, and why: "chronicle: no such file or folder" alone named neither
+    throw isOsError(e) ? new ChronicleError("io", osErrorLine(`cannot write ${path}`, e)) : e;
   }
   try {
     await denoArtifactWriter.rename(tmp, path);

@@ -124,6 +124,13 @@ Deno.test("chronicle export to a pipe read slowly writes every byte (writeSync m
   assertEquals((await m.run(["import"])).code, 0);
   const file = `${m.root}/out.md`;
   assertEquals((await m.run(["export", sid, "--format", "md", "--out", file])).code, 0);
+  // a file that cannot be written is named, and nothing is left beside it
+  const nowhere = await m.run(["export", sid, "--format", "md", "--out", `${m.root}/no/such/x.md`]);
+  assertEquals(nowhere.code, 1);
+  assertStringIncludes(
+    nowhere.stderr,
+    `chronicle: cannot write ${m.root}/no/such/x.md: no such file or folder\n`,
+  );
   const want = (await Deno.readTextFile(file)).replace(/^- \*\*Exported:\*\* .*$/m, "");
   // the same export to a pipe whose reader falls behind: a piece meets a pipe with less room
   const child = spawnChronicle(["export", sid, "--format", "md"], m.env, { cwd: m.cwd });
