@@ -19,7 +19,7 @@ import {
   type RedactionSummary,
   textStream,
 } from "../core/export/mod.ts";
-import { pagedTurns } from "../core/gc.ts";
+import { pagedTurns } from "../core/paged.ts";
 import { ChronicleError } from "../core/model/mod.ts";
 import { type CustomRule, RuleStore, scanSession, termSafe } from "../core/security/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";

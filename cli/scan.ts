@@ -16,7 +16,7 @@ import {
   toSarif,
 } from "../core/security/mod.ts";
 import { VERSION } from "../core/version.ts";
-import { pagedTurns } from "../core/gc.ts";
+import { pagedTurns } from "../core/paged.ts";
 import { dataDir, storePath } from "../runtime/data_dir.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import { openUserStore } from "./context.ts";

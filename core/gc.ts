@@ -15,22 +15,8 @@
  * - while a line over `LONG_LINE_BYTES` is read: its parts once joined, its string once parsed
  *   (core/sources/jsonl.ts);
  * - every few slices of search texts, in the text worker (runtime/text_worker.ts);
- * - every few pages of a big session the server loads or analyses ({@link pagedTurns}).
+ * - every few pages of a big session the server loads or analyses (core/paged.ts's `pagedTurns`).
  */
 export function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
-}
-
-/**
- * Turns of the event loop for long work a server does a page at a time (a big session's load,
- * its causality facts, its export document): requests go between the pages, and every
- * `collectEvery` turns the pages' garbage is collected. The causality of one 35,000-step
- * session (200 MiB of log) peaked the server at 387 MiB without the collections, 250 with.
- */
-export function pagedTurns(collectEvery = 8): () => Promise<void> {
-  let turns = 0;
-  return () => {
-    if (++turns % collectEvery === 0) collectGarbage();
-    return new Promise((resolve) => setTimeout(resolve, 0));
-  };
 }

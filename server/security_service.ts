@@ -5,7 +5,7 @@
  * since it writes Claude Code's settings file).
  */
 import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
-import { pagedTurns } from "../core/gc.ts";
+import { pagedTurns } from "../core/paged.ts";
 import type { SessionWork } from "./session_work.ts";
 import { type CustomRule, type Interception, RuleStore } from "../core/security/mod.ts";
 import {

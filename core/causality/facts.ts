@@ -4,6 +4,7 @@
  * deletes, and shell commands whose words show the files they change). Paths are normalised
  * against the operation's working folder or the session's project, so one file has one key.
  */
+import { drain, drainInTurns } from "../paged.ts";
 import { ERROR_SCAN_CHARS, isErrorResult } from "../analytics/error_heuristic.ts";
 import {
   type CanonicalSession,
@@ -407,11 +408,7 @@ export function sessionFacts(
   read: PayloadReader,
   options: FactsOptions = {},
 ): OpFacts[] {
-  const facts = factsOf(session, read, options);
-  for (;;) {
-    const step = facts.next();
-    if (step.done) return step.value;
-  }
+  return drain(factsOf(session, read, options));
 }
 
 /** Operations whose facts are read between two turns of {@link sessionFactsInTurns}. */
@@ -426,12 +423,7 @@ export async function sessionFactsInTurns(
   read: PayloadReader,
   options: FactsOptions & { turn: () => Promise<unknown> },
 ): Promise<OpFacts[]> {
-  const facts = factsOf(session, read, options);
-  for (;;) {
-    const step = facts.next();
-    if (step.done) return step.value;
-    await options.turn();
-  }
+  return await drainInTurns(factsOf(session, read, options), options.turn);
 }
 
 function* factsOf(

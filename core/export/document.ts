@@ -4,6 +4,7 @@
  * that spawned them, errors marked) with every text already redacted. The Markdown and HTML
  * renderers draw it, and a share freezes it: it holds nothing the redaction took out.
  */
+import { drain, drainInTurns } from "../paged.ts";
 import { isErrorResult } from "../analytics/error_heuristic.ts";
 import { promptTitle } from "../model/titles.ts";
 import { textLine } from "../model/text_line.ts";
@@ -175,11 +176,7 @@ export function buildDocument(
   readPayload: ReadPayloadText,
   options: BuildOptions,
 ): ExportDocument {
-  const building = buildingDocument(session, readPayload, options);
-  for (;;) {
-    const step = building.next();
-    if (step.done) return step.value;
-  }
+  return drain(buildingDocument(session, readPayload, options));
 }
 
 /** Steps a document is built from between two turns of {@link buildDocumentInTurns}. */
@@ -194,12 +191,7 @@ export async function buildDocumentInTurns(
   readPayload: ReadPayloadText,
   options: BuildOptions & { turn: () => Promise<unknown> },
 ): Promise<ExportDocument> {
-  const building = buildingDocument(session, readPayload, options);
-  for (;;) {
-    const step = building.next();
-    if (step.done) return step.value;
-    await options.turn();
-  }
+  return await drainInTurns(buildingDocument(session, readPayload, options), options.turn);
 }
 
 function* buildingDocument(

@@ -103,7 +103,7 @@ export function documentOf(
 
 /**
  * {@link documentOf} a page at a time, awaiting `turn` between pages of the session's load and
- * of the document (a server's turn of the event loop: requests go between, see core/gc.ts's
+ * of the document (a server's turn of the event loop: requests go between, see core/paged.ts's
  * `pagedTurns`).
  */
 export async function documentInTurns(

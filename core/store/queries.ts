@@ -3,6 +3,7 @@
  * pages, connections, where an operation sits in its thread, projects, the canonical session
  * rebuilt from its parts, and a change stamp for caches.
  */
+import { drain, drainInTurns } from "../paged.ts";
 import { spawnParents } from "../model/spawn.ts";
 import {
   assembleSession,
@@ -287,11 +288,7 @@ export class Queries {
 
   /** Rebuilds the canonical session from its stored parts. */
   loadSession(id: string, options: { textChars?: number } = {}): CanonicalSession | null {
-    const loading = this.loadingSession(id, options);
-    for (;;) {
-      const step = loading.next();
-      if (step.done) return step.value;
-    }
+    return drain(this.loadingSession(id, options));
   }
 
   /**
@@ -304,12 +301,7 @@ export class Queries {
     id: string,
     options: { textChars?: number; turn: () => Promise<unknown> },
   ): Promise<CanonicalSession | null> {
-    const loading = this.loadingSession(id, options);
-    for (;;) {
-      const step = loading.next();
-      if (step.done) return step.value;
-      await options.turn();
-    }
+    return await drainInTurns(this.loadingSession(id, options), options.turn);
   }
 
   /** Loads a session, yielding after each page of its operations. */

@@ -24,7 +24,7 @@ import {
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import type { Route } from "./_http.ts";
-import { pagedTurns } from "../../core/gc.ts";
+import { pagedTurns } from "../../core/paged.ts";
 import { oneAtATime } from "../session_work.ts";
 
 /** Sessions whose analysis is kept (each holds its report and its prepared code). */

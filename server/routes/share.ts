@@ -34,7 +34,7 @@ import type { ChronicleStore } from "../../core/store/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { errorResponse, HttpError, json, SECURITY_HEADERS } from "../errors.ts";
 import { readJson, type Route } from "./_http.ts";
-import { pagedTurns } from "../../core/gc.ts";
+import { pagedTurns } from "../../core/paged.ts";
 
 /** Headers of every share page, found or not. */
 export const SHARE_HEADERS: Readonly<Record<string, string>> = {
@@ -74,7 +74,7 @@ export function createSharePages(deps: AppDeps): (req: Request, url: URL) => Res
 
 /**
  * A session's redacted document, built a page at a time with the event loop's turns between
- * (core/gc.ts's `pagedTurns`): a session of tens of thousands of steps takes seconds, and the
+ * (core/paged.ts's `pagedTurns`): a session of tens of thousands of steps takes seconds, and the
  * server answers other requests meanwhile.
  */
 async function requireDocument(

@@ -2,7 +2,7 @@
  * One very big session in the server: the 200 MiB Claude Code session (35,342 steps) of the
  * import bench, each heavy per-session route asked once of a fresh `chronicle serve`, with its
  * time and the server's peak RSS against the 286 MiB (300 MB) goal; and how long the session's
- * timeline pages take while its causality is analysed (a page at a time, core/gc.ts's
+ * timeline pages take while its causality is analysed (a page at a time, core/paged.ts's
  * `pagedTurns`). Figures only: no limit is asserted on this shared machine.
  *
  *   deno task bench:big-session
@@ -47,6 +47,7 @@ try {
     const status = await Deno.readTextFile(`/proc/${pid}/status`);
     return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) * 1024 / MIB;
   };
+  /** Asks `path` of server `s`: the time to the whole answer, and the answer. */
   const get = async (
     s: Awaited<ReturnType<typeof serve>>,
     path: string,
@@ -61,10 +62,16 @@ try {
         "content-type": "application/json",
       },
     });
-    const bytes = (await res.arrayBuffer()).byteLength;
-    if (!res.ok) throw new Error(`${path}: ${res.status}`);
-    return { ms: performance.now() - t, bytes };
+    const body = await res.text();
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+    return { ms: performance.now() - t, body };
   };
+  const line = (name: string, ms: number, chars: number, peak: number) =>
+    console.log(
+      `  ${name.padEnd(18)} ${(ms / 1000).toFixed(2).padStart(6)} s  ${
+        (chars / MIB).toFixed(1).padStart(5)
+      } Mi chars  peak ${peak.toFixed(0)} MiB (${(peak / GOAL_MIB).toFixed(2)}x the goal)`,
+    );
 
   const first = await serve();
   const listed = await fetch(`${first.base}/api/sessions`, {
@@ -101,25 +108,9 @@ try {
   for (const [name, path, init] of routes) {
     const s = await serve();
     try {
-      const t = performance.now();
-      const res = await fetch(`${s.base}${path}`, {
-        ...init,
-        headers: {
-          authorization: `Bearer ${s.token}`,
-          origin: s.base,
-          "content-type": "application/json",
-        },
-      });
-      const body = await res.text();
-      const ms = performance.now() - t;
-      if (!res.ok) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
-      if (name === "share made") sharePath = JSON.parse(body).path;
-      const peak = await peakMiB(s.pid);
-      console.log(
-        `  ${name.padEnd(18)} ${(ms / 1000).toFixed(2).padStart(6)} s  ${
-          (body.length / MIB).toFixed(1).padStart(5)
-        } Mi chars  peak ${peak.toFixed(0)} MiB (${(peak / GOAL_MIB).toFixed(2)}x the goal)`,
-      );
+      const r = await get(s, path, init);
+      if (name === "share made") sharePath = JSON.parse(r.body).path;
+      line(name, r.ms, r.body.length, await peakMiB(s.pid));
     } finally {
       await s.stop();
     }
@@ -129,12 +120,7 @@ try {
     const s = await serve();
     try {
       const r = await get(s, sharePath);
-      const peak = await peakMiB(s.pid);
-      console.log(
-        `  ${"share page".padEnd(18)} ${(r.ms / 1000).toFixed(2).padStart(6)} s  ${
-          (r.bytes / MIB).toFixed(1).padStart(5)
-        } MiB      peak ${peak.toFixed(0)} MiB (${(peak / GOAL_MIB).toFixed(2)}x the goal)`,
-      );
+      line("share page", r.ms, r.body.length, await peakMiB(s.pid));
     } finally {
       await s.stop();
     }

@@ -1,6 +1,6 @@
 /**
  * A big session loaded, analysed and redacted a page at a time (`loadSessionInTurns`,
- * `sessionFactsInTurns`, `buildDocumentInTurns`, core/gc.ts's `pagedTurns`): the same answers
+ * `sessionFactsInTurns`, `buildDocumentInTurns`, core/paged.ts's `pagedTurns`): the same answers
  * as in one go, and the server answers other requests between the pages.
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
