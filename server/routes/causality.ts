@@ -27,8 +27,13 @@ import type { Route } from "./_http.ts";
 import { pagedTurns } from "../../core/paged.ts";
 import { oneAtATime } from "../session_work.ts";
 
-/** Sessions whose analysis is kept (each holds its report and its prepared code). */
-const CACHED_SESSIONS = 8;
+/**
+ * The analyses kept (each holds its session, facts, report and prepared code): at most this
+ * many sessions, and at most this many steps in all, however few sessions that is (the newest
+ * is kept whatever its size). One analysis of the bench's 35,342-step session holds about 150
+ * MB: eight of them were 1.2 GB.
+ */
+export const ANALYSES_KEPT = { sessions: 8, steps: 40_000 };
 /** Events per file in the files-touched map sent with the summary. */
 const FILE_EVENTS = 200;
 
@@ -46,7 +51,7 @@ interface Entry {
  * pages: a session of 35,000 steps takes seconds, and the server answers other requests (its
  * timeline's pages) meanwhile, and the pages' garbage is collected as it goes. Requests for a session being analysed wait for that analysis.
  */
-function createCache(deps: AppDeps) {
+export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
   const entries = new Map<string, Entry>();
   const pending = new Map<string, { key: string; entry: Promise<Entry> }>();
   const store: ChronicleStore = deps.store;
@@ -63,7 +68,14 @@ function createCache(deps: AppDeps) {
     await turn();
     const entry: Entry = { key, session, facts, report: analyseSession(session, read, { facts }) };
     entries.set(id, entry);
-    while (entries.size > CACHED_SESSIONS) entries.delete(entries.keys().next().value!);
+    let steps = 0;
+    for (const e of entries.values()) steps += e.session.timeline.length;
+    // the oldest go first, never the one just made
+    for (const [old, e] of entries) {
+      if (entries.size <= 1 || (entries.size <= kept.sessions && steps <= kept.steps)) break;
+      entries.delete(old);
+      steps -= e.session.timeline.length;
+    }
     return entry;
   };
   return {
@@ -132,7 +144,7 @@ function pathParam(url: URL, required: boolean): string | undefined {
 }
 
 export function causalityRoutes(deps: AppDeps): Route[] {
-  const cache = createCache(deps);
+  const cache = createAnalysisCache(deps);
   const tiers = Object.entries(TIER_SCORES).map(([tier, score]) => ({
     tier,
     score,

@@ -3,6 +3,7 @@ import type { GitEngine } from "../../../core/git/mod.ts";
 import { ChronicleError } from "../../../core/model/mod.ts";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { assertApiError, call, callJson, fixtureStore, testApp } from "./_helpers.ts";
+import { createAnalysisCache } from "../../../server/routes/causality.ts";
 
 /** The recorded projects live on another machine: their folders are gone here. */
 const GONE = {
@@ -129,6 +130,44 @@ Deno.test("without a git engine the code routes say so and show the recorded cha
     );
     assertEquals(tree.repo.kind, "no_git");
     assertEquals(tree.entries.map((e) => e.path), ["README.md", "notes.md"]);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("the analyses kept are bounded by their steps as well as their number, the newest always kept", async () => {
+  const store = await fixtureStore(["claude/s4-long", "codex/s4-long", "gemini/s4-long"]);
+  try {
+    const [a, b] = store.listSessions().items;
+    let loads = 0;
+    const counting = new Proxy(store, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target);
+        if (prop !== "loadSessionInTurns") return typeof v === "function" ? v.bind(target) : v;
+        return (
+          ...args: Parameters<typeof store.loadSessionInTurns>
+        ) => (loads++, v.apply(target, args));
+      },
+    });
+    const deps = { store: counting, token: "t", port: 1, version: "test", git: GONE };
+    const steps = (id: string) => store.getSession(id)!.op_count;
+    // room for both: the second look at each is kept
+    const roomy = createAnalysisCache(deps, { sessions: 8, steps: steps(a.id) + steps(b.id) });
+    for (const id of [a.id, b.id, a.id, b.id]) await roomy.get(id);
+    assertEquals(loads, 2);
+    // room for one of them: each look at the other analyses it again
+    loads = 0;
+    const tight = createAnalysisCache(deps, {
+      sessions: 8,
+      steps: Math.max(steps(a.id), steps(b.id)),
+    });
+    for (const id of [a.id, b.id, a.id, b.id]) await tight.get(id);
+    assertEquals(loads, 4);
+    // a session bigger than the room is still kept while it is the newest
+    loads = 0;
+    const small = createAnalysisCache(deps, { sessions: 8, steps: 1 });
+    for (const id of [a.id, a.id]) await small.get(id);
+    assertEquals(loads, 1);
   } finally {
     store.close();
   }
