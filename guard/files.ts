@@ -11,6 +11,7 @@ import {
   rulesFileText,
 } from "../core/security/journal.ts";
 import type { CustomRule } from "../core/security/glob_rule.ts";
+import { writeAllSync } from "../core/write_all.ts";
 import type { Interception } from "../core/security/pretooluse.ts";
 
 /**
@@ -25,8 +26,7 @@ export function appendGuardJournal(dir: string, line: string): void {
     mode: 0o600,
   });
   try {
-    const bytes = new TextEncoder().encode(line);
-    for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+    writeAllSync(file, new TextEncoder().encode(line));
   } finally {
     file.close();
   }

@@ -8,6 +8,7 @@
  * A watchdog bounds the whole run: if the decision has not come in time (a hung read), the call
  * is blocked, never waved through.
  */
+import { writeAllSync } from "../core/write_all.ts";
 import { guardFileDeps } from "./files.ts";
 import { denoGuardFs } from "./fs.ts";
 import { MAX_PAYLOAD, runHook } from "./hook.ts";
@@ -64,11 +65,7 @@ export function main(): Promise<number> {
     readStdin: () => Promise.resolve(readStdinSync(MAX_PAYLOAD)),
     fs: denoGuardFs,
     ...guardFileDeps(dir),
-    stderr: (text) => {
-      // all of it: `writeSync` may write less than it is given to a pipe
-      const bytes = encoder.encode(text);
-      for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
-    },
+    stderr: (text) => writeAllSync(Deno.stderr, encoder.encode(text)),
     home: safeEnv("HOME"),
     budgetMs: GUARD_BUDGET_MS,
   });

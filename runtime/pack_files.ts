@@ -7,6 +7,7 @@
  * space goes back to the disk.
  */
 import type { PackFiles } from "../core/store/mod.ts";
+import { writeAllSync } from "../core/write_all.ts";
 
 export function packDir(dataDir: string): string {
   return `${dataDir}/payloads`;
@@ -87,7 +88,7 @@ export function createPackFiles(dir: string): PackFiles {
     write(n, offset, bytes) {
       const f = file(n, true)!;
       f.seekSync(offset, Deno.SeekMode.Start);
-      for (let done = 0; done < bytes.byteLength;) done += f.writeSync(bytes.subarray(done));
+      writeAllSync(f, bytes);
     },
     read(n, offset, length) {
       sweep();
