@@ -5,6 +5,13 @@
  */
 import { collectGarbage } from "./gc.ts";
 
+/**
+ * Steps a paged piece of work does between two turns (a session's load, its causality facts,
+ * its code, its export document, its security check): a page of a big session's steps takes a
+ * few tens of milliseconds.
+ */
+export const PAGE_STEPS = 1000;
+
 /** Runs paged work to its end at once. */
 export function drain<T>(work: Generator<void, T>): T {
   for (;;) {

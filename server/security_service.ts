@@ -5,8 +5,8 @@
  * since it writes Claude Code's settings file).
  */
 import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
-import { pagedTurns } from "../core/paged.ts";
-import type { SessionWork } from "./session_work.ts";
+import { PAGE_STEPS, pagedTurns } from "../core/paged.ts";
+import { oneAtATime, type SessionWork } from "./session_work.ts";
 import { type CustomRule, type Interception, RuleStore } from "../core/security/mod.ts";
 import {
   type CheckInput,
@@ -46,18 +46,11 @@ export interface SecurityServiceOptions {
   /** Told of every interception ingested from the guard's journal. */
   onInterception?: (i: Interception) => void;
   now?: () => Date;
-  /** Operations a session's check sends at once, with their payloads. Default {@link CHECK_PAGE}. */
+  /** Operations a session's check sends at once, with their payloads. Default {@link PAGE_STEPS}. */
   checkPage?: number;
-  /** Where each session's check waits its turn (server/session_work.ts). Default: none. */
+  /** Where each session's check waits its turn (server/session_work.ts). Default: its own. */
   sessionWork?: SessionWork;
 }
-
-/**
- * Operations checked at once: a session of tens of thousands of steps is checked a page at a
- * time (its payload texts read, sent to the worker and scanned), not held whole. One check of
- * the bench's 200 MiB session peaked the server at 890 MiB when it was sent whole.
- */
-export const CHECK_PAGE = 1000;
 
 export type { CheckFinding, CheckSessionReport } from "./security_check.ts";
 
@@ -113,6 +106,7 @@ export function createSecurityService(options: SecurityServiceOptions): Security
   };
 
   const runCheck = options.runCheck ?? checkSession;
+  const work = options.sessionWork ?? oneAtATime();
   /**
    * One session's check: loaded here a page at a time, then scanned by `runCheck` (the worker in
    * serve) a page of operations at a time, each page sent with its payload texts alone; the
@@ -130,7 +124,9 @@ export function createSecurityService(options: SecurityServiceOptions): Security
     for (const op of Object.keys(session.operations).sort()) {
       if (!onTimeline.has(op)) order.push(op);
     }
-    const page = options.checkPage ?? CHECK_PAGE;
+    // a page at a time, not whole: one check of the bench's 200 MiB session sent every payload
+    // text at once, and peaked the server at 890 MiB
+    const page = options.checkPage ?? PAGE_STEPS;
     const budget = 30_000;
     const started = Date.now();
     let report: CheckSessionReport | null = null;
@@ -203,9 +199,7 @@ export function createSecurityService(options: SecurityServiceOptions): Security
         sessions: [],
       };
       for (const id of ids) {
-        const one = options.sessionWork
-          ? await options.sessionWork.run(() => checkOne(id))
-          : await checkOne(id);
+        const one = await work.run(() => checkOne(id));
         // let other requests in between two sessions, whoever runs the scan
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (!one) continue;

@@ -4,7 +4,7 @@
  * deletes, and shell commands whose words show the files they change). Paths are normalised
  * against the operation's working folder or the session's project, so one file has one key.
  */
-import { drain, drainInTurns } from "../paged.ts";
+import { drain, drainInTurns, PAGE_STEPS } from "../paged.ts";
 import { ERROR_SCAN_CHARS, isErrorResult } from "../analytics/error_heuristic.ts";
 import {
   type CanonicalSession,
@@ -411,11 +411,8 @@ export function sessionFacts(
   return drain(factsOf(session, read, options));
 }
 
-/** Operations whose facts are read between two turns of {@link sessionFactsInTurns}. */
-export const FACTS_PAGE = 1000;
-
 /**
- * {@link sessionFacts} awaiting `turn` after every {@link FACTS_PAGE} operations (a server's
+ * {@link sessionFacts} awaiting `turn` after every {@link PAGE_STEPS} operations (a server's
  * turn of the event loop: the results a big session's facts read take seconds in all).
  */
 export async function sessionFactsInTurns(
@@ -441,7 +438,7 @@ function* factsOf(
         resultChars: options.resultChars,
       }),
     );
-    if (out.length % FACTS_PAGE === 0) yield;
+    if (out.length % PAGE_STEPS === 0) yield;
   }
   return out;
 }

@@ -4,7 +4,7 @@
  * that spawned them, errors marked) with every text already redacted. The Markdown and HTML
  * renderers draw it, and a share freezes it: it holds nothing the redaction took out.
  */
-import { drain, drainInTurns } from "../paged.ts";
+import { drain, drainInTurns, PAGE_STEPS } from "../paged.ts";
 import { isErrorResult } from "../analytics/error_heuristic.ts";
 import { promptTitle } from "../model/titles.ts";
 import { textLine } from "../model/text_line.ts";
@@ -179,11 +179,8 @@ export function buildDocument(
   return drain(buildingDocument(session, readPayload, options));
 }
 
-/** Steps a document is built from between two turns of {@link buildDocumentInTurns}. */
-export const DOCUMENT_PAGE = 1000;
-
 /**
- * {@link buildDocument} awaiting `turn` after every {@link DOCUMENT_PAGE} steps (a server's
+ * {@link buildDocument} awaiting `turn` after every {@link PAGE_STEPS} steps (a server's
  * turn of the event loop: a session of tens of thousands of steps takes seconds to redact).
  */
 export async function buildDocumentInTurns(
@@ -241,7 +238,7 @@ function* buildingDocument(
   };
 
   for (const entry of session.timeline) {
-    if (entry.seq > 0 && entry.seq % DOCUMENT_PAGE === 0) yield;
+    if (entry.seq > 0 && entry.seq % PAGE_STEPS === 0) yield;
     const op = session.operations[entry.op];
     if (!op) continue;
     const n = entry.seq + 1;

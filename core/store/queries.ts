@@ -3,7 +3,7 @@
  * pages, connections, where an operation sits in its thread, projects, the canonical session
  * rebuilt from its parts, and a change stamp for caches.
  */
-import { drain, drainInTurns } from "../paged.ts";
+import { drain, drainInTurns, PAGE_STEPS } from "../paged.ts";
 import { spawnParents } from "../model/spawn.ts";
 import {
   assembleSession,
@@ -48,12 +48,6 @@ function summaryOf(row: Record<string, unknown>): SessionSummary {
  * name, else the agent's title, else the first prompt; none of them is ever stored blank).
  */
 const TITLE_SQL = "coalesce(user_title, title, first_prompt)";
-
-/**
- * Operations a session load reads at once: a page of a big session's steps (with their texts'
- * openings) takes a few tens of milliseconds.
- */
-export const LOAD_PAGE = 1000;
 
 export class Queries {
   constructor(
@@ -293,7 +287,7 @@ export class Queries {
 
   /**
    * {@link loadSession} with a turn of the event loop (`turn`) after every page of
-   * {@link LOAD_PAGE} operations: a server stays responsive while a session of tens of
+   * {@link PAGE_STEPS} operations: a server stays responsive while a session of tens of
    * thousands of steps loads. A step written meanwhile may be missed (the caller keys what it
    * keeps by the session's count), never given twice.
    */
@@ -322,8 +316,8 @@ export class Queries {
     );
     const operations: OperationRecord[] = [];
     const seen = new Set<string>();
-    for (let offset = 0;; offset += LOAD_PAGE) {
-      const got = page.all(id, LOAD_PAGE, offset) as Record<string, string | number | null>[];
+    for (let offset = 0;; offset += PAGE_STEPS) {
+      const got = page.all(id, PAGE_STEPS, offset) as Record<string, string | number | null>[];
       for (const r of got) {
         const opId = String(r.op_id);
         if (seen.has(opId)) continue; // moved to a later page by a step written meanwhile
@@ -340,7 +334,7 @@ export class Queries {
           op: readViewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
         });
       }
-      if (got.length < LOAD_PAGE) break;
+      if (got.length < PAGE_STEPS) break;
       yield;
     }
     const connections = rows<{ doc: string }>(

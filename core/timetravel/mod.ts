@@ -11,7 +11,6 @@
 import { createTwoFilesPatch } from "diff";
 import {
   displayPath,
-  FACTS_PAGE,
   normalizePath,
   type OpFacts,
   type PayloadReader,
@@ -20,6 +19,7 @@ import {
 import type { GitEngine, TreeEntry } from "../git/mod.ts";
 import { type CanonicalSession, ChronicleError } from "../model/mod.ts";
 import { findCommits } from "./commits.ts";
+import { PAGE_STEPS } from "../paged.ts";
 import { type Observation, observe } from "./observed.ts";
 import { type StepEdit, stepEdits } from "./edits.ts";
 import {
@@ -134,7 +134,7 @@ export interface TimeTravelDeps {
   git?: GitEngine;
   read: PayloadReader;
   /**
-   * Awaited after every {@link FACTS_PAGE} steps read (a server's turn of the event loop: a
+   * Awaited after every {@link PAGE_STEPS} steps read (a server's turn of the event loop: a
    * session of tens of thousands of steps takes a second). Default: none.
    */
   turn?: () => Promise<unknown>;
@@ -231,7 +231,7 @@ export async function prepareSessionCode(
   const edits: StepEdit[] = [];
   const observations: Observation[] = [];
   for (const [i, f] of facts.entries()) {
-    if (deps.turn && i > 0 && i % FACTS_PAGE === 0) await deps.turn();
+    if (deps.turn && i > 0 && i % PAGE_STEPS === 0) await deps.turn();
     const op = session.operations[f.op];
     if (f.change) {
       edits.push(...stepEdits(op, f, deps.read(op.request, 4 << 20), deps.read(op.response, 2000)));

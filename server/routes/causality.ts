@@ -49,7 +49,8 @@ interface Entry {
  * Per-session analyses, recomputed when the session changes (a live session grows). A big
  * session is loaded and its facts read a page at a time, with a turn of the event loop between
  * pages: a session of 35,000 steps takes seconds, and the server answers other requests (its
- * timeline's pages) meanwhile, and the pages' garbage is collected as it goes. Requests for a session being analysed wait for that analysis.
+ * timeline's pages) meanwhile, and the pages' garbage is collected as it goes. Requests for a
+ * session being analysed wait for that analysis.
  */
 export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
   const entries = new Map<string, Entry>();

@@ -35,6 +35,7 @@ import type { AppDeps } from "../deps.ts";
 import { errorResponse, HttpError, json, SECURITY_HEADERS } from "../errors.ts";
 import { readJson, type Route } from "./_http.ts";
 import { pagedTurns } from "../../core/paged.ts";
+import { oneAtATime, type SessionWork } from "../session_work.ts";
 
 /** Headers of every share page, found or not. */
 export const SHARE_HEADERS: Readonly<Record<string, string>> = {
@@ -78,18 +79,17 @@ export function createSharePages(deps: AppDeps): (req: Request, url: URL) => Res
  * server answers other requests meanwhile.
  */
 async function requireDocument(
-  deps: AppDeps,
+  store: ChronicleStore,
   id: string,
-  options: DocumentOptions,
+  { work, ...options }: DocumentOptions & { work: SessionWork },
 ): Promise<ExportDocument> {
-  const { store } = deps;
-  const build = () =>
+  const doc = await work.run(() =>
     documentInTurns(store, id, {
       ...options,
       rules: new RuleStore(store.ruleTable).active(),
       turn: pagedTurns(),
-    });
-  const doc = await (deps.sessionWork ? deps.sessionWork.run(build) : build());
+    })
+  );
   if (!doc) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
   return doc;
 }
@@ -116,6 +116,8 @@ export function shareRoutes(deps: AppDeps): Route[] {
   const shares = shareDeps(store, deps.now);
   const now = () => new Date(deps.now?.() ?? Date.now());
   const view = (row: ShareRow) => ({ ...row, state: shareState(row, now()) });
+  // one whole session's document at a time (server/session_work.ts)
+  const work = deps.sessionWork ?? oneAtATime();
   return [
     {
       method: "GET",
@@ -123,7 +125,8 @@ export function shareRoutes(deps: AppDeps): Route[] {
       handler: async ({ params, url }) =>
         json(
           preview(
-            await requireDocument(deps, params.id, {
+            await requireDocument(store, params.id, {
+              work,
               now,
               thinking: flag(url, "thinking"),
               summaryOnly: true,
@@ -143,7 +146,8 @@ export function shareRoutes(deps: AppDeps): Route[] {
             `Unknown format "${format.slice(0, 20)}" (md, html)`,
           );
         }
-        const doc = await requireDocument(deps, params.id, {
+        const doc = await requireDocument(store, params.id, {
+          work,
           now,
           thinking: flag(url, "thinking"),
         });
@@ -178,7 +182,8 @@ export function shareRoutes(deps: AppDeps): Route[] {
         if (typeof days !== "number") {
           throw new HttpError(400, "bad_request", 'Field "days" must be a number');
         }
-        const doc = await requireDocument(deps, params.id, {
+        const doc = await requireDocument(store, params.id, {
+          work,
           now,
           thinking: body.thinking === true,
         });

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
-import { LOAD_PAGE } from "../../../core/store/queries.ts";
+import { PAGE_STEPS } from "../../../core/paged.ts";
 import { sessionFacts, sessionFactsInTurns } from "../../../core/causality/mod.ts";
 import { buildDocument, buildDocumentInTurns } from "../../../core/export/document.ts";
 import { createRedactor } from "../../../core/export/redactor.ts";
@@ -82,14 +82,14 @@ const strip = (v: unknown) => JSON.parse(JSON.stringify(v));
 Deno.test("a session loaded a page at a time is the session loaded at once", async () => {
   await using big = await bigSession(1300);
   const ops = big.store.getSession(big.id)!.op_count;
-  assert(ops > 2 * LOAD_PAGE, `${ops} steps`);
+  assert(ops > 2 * PAGE_STEPS, `${ops} steps`);
   for (const textChars of [undefined, 1000]) {
     let turns = 0;
     const paged = await big.store.loadSessionInTurns(big.id, {
       textChars,
       turn: () => Promise.resolve(turns++),
     });
-    assertEquals(turns, Math.ceil(ops / LOAD_PAGE) - 1, "a turn between pages");
+    assertEquals(turns, Math.ceil(ops / PAGE_STEPS) - 1, "a turn between pages");
     assertEquals(strip(paged), strip(big.store.loadSession(big.id, { textChars })));
   }
   // every real agent CLI's recordings too (a page or less each)
