@@ -98,7 +98,10 @@ Deno.test("a check in the worker leaves the main thread free: its event loop kee
     const inWorker = await turnsDuring(() => offThread.check({}));
     console.log(`loop turns: in process ${inProcess}, in the worker ${inWorker}`);
     assert.ok(inProcess <= 3, `in process the loop turned ${inProcess} times (the scan holds it)`);
-    assert.ok(inWorker >= 5 * (inProcess + 1), `in the worker it turned only ${inWorker} times`);
+    // A scan of this result takes about 60 ms, some 25 timer turns, on this machine when idle; a
+    // loaded machine slows the timers and the worker alike (18 turns seen in CI). Checked on the
+    // main thread it cannot turn at all, so a few turns more than the in-process run's suffice.
+    assert.ok(inWorker >= inProcess + 5, `in the worker it turned only ${inWorker} times`);
   } finally {
     worker.close();
     big.close();
