@@ -76,7 +76,12 @@ import { MIGRATIONS } from "./schema.ts";
 import { Search } from "./search.ts";
 import type { FilterStrategy } from "./filter_runs.ts";
 import { computeStats } from "./stats.ts";
-import { refreshSessionStats, rollupAnswers, rollupStats } from "./stats_rollup.ts";
+import {
+  keptStatsFor,
+  refreshSessionStats,
+  rollupStats,
+  sessionStatsKept,
+} from "./stats_rollup.ts";
 import type {
   ForgetOutcome,
   ForgottenSession,
@@ -843,14 +848,15 @@ export class ChronicleStore {
 
   /**
    * Tools, kinds, activity, errors, tokens and files of the operations `filter` selects: from
-   * the statistics kept at import for all sessions or an agent's or project's, from the
-   * operations themselves for a date range or one session. `fromOperations` always reads the
+   * the statistics kept at import for all sessions, an agent's, a project's or one session's
+   * (unless its kept rows are behind), from the operations themselves for a date range. `fromOperations` always reads the
    * operations (a check of the kept statistics, as a doctor would run).
    */
   stats(filter: StatsFilter = {}, options: { fromOperations?: boolean } = {}): Stats {
-    return rollupAnswers(filter) && !options.fromOperations
-      ? rollupStats(this.sql, filter)
-      : computeStats(this.sql, filter);
+    const kept = options.fromOperations ? null : keptStatsFor(filter);
+    if (kept === "rollup") return rollupStats(this.sql, filter);
+    const session = kept === "session" ? sessionStatsKept(this.sql, filter.session_id!) : null;
+    return session ?? computeStats(this.sql, filter);
   }
 
   projects(): ProjectSummary[] {

@@ -5,8 +5,10 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
-import type { ChronicleStore } from "../../../core/store/mod.ts";
-import { FIXTURES } from "../../_helpers/fixtures.ts";
+import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
+import { copyTree, FIXTURES } from "../../_helpers/fixtures.ts";
+import { REAL } from "../../_helpers/store_leaves.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { SOURCE_IDS } from "../../../core/sources/registry.ts";
 import { fixtureStore } from "../server/_helpers.ts";
 import { scratch } from "./_sessions.ts";
@@ -25,6 +27,20 @@ function sameAsOperations(store: ChronicleStore, label: string) {
     const kept = store.stats(f);
     const counted = store.stats(f, { fromOperations: true });
     assertEquals(kept, counted, `${label} ${JSON.stringify(f)}`);
+  }
+  sessionsSameAsOperations(store, label);
+}
+
+/** Each session's statistics, read from its kept rows, match its operations counted. */
+function sessionsSameAsOperations(store: ChronicleStore, label: string) {
+  const ids = store.listSessions({ limit: 1000 }).items.map((s) => s.id);
+  for (const session_id of [...ids, "no-such-session"]) {
+    const f = { session_id };
+    assertEquals(
+      store.stats(f),
+      store.stats(f, { fromOperations: true }),
+      `${label} ${session_id}`,
+    );
   }
 }
 
@@ -116,7 +132,64 @@ Deno.test("kept statistics match counted ones on every agent's real-client sessi
       p.path,
     );
   }
+  sessionsSameAsOperations(store, "real clients");
   store.close();
+});
+
+Deno.test("each session's kept statistics match counted ones on the peers' Claude Code logs, several models in a session", async () => {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-stats-peers-" });
+  try {
+    const project = `${home}/.claude/projects/-work-peers`;
+    await Deno.mkdir(project, { recursive: true });
+    for (const f of Deno.readDirSync(`${FIXTURES}/peers/claude-code`)) {
+      if (f.isFile && f.name.endsWith(".jsonl")) {
+        await Deno.copyFile(`${FIXTURES}/peers/claude-code/${f.name}`, `${project}/${f.name}`);
+      }
+    }
+    const store = await fixtureStore([], [home]);
+    const ids = store.listSessions({ limit: 1000 }).items.map((s) => s.id);
+    const models = ids.map((session_id) => store.stats({ session_id }).tokens.length);
+    assert(models.some((n) => n >= 2), `a session with several models: ${models}`);
+    sessionsSameAsOperations(store, "peers");
+    store.close();
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a big log stored in slices: its session's statistics are counted from its operations until the last slice, then read from its rows", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "chronicle-stats-slices-" });
+  try {
+    const home = `${tmp}/home`;
+    await copyTree(`${REAL}/claude/s4-long/native`, home);
+    const fs = createDenoFs({ tempRoot: `${tmp}/scratch` });
+    const store = ChronicleStore.open(":memory:");
+    const run = inProcessRunner(fs);
+    const seen: number[] = [];
+    await importAll(store, {
+      env: { home, env: { HOME: home }, platform: "linux" },
+      fs,
+      maxPassBytes: 2000,
+      // before each slice after the first: what the slices stored so far
+      runner: (...args) => {
+        const [listed] = store.listSessions({ limit: 1 }).items;
+        if (listed) {
+          const f = { session_id: listed.id };
+          const stats = store.stats(f);
+          assertEquals(stats, store.stats(f, { fromOperations: true }));
+          seen.push(stats.operations);
+        }
+        return run(...args);
+      },
+    });
+    assert(seen.length >= 2 && seen[0] > 0, `checked between slices: ${seen}`);
+    const [whole] = store.listSessions({ limit: 1 }).items;
+    assert(seen.every((n) => n < whole.op_count), `${seen} of ${whole.op_count}`);
+    sessionsSameAsOperations(store, "sliced");
+    store.close();
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
 });
 
 Deno.test("a bulk import counts its sessions' statistics after the pass: once browsable they wait, then match counted ones", async () => {
@@ -142,9 +215,12 @@ Deno.test("a bulk import counts its sessions' statistics after the pass: once br
     (dbOf(store).prepare("SELECT count(*) AS n FROM stats_backlog").get() as { n: number }).n;
   assertEquals(waiting(), 18);
   assertEquals(store.stats().sessions, 0);
+  // a session's own statistics are counted from its operations while its rows wait
+  sessionsSameAsOperations(store, "waiting");
   // counted a slice at a time: the rollup matches what the operations say at every step
   assertEquals(store.settleStats(5), 13);
   assertEquals(store.stats().sessions, 5);
+  sessionsSameAsOperations(store, "five counted");
   // the next import counts the rest (here with nothing else to do)
   assertEquals((await s.run(store)).errors, []);
   assertEquals(waiting(), 0);
