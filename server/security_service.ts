@@ -4,8 +4,8 @@
  * interception log, the guard's pre-tool-use decision, and the opt-in hook install (injected,
  * since it writes Claude Code's settings file).
  */
-import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
-import { PAGE_STEPS, pagedTurns } from "../core/paged.ts";
+import { assembleSession, type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
+import { pagedTurns } from "../core/paged.ts";
 import { oneAtATime, type SessionWork } from "./session_work.ts";
 import { type CustomRule, type Interception, RuleStore } from "../core/security/mod.ts";
 import {
@@ -46,7 +46,7 @@ export interface SecurityServiceOptions {
   /** Told of every interception ingested from the guard's journal. */
   onInterception?: (i: Interception) => void;
   now?: () => Date;
-  /** Operations a session's check sends at once, with their payloads. Default {@link PAGE_STEPS}. */
+  /** Operations a session's check sends at once, with their payloads. Default `PAGE_STEPS`. */
   checkPage?: number;
   /** Where each session's check waits its turn (server/session_work.ts). Default: its own. */
   sessionWork?: SessionWork;
@@ -108,53 +108,56 @@ export function createSecurityService(options: SecurityServiceOptions): Security
   const runCheck = options.runCheck ?? checkSession;
   const work = options.sessionWork ?? oneAtATime();
   /**
-   * One session's check: loaded here a page at a time, then scanned by `runCheck` (the worker in
-   * serve) a page of operations at a time, each page sent with its payload texts alone; the
-   * pages' reports add up to the whole session's (an operation is scanned on its own, the
-   * session's own fields with the first page), and the budget is the session's.
+   * One session's check, never holding the session whole: its head (info, threads) read once,
+   * then its operations a page at a time in its timeline's order, each page scanned by
+   * `runCheck` (the worker in serve) with its payload texts alone. The pages' reports add up to
+   * the whole session's (an operation is scanned on its own, the session's own fields with the
+   * first page), and the budget is the session's.
    */
   const checkOne = async (id: string): Promise<CheckSessionReport | null> => {
     const turn = pagedTurns();
-    const session = await store.loadSessionInTurns(id, { turn });
-    if (!session) return null;
+    const head = store.sessionHead(id);
+    if (!head) return null;
     const summary = store.getSession(id);
-    // scanSession's order: the timeline, then any operation not on it
-    const order = session.timeline.map((t) => t.op);
-    const onTimeline = new Set(order);
-    for (const op of Object.keys(session.operations).sort()) {
-      if (!onTimeline.has(op)) order.push(op);
-    }
-    // a page at a time, not whole: one check of the bench's 200 MiB session sent every payload
-    // text at once, and peaked the server at 890 MiB
-    const page = options.checkPage ?? PAGE_STEPS;
+    const skeleton = assembleSession({ ...head, operations: [] });
+    // the session's own fields go with the first page only
+    const bare: CanonicalSession = {
+      ...skeleton,
+      session: { ...skeleton.session, title: undefined, last_prompt: undefined },
+      extensions: {},
+    };
     const budget = 30_000;
     const started = Date.now();
     let report: CheckSessionReport | null = null;
-    for (let at = 0; at === 0 || at < order.length; at += page) {
-      const ids = new Set(order.slice(at, at + page));
+    let seq = 0;
+    let startMs: number | null = null;
+    const pages = store.operationPages(id, { steps: options.checkPage });
+    // a session without a step is still checked once, for its own fields
+    for (const records of atLeastOne(pages)) {
       const operations: CanonicalSession["operations"] = {};
+      const timeline: CanonicalSession["timeline"] = [];
       const payloads: Record<string, string | null> = {};
-      for (const op of ids) {
-        const o = session.operations[op];
-        operations[op] = o;
-        for (const ref of [o.request, o.response]) {
+      for (const rec of records) {
+        // as assembleSession times them: untimed steps come first, so the first timed one seen
+        // is the session's start
+        startMs ??= rec.order.ts_ms;
+        timeline.push({
+          seq: seq++,
+          op: rec.id,
+          connection: rec.connection,
+          offset_ns: rec.order.ts_ms !== null && startMs !== null
+            ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
+            : 0,
+        });
+        operations[rec.id] = rec.op;
+        for (const ref of [rec.op.request, rec.op.response]) {
           if (ref && "sha256" in ref && !(ref.sha256 in payloads)) {
             payloads[ref.sha256] = store.payloadText(ref);
           }
         }
       }
-      const part: CanonicalSession = at === 0
-        ? { ...session, operations, timeline: session.timeline.filter((t) => ids.has(t.op)) }
-        : {
-          ...session,
-          // the session's own fields are checked with the first page
-          session: { ...session.session, title: undefined, last_prompt: undefined },
-          extensions: {},
-          operations,
-          timeline: session.timeline.filter((t) => ids.has(t.op)),
-        };
       const one = await runCheck({
-        session: part,
+        session: { ...(report ? bare : skeleton), operations, timeline },
         payloads,
         rules: rules.active(),
         fallbackTitle: summary?.first_prompt ?? null,
@@ -242,6 +245,12 @@ export function createSecurityService(options: SecurityServiceOptions): Security
 }
 
 /** Two reports of pages of one session's check as one (the first page's title). */
+function* atLeastOne<T>(pages: Iterable<T[]>): Generator<T[]> {
+  let any = false;
+  for (const page of pages) (any = true, yield page);
+  if (!any) yield [];
+}
+
 function addChecks(a: CheckSessionReport, b: CheckSessionReport): CheckSessionReport {
   const by_rule = { ...a.by_rule };
   for (const [k, v] of Object.entries(b.by_rule)) by_rule[k] = (by_rule[k] ?? 0) + v;

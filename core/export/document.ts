@@ -4,6 +4,7 @@
  * that spawned them, errors marked) with every text already redacted. The Markdown and HTML
  * renderers draw it, and a share freezes it: it holds nothing the redaction took out.
  */
+import { gunzipSync, gzipSync } from "node:zlib";
 import { drain, drainInTurns, PAGE_STEPS } from "../paged.ts";
 import { isErrorResult } from "../analytics/error_heuristic.ts";
 import { promptTitle } from "../model/titles.ts";
@@ -15,7 +16,9 @@ import type {
   Operation,
   OperationKind,
   PayloadRef,
+  TimelineEntry,
 } from "../model/types.ts";
+import type { SessionOutline } from "../model/delta.ts";
 import { type SpawnParent, spawnParents } from "../model/spawn.ts";
 import {
   callSummary,
@@ -123,6 +126,15 @@ export interface ExportDocument {
   steps: DocStep[];
 }
 
+/**
+ * An export document whose steps are read one at a time, as often as asked: a big session's,
+ * its steps packed as they were built (see {@link buildDocumentInTurns}). What the renderers
+ * and a share take; an {@link ExportDocument} is one.
+ */
+export interface SteppedDocument extends Omit<ExportDocument, "steps"> {
+  steps: Iterable<DocStep>;
+}
+
 /** How much of each text an export shows. */
 export interface ExportLimits {
   /** Prompts, replies, thinking and events: head and tail characters. */
@@ -158,7 +170,10 @@ export interface BuildOptions {
   limits?: Partial<ExportLimits>;
   /** Display names of the agents (source id → name). Default the ids. */
   agentNames?: Record<string, string>;
-  /** The user's name for the session: the document's title when set (else `titleOf`). */
+  /**
+   * The user's name for the session: the document's title when set (else the session's own,
+   * else the first line of the first prompt the user typed, else its native id).
+   */
   title?: string | null;
   now?: () => Date;
   /** Keep no step (`steps` empty): the header and the redaction summary only. Default false. */
@@ -170,32 +185,108 @@ export type ReadPayloadText = (sha256: string) => string | null;
 
 const PRETTY_MAX = 1 << 20;
 
+/**
+ * A session as a document is built from it without holding it whole: its outline, then its
+ * operations a page at a time in its timeline's order (the store's `sessionOutline` and
+ * `operationPages`). An operation not in the outline (written after it was read) is left out.
+ */
+export interface PagedSession {
+  outline: SessionOutline;
+  pages: Iterable<readonly { id: string; op: Operation }[]>;
+}
+
 /** Builds the redacted export document of a session. */
 export function buildDocument(
-  session: CanonicalSession,
+  session: CanonicalSession | PagedSession,
   readPayload: ReadPayloadText,
   options: BuildOptions,
 ): ExportDocument {
-  return drain(buildingDocument(session, readPayload, options));
+  const doc = drain(buildingDocument(pagedSession(session), readPayload, options, false));
+  return { ...doc, steps: [...doc.steps] };
 }
 
 /**
- * {@link buildDocument} awaiting `turn` after every {@link PAGE_STEPS} steps (a server's
- * turn of the event loop: a session of tens of thousands of steps takes seconds to redact).
+ * {@link buildDocument} awaiting `turn` after every page of steps ({@link PAGE_STEPS} of a
+ * whole session): a server's turn of the event loop, as a session of tens of thousands of
+ * steps takes seconds to redact. Its steps are packed as they are built (JSON lines, gzip a
+ * megabyte at a time) and read back one at a time: the document of the bench's 35,342-step
+ * session held 114 MiB of heap as objects. A call that spawned sub-agents stays an object until
+ * its threads are placed, as do the threads' steps.
  */
 export async function buildDocumentInTurns(
-  session: CanonicalSession,
+  session: CanonicalSession | PagedSession,
   readPayload: ReadPayloadText,
   options: BuildOptions & { turn: () => Promise<unknown> },
-): Promise<ExportDocument> {
-  return await drainInTurns(buildingDocument(session, readPayload, options), options.turn);
+): Promise<SteppedDocument> {
+  return await drainInTurns(
+    buildingDocument(pagedSession(session), readPayload, options, true),
+    options.turn,
+  );
+}
+
+/** Characters of JSON lines packed together (one gzip member). */
+const PACK_CHARS = 1 << 20;
+
+/** Top-level steps as they are kept: a step, or a run of them packed as gzip of JSON lines. */
+type KeptSteps = (DocStep | Uint8Array)[];
+
+/**
+ * The kept steps in order, each thread without a parent call (`loose`, sorted by `n`) placed
+ * before the first step after its own first step.
+ */
+function keptSteps(kept: KeptSteps, loose: DocStep[]): Iterable<DocStep> {
+  function* all(): Generator<DocStep> {
+    for (const k of kept) {
+      if (!(k instanceof Uint8Array)) {
+        yield k;
+        continue;
+      }
+      const lines = new TextDecoder().decode(gunzipSync(k)).split("\n");
+      for (const line of lines) if (line) yield JSON.parse(line) as DocStep;
+    }
+  }
+  return {
+    *[Symbol.iterator]() {
+      let i = 0;
+      for (const step of all()) {
+        while (i < loose.length && loose[i].n < step.n) yield loose[i++];
+        yield step;
+      }
+      while (i < loose.length) yield loose[i++];
+    },
+  };
+}
+
+/** A whole session as pages of {@link PAGE_STEPS} steps. */
+function pagedSession(session: CanonicalSession | PagedSession): PagedSession {
+  if ("outline" in session) return session;
+  const whole = session;
+  function* pages() {
+    for (let at = 0; at < whole.timeline.length; at += PAGE_STEPS) {
+      yield whole.timeline.slice(at, at + PAGE_STEPS).flatMap((t) => {
+        const op = whole.operations[t.op];
+        return op ? [{ id: t.op, op }] : [];
+      });
+    }
+  }
+  return { outline: outlineOf(whole), pages: pages() };
+}
+
+/** A whole session's outline: the session itself, its timeline and its operations' kinds. */
+function outlineOf(session: CanonicalSession): SessionOutline {
+  const kinds = new Map<string, OperationKind>();
+  for (const [id, op] of Object.entries(session.operations)) kinds.set(id, op.kind);
+  return { session, timeline: session.timeline, kinds };
 }
 
 function* buildingDocument(
-  session: CanonicalSession,
+  paged: PagedSession,
   readPayload: ReadPayloadText,
   options: BuildOptions,
-): Generator<void, ExportDocument> {
+  pack: boolean,
+): Generator<void, SteppedDocument> {
+  const { outline } = paged;
+  const session = outline.session;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const red = options.redactor;
   const thinking = options.thinking ?? false;
@@ -217,10 +308,19 @@ function* buildingDocument(
   };
 
   const conns = new Map(session.connections.map((c) => [c.id, c]));
-  const parents = threadParents(session);
+  const parents = parentsOf(outline);
+  const entryOf = new Map(outline.timeline.map((t) => [t.op, t]));
+  let firstPrompt: string | undefined;
+  // the calls that spawned a thread: kept as objects until their threads are placed
+  const hosts = new Set([...parents.values()].map((p) => p.op));
   const stepOf = new Map<string, DocStep>();
   const threads = new Map<string, DocThread>();
-  const top: DocStep[] = [];
+  const top: KeptSteps = [];
+  let batch = "";
+  const flush = () => {
+    if (batch) top.push(gzipSync(batch, { level: 1 }));
+    batch = "";
+  };
   let toolCalls = 0;
   let errors = 0;
   let thinkingSeen = 0;
@@ -237,17 +337,27 @@ function* buildingDocument(
     return t;
   };
 
-  for (const entry of session.timeline) {
-    if (entry.seq > 0 && entry.seq % PAGE_STEPS === 0) yield;
-    const op = session.operations[entry.op];
-    if (!op) continue;
+  let first = true;
+  for (const page of paged.pages) {
+    if (!first) yield;
+    first = false;
+    for (const rec of page) addStep(rec.op, entryOf.get(rec.id));
+  }
+
+  function addStep(op: Operation, entry: TimelineEntry | undefined): void {
+    if (!entry) return;
+    if (
+      firstPrompt === undefined && op.kind === "prompt" && !op.injected && op.text?.trim()
+    ) {
+      firstPrompt = promptTitle(op.text, { firstLine: true, max: Infinity });
+    }
     const n = entry.seq + 1;
     const conn = conns.get(entry.connection);
     const thread = conn?.kind === "subagent" ? threadOf(conn) : null;
     if (thread) thread.step_count++;
     if (op.kind === "thinking") {
       thinkingSeen++;
-      if (!thinking) continue;
+      if (!thinking) return;
     }
     const step = buildStep(op, n, entry.offset_ns);
     const where = `step ${n}`;
@@ -286,14 +396,20 @@ function* buildingDocument(
         step.result = block(text, limits.resultHead, limits.resultTail, `${where} (result)`);
       }
     }
-    if (options.summaryOnly) continue; // every text of the step is redacted: counted
-    stepOf.set(entry.op, step);
+    if (options.summaryOnly) return; // every text of the step is redacted: counted
+    if (hosts.has(entry.op)) stepOf.set(entry.op, step);
     if (thread) thread.steps.push(step);
-    else top.push(step);
+    else if (!pack || hosts.has(entry.op)) (flush(), top.push(step));
+    else {
+      batch += JSON.stringify(step) + "\n";
+      if (batch.length >= PACK_CHARS) flush();
+    }
   }
+  flush();
 
   // Each sub-agent thread goes under the call that spawned it; one whose parent is unknown
   // stands alone where its first step was.
+  const loose: DocStep[] = [];
   for (const c of session.connections) {
     if (c.kind !== "subagent" || options.summaryOnly) continue;
     const t = threads.get(c.id);
@@ -302,18 +418,17 @@ function* buildingDocument(
     const host = parent ? stepOf.get(parent.op) : undefined;
     if (host) (host.threads ??= []).push(t);
     else {
-      const first = session.timeline.find((e) => e.connection === c.id);
-      const n = first ? first.seq + 1 : session.timeline.length + 1;
-      const at = top.findIndex((s) => s.n > n);
-      const step: DocStep = {
+      const first = outline.timeline.find((e) => e.connection === c.id);
+      const n = first ? first.seq + 1 : outline.timeline.length + 1;
+      loose.push({
         type: "thread",
         n,
         offset_ms: first ? first.offset_ns / 1e6 : null,
         threads: [t],
-      };
-      top.splice(at < 0 ? top.length : at, 0, step);
+      });
     }
   }
+  loose.sort((a, b) => a.n - b.n); // stable: threads with one place keep the threads' order
 
   const info = session.session;
   const main = session.connections.find((c) => c.kind === "main") ?? session.connections[0];
@@ -326,10 +441,17 @@ function* buildingDocument(
     id: info.id,
     source: info.source,
     agent: options.agentNames?.[info.source] ?? info.source,
-    title: textLine(red.text(options.title?.trim() || titleOf(session), "title"), 100),
+    title: textLine(
+      red.text(
+        options.title?.trim() || session.session.title?.trim() || firstPrompt ||
+          session.session.native_id,
+        "title",
+      ),
+      100,
+    ),
     models: [...models].sort(),
     tokens: Object.entries(session.usage.by_model).map(([model, u]) => ({ model, ...u })),
-    steps: session.timeline.length,
+    steps: outline.timeline.length,
     tool_calls: toolCalls,
     errors,
     subagents: session.connections.filter((c) => c.kind === "subagent").length,
@@ -350,7 +472,7 @@ function* buildingDocument(
     generated_at: (options.now?.() ?? new Date()).toISOString(),
     session: header,
     redaction: red.summary(),
-    steps: top,
+    steps: keptSteps(top, loose),
   };
 }
 
@@ -422,34 +544,22 @@ function pretty(text: string): string {
   }
 }
 
-/**
- * The session's title, whole: its own, else the first line of the first prompt typed by the
- * user. (The document redacts it before shortening it.)
- */
-export function titleOf(session: CanonicalSession): string {
-  if (session.session.title?.trim()) return session.session.title.trim();
-  for (const t of session.timeline) {
-    const op = session.operations[t.op];
-    if (op?.kind === "prompt" && !op.injected && op.text?.trim()) {
-      return promptTitle(op.text, { firstLine: true, max: Infinity });
-    }
-  }
-  return session.session.native_id;
-}
-
 /** The call that spawned each sub-agent thread (the one rule, core/model/spawn.ts). */
 export function threadParents(session: CanonicalSession): Map<string, SpawnParent> {
-  const connOf = new Map(session.timeline.map((t) => [t.op, t.connection]));
+  return parentsOf(outlineOf(session));
+}
+
+function parentsOf(outline: SessionOutline): Map<string, SpawnParent> {
+  const { timeline, session } = outline;
+  const connOf = new Map(timeline.map((t) => [t.op, t.connection]));
   const kinds = new Map(session.connections.map((c) => [c.id, c.kind]));
   return spawnParents({
     connections: session.connections,
     tasks: () =>
-      session.timeline
-        .filter((t) =>
-          kinds.get(t.connection) === "main" && session.operations[t.op]?.kind === "task"
-        )
+      timeline
+        .filter((t) => kinds.get(t.connection) === "main" && outline.kinds.get(t.op) === "task")
         .map((t) => ({ op: t.op, at: t.offset_ns })),
-    firstAt: (id) => session.timeline.find((t) => t.connection === id)?.offset_ns ?? null,
+    firstAt: (id) => timeline.find((t) => t.connection === id)?.offset_ns ?? null,
     connectionOf: (op) => connOf.get(op),
   });
 }

@@ -17,7 +17,7 @@ import {
   utc,
   whoOf,
 } from "./_format.ts";
-import type { DiffBlock, DocStep, DocThread, ExportDocument, TextBlock } from "./document.ts";
+import type { DiffBlock, DocStep, DocThread, SteppedDocument, TextBlock } from "./document.ts";
 import { KIND_LABEL } from "./tool_view.ts";
 
 const ESCAPES: Record<string, string> = {
@@ -245,7 +245,7 @@ function proseOf(b: TextBlock): string {
 }
 
 /** The document as one self-contained HTML page. */
-export function renderHtml(doc: ExportDocument, options: HtmlOptions = {}): string {
+export function renderHtml(doc: SteppedDocument, options: HtmlOptions = {}): string {
   return [...htmlChunks(doc, options)].join("");
 }
 
@@ -253,13 +253,7 @@ export function renderHtml(doc: ExportDocument, options: HtmlOptions = {}): stri
  * {@link renderHtml}'s page in pieces: up to the steps, each step, then the end (a download
  * streamed as it is rendered, never held whole).
  */
-export function* htmlChunks(
-  doc: ExportDocument,
-  options: HtmlOptions & {
-    /** The steps, when they come one at a time (a share read as it is served). Default the doc's. */
-    steps?: Iterable<DocStep>;
-  } = {},
-): Generator<string> {
+export function* htmlChunks(doc: SteppedDocument, options: HtmlOptions = {}): Generator<string> {
   const h = doc.session;
   const facts: [string, string][] = [
     ["Agent", `${esc(h.agent)}${h.agent_version ? " " + esc(h.agent_version) : ""}`],
@@ -311,7 +305,7 @@ ${options.banner ? `<div class="banner">${esc(options.banner)}</div>` : ""}
 <ol class="steps">
 `;
   let first = true;
-  for (const step of options.steps ?? doc.steps) {
+  for (const step of doc.steps) {
     yield (first ? "" : "\n") + stepHtml(step);
     first = false;
   }

@@ -17,7 +17,7 @@ import {
   utc,
   whoOf,
 } from "./_format.ts";
-import type { DiffBlock, DocStep, DocThread, ExportDocument, TextBlock } from "./document.ts";
+import type { DiffBlock, DocStep, DocThread, SteppedDocument, TextBlock } from "./document.ts";
 import { KIND_LABEL } from "./tool_view.ts";
 
 /** The strictest reading: HTML allowed, as the most permissive Markdown renderers do. */
@@ -209,7 +209,7 @@ function threadMd(t: DocThread): string {
 }
 
 /** The document as one Markdown file. */
-export function renderMarkdown(doc: ExportDocument): string {
+export function renderMarkdown(doc: SteppedDocument): string {
   return [...markdownChunks(doc)].join("");
 }
 
@@ -217,7 +217,7 @@ export function renderMarkdown(doc: ExportDocument): string {
  * {@link renderMarkdown}'s text in pieces: the header, then each step (a download streamed as
  * it is rendered, never held whole).
  */
-export function* markdownChunks(doc: ExportDocument): Generator<string> {
+export function* markdownChunks(doc: SteppedDocument): Generator<string> {
   const h = doc.session;
   const facts: string[] = [];
   facts.push(

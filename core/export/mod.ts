@@ -8,6 +8,7 @@
  */
 import { AGENTS } from "../model/agents.ts";
 import type { CanonicalSession } from "../model/types.ts";
+import type { OperationRecord, SessionOutline } from "../model/delta.ts";
 import type { CustomRule } from "../security/mod.ts";
 import {
   buildDocument,
@@ -15,6 +16,7 @@ import {
   type BuildOptions,
   type ExportDocument,
   type ExportLimits,
+  type SteppedDocument,
 } from "./document.ts";
 import { htmlChunks, renderHtml } from "./html.ts";
 import { markdownChunks, renderMarkdown } from "./markdown.ts";
@@ -108,16 +110,16 @@ export function documentOf(
  */
 export async function documentInTurns(
   source: SessionSource & {
-    loadSessionInTurns(
-      id: string,
-      options: { turn: () => Promise<unknown> },
-    ): Promise<CanonicalSession | null>;
+    sessionOutline(id: string): SessionOutline | null;
+    operationPages(id: string): Iterable<OperationRecord[]>;
   },
   id: string,
   options: DocumentOptions & { turn: () => Promise<unknown> },
-): Promise<ExportDocument | null> {
-  const session = await source.loadSessionInTurns(id, { turn: options.turn });
-  if (!session) return null;
+): Promise<SteppedDocument | null> {
+  // never the session whole: its outline, then its steps a page at a time as they are drawn
+  const outline = source.sessionOutline(id);
+  if (!outline) return null;
+  const session = { outline, pages: source.operationPages(id) };
   return await buildDocumentInTurns(session, textReader(source), {
     ...buildOptions({ ...options, title: options.title ?? source.getSession?.(id)?.user_title }),
     turn: options.turn,
@@ -130,12 +132,12 @@ const textReader = (source: SessionSource) => (sha: string): string | null => {
 };
 
 /** A document as the text of a file in one of the formats. */
-export function renderDocument(doc: ExportDocument, format: DocumentFormat): string {
+export function renderDocument(doc: SteppedDocument, format: DocumentFormat): string {
   return format === "md" ? renderMarkdown(doc) : renderHtml(doc);
 }
 
 /** {@link renderDocument}'s text in pieces, a step each: for a download streamed as rendered. */
-export function documentChunks(doc: ExportDocument, format: DocumentFormat): Iterable<string> {
+export function documentChunks(doc: SteppedDocument, format: DocumentFormat): Iterable<string> {
   return format === "md" ? markdownChunks(doc) : htmlChunks(doc);
 }
 

@@ -91,21 +91,36 @@ export function compareOrder(a: OrderKey, b: OrderKey): number {
   return 0;
 }
 
+/**
+ * The timeline of operations in canonical order (`sorted`): each one's position, thread and
+ * time from the session's start (its first timed operation's, else `info.started_at`; 0 when
+ * unknown).
+ */
+export function timelineOf(
+  sorted: readonly Pick<OperationRecord, "id" | "connection" | "order">[],
+  info: Pick<SessionInfo, "started_at">,
+): TimelineEntry[] {
+  const startMs = sorted.find((o) => o.order.ts_ms !== null)?.order.ts_ms ??
+    (info.started_at ? Date.parse(info.started_at) : null);
+  return sorted.map((rec, seq) => ({
+    seq,
+    op: rec.id,
+    connection: rec.connection,
+    offset_ns: rec.order.ts_ms !== null && startMs !== null
+      ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
+      : 0,
+  }));
+}
+
 /** Builds the canonical session from stored parts: the timeline is derived, never stored twice. */
 export function assembleSession(parts: SessionParts): CanonicalSession {
   const ops = [...parts.operations].sort((a, b) => compareOrder(a.order, b.order));
-  const startMs = ops.find((o) => o.order.ts_ms !== null)?.order.ts_ms ??
-    (parts.info.started_at ? Date.parse(parts.info.started_at) : null);
-  const timeline: TimelineEntry[] = [];
+  const timeline = timelineOf(ops, parts.info);
   const operations: CanonicalSession["operations"] = {};
   const opCompleteness: Record<string, Completeness> = {};
   const connCompleteness: Record<string, Completeness> = {};
   for (const c of parts.connections) connCompleteness[c.id] = "complete";
-  for (const [seq, rec] of ops.entries()) {
-    const offset = rec.order.ts_ms !== null && startMs !== null
-      ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
-      : 0;
-    timeline.push({ seq, op: rec.id, connection: rec.connection, offset_ns: offset });
+  for (const rec of ops) {
     operations[rec.id] = rec.op;
     opCompleteness[rec.id] = rec.op.completeness;
     if (rec.op.completeness !== "complete" && connCompleteness[rec.connection] === "complete") {
@@ -114,12 +129,7 @@ export function assembleSession(parts: SessionParts): CanonicalSession {
         : "incomplete";
     }
   }
-  // A sub-agent's parent is the call that spawned it, whichever file said so.
-  const spawnedBy = new Map<string, string>();
-  for (const rec of ops) if (rec.op.spawns) spawnedBy.set(rec.op.spawns, rec.id);
-  const connections = parts.connections.map((c) =>
-    c.parent_op || !spawnedBy.has(c.id) ? c : { ...c, parent_op: spawnedBy.get(c.id) }
-  );
+  const connections = withSpawners(parts.connections, ops.map((r) => [r.id, r.op.spawns]));
   const byModel: Record<string, Usage> = {};
   for (const u of parts.usage) {
     const sum = byModel[u.model] ??= { input: 0, output: 0, cache_read: 0, cache_write: 0 };
@@ -140,6 +150,59 @@ export function assembleSession(parts: SessionParts): CanonicalSession {
     usage: { by_model: byModel },
     issues: parts.issues,
     extensions: parts.extensions,
+  };
+}
+
+/**
+ * A sub-agent's parent is the call that spawned it, whichever file said so: each connection
+ * without a parent gets the last call (of `calls`, `[id, spawns]` in canonical order) naming it.
+ */
+function withSpawners(
+  connections: Connection[],
+  calls: [string, string | null | undefined][],
+): Connection[] {
+  const spawnedBy = new Map<string, string>();
+  for (const [id, spawns] of calls) if (spawns) spawnedBy.set(spawns, id);
+  return connections.map((c) =>
+    c.parent_op || !spawnedBy.has(c.id) ? c : { ...c, parent_op: spawnedBy.get(c.id) }
+  );
+}
+
+/**
+ * A session without its operations' bodies: what a walk of it a page of operations at a time
+ * (an export of tens of thousands of steps) needs before its first page.
+ */
+export interface SessionOutline {
+  /**
+   * The session with no operation (its timeline, operations and their completeness empty):
+   * its info, threads (each sub-agent with its parent call, as {@link assembleSession} gives
+   * them), usage, provenance and issues.
+   */
+  session: CanonicalSession;
+  /** Its whole timeline, as {@link assembleSession} gives it. */
+  timeline: TimelineEntry[];
+  /** Each operation's kind, by id. */
+  kinds: Map<string, Operation["kind"]>;
+}
+
+/** What an outline reads of an operation: its place and kind, and the thread it spawned. */
+export interface OutlineRecord extends Pick<OperationRecord, "id" | "connection" | "order"> {
+  kind: Operation["kind"];
+  spawns: string | null;
+}
+
+/** The outline of a session from its parts but its operations, and its operations' records. */
+export function assembleOutline(
+  head: Omit<SessionParts, "operations">,
+  records: readonly OutlineRecord[],
+): SessionOutline {
+  const sorted = [...records].sort((a, b) => compareOrder(a.order, b.order));
+  const session = assembleSession({ ...head, operations: [] });
+  session.connections = withSpawners(head.connections, sorted.map((r) => [r.id, r.spawns]));
+  return {
+    session,
+    timeline: timelineOf(sorted, head.info),
+    kinds: new Map(sorted.map((r) => [r.id, r.kind])),
   };
 }
 

@@ -7,7 +7,13 @@
  * user's deliberate choice (a reverse proxy or tunnel they run), never Chronicle's.
  */
 import { gunzipSync, gzipSync } from "node:zlib";
-import { type DocStep, type ExportDocument, htmlChunks, renderHtml } from "../export/mod.ts";
+import {
+  type DocStep,
+  type ExportDocument,
+  htmlChunks,
+  renderHtml,
+  type SteppedDocument,
+} from "../export/mod.ts";
 import { sha256Hex } from "../model/mod.ts";
 import { ChronicleError } from "../model/errors.ts";
 import type { NewShareRow, ShareRow } from "../store/shares.ts";
@@ -76,7 +82,7 @@ export function validDays(days: number): number {
  */
 export function createShare(
   deps: ShareDeps,
-  doc: ExportDocument,
+  doc: SteppedDocument,
   options: { days?: number } = {},
 ): CreatedShare {
   if (!doc.redaction.enabled) {
@@ -89,7 +95,7 @@ export function createShare(
     .join("");
   const now = deps.now?.() ?? new Date();
   // The masked samples served the preview; the frozen copy keeps only the counts.
-  const frozen: ExportDocument = {
+  const frozen: SteppedDocument = {
     ...doc,
     redaction: { ...doc.redaction, samples: [], samples_capped: false },
   };
@@ -142,7 +148,7 @@ const MAX_TOKEN_CHARS = 256;
  */
 const PACK_BATCH_CHARS = 1 << 20;
 
-function packDocument(doc: ExportDocument): Uint8Array {
+function packDocument(doc: SteppedDocument): Uint8Array {
   const { steps, ...head } = doc;
   const members: Uint8Array[] = [];
   let batch = JSON.stringify(head) + "\n";
@@ -221,7 +227,7 @@ export function sharePage(doc: ExportDocument): string {
 
 /** A live share's HTML page in pieces, a step each, as its steps are read (`sharePage`'s bytes). */
 export function sharePageChunks(opened: OpenedShare): Iterable<string> {
-  return htmlChunks({ ...opened.head, steps: [] }, { banner: BANNER, steps: opened.steps });
+  return htmlChunks({ ...opened.head, steps: opened.steps }, { banner: BANNER });
 }
 
 /** The one page every refused token gets: the same bytes whatever the reason. */

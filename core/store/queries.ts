@@ -6,15 +6,19 @@
 import { drain, drainInTurns, PAGE_STEPS } from "../paged.ts";
 import { spawnParents } from "../model/spawn.ts";
 import {
+  assembleOutline,
   assembleSession,
   type CanonicalSession,
   type Checkpoint,
   type Connection,
   type Epoch,
   type LossWindow,
+  type OperationKind,
   type OperationRecord,
   type SessionInfo,
   type SessionIssue,
+  type SessionOutline,
+  type SessionParts,
   type UsageEntry,
 } from "../model/mod.ts";
 import {
@@ -303,6 +307,23 @@ export class Queries {
     id: string,
     options: { textChars?: number },
   ): Generator<void, CanonicalSession | null> {
+    const head = this.sessionHead(id);
+    if (!head) return null;
+    const operations: OperationRecord[] = [];
+    let first = true;
+    for (const page of this.operationPages(id, options)) {
+      if (!first) yield;
+      first = false;
+      operations.push(...page);
+    }
+    return assembleSession({ ...head, operations });
+  }
+
+  /**
+   * A session's parts but its operations (its info, threads, usage, epochs, loss windows and
+   * issues): with {@link operationPages}, a session read without ever holding it whole.
+   */
+  sessionHead(id: string): Omit<SessionParts, "operations"> | null {
     const s = this.sql.stmt("SELECT info, recording, extensions FROM sessions WHERE id = ?").get(
       id,
     ) as
@@ -310,33 +331,6 @@ export class Queries {
       | undefined;
     if (!s) return null;
     const rows = <T>(sql: string) => this.sql.db.prepare(sql).all(id) as T[];
-    const page = this.sql.db.prepare(
-      `SELECT op_id, connection, ts_ms, rank, line, block, ${storedOpColumns()}
-       FROM operations WHERE session = ${sessionNum()} ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
-    );
-    const operations: OperationRecord[] = [];
-    const seen = new Set<string>();
-    for (let offset = 0;; offset += PAGE_STEPS) {
-      const got = page.all(id, PAGE_STEPS, offset) as Record<string, string | number | null>[];
-      for (const r of got) {
-        const opId = String(r.op_id);
-        if (seen.has(opId)) continue; // moved to a later page by a step written meanwhile
-        seen.add(opId);
-        operations.push({
-          id: opId,
-          connection: String(r.connection),
-          order: {
-            ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
-            rank: Number(r.rank),
-            line: Number(r.line),
-            block: Number(r.block),
-          },
-          op: readViewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
-        });
-      }
-      if (got.length < PAGE_STEPS) break;
-      yield;
-    }
     const connections = rows<{ doc: string }>(
       "SELECT doc FROM connections WHERE session_id = ? ORDER BY id = 'main' DESC, id",
     ).map((r) => JSON.parse(r.doc) as Connection);
@@ -365,17 +359,84 @@ export class Queries {
     const issues = rows<{ doc: string }>(
       "SELECT doc FROM session_issues WHERE session_id = ? ORDER BY rowid",
     ).map((r) => JSON.parse(r.doc) as SessionIssue);
-    return assembleSession({
+    return {
       info: JSON.parse(s.info),
       recording: JSON.parse(s.recording),
       connections,
-      operations,
       usage,
       epochs,
       loss_windows,
       issues,
       extensions: JSON.parse(s.extensions),
-    });
+    };
+  }
+
+  /**
+   * A session without its operations' bodies (see `SessionOutline`): its head, and a light read
+   * of its operations' rows (ids, threads, order, kinds, the threads they spawned). With
+   * {@link operationPages}, what an export of a session reads without holding it whole.
+   */
+  sessionOutline(id: string): SessionOutline | null {
+    const head = this.sessionHead(id);
+    if (!head) return null;
+    const rows = this.sql.stmt(
+      `SELECT op_id, connection, ts_ms, rank, line, block, kind,
+         json_extract(doc, '$.spawns') AS spawns
+       FROM operations WHERE session = ${sessionNum()} ORDER BY ${OP_ORDER}`,
+    ).all(id) as Record<string, string | number | null>[];
+    return assembleOutline(
+      head,
+      rows.map((r) => ({
+        id: String(r.op_id),
+        connection: String(r.connection),
+        order: {
+          ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
+          rank: Number(r.rank),
+          line: Number(r.line),
+          block: Number(r.block),
+        },
+        kind: r.kind as OperationKind,
+        spawns: typeof r.spawns === "string" ? r.spawns : null,
+      })),
+    );
+  }
+
+  /**
+   * A session's operations in its timeline's order, `steps` ({@link PAGE_STEPS}) at a time
+   * (no page for a session with none): a step written between two pages is never given twice.
+   */
+  *operationPages(
+    id: string,
+    options: { textChars?: number; steps?: number } = {},
+  ): Generator<OperationRecord[], void> {
+    const steps = options.steps ?? PAGE_STEPS;
+    const page = this.sql.db.prepare(
+      `SELECT op_id, connection, ts_ms, rank, line, block, ${storedOpColumns()}
+       FROM operations WHERE session = ${sessionNum()} ORDER BY ${OP_ORDER} LIMIT ? OFFSET ?`,
+    );
+    const seen = new Set<string>();
+    for (let offset = 0;; offset += steps) {
+      const got = page.all(id, steps, offset) as Record<string, string | number | null>[];
+      const operations: OperationRecord[] = [];
+      for (const r of got) {
+        const opId = String(r.op_id);
+        if (seen.has(opId)) continue; // moved to a later page by a step written meanwhile
+        seen.add(opId);
+        operations.push({
+          id: opId,
+          connection: String(r.connection),
+          order: {
+            ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
+            rank: Number(r.rank),
+            line: Number(r.line),
+            block: Number(r.block),
+          },
+          op: readViewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
+        });
+      }
+      if (operations.length) yield operations;
+      if (got.length < steps) return;
+    }
   }
 
   /** Counts for summaries: sessions, operations, issues, loss windows. */

@@ -7,7 +7,14 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import type { Stats, StatsFilter } from "../analytics/stats.ts";
-import { type CanonicalSession, ChronicleError, type PayloadRef } from "../model/mod.ts";
+import {
+  type CanonicalSession,
+  ChronicleError,
+  type OperationRecord,
+  type PayloadRef,
+  type SessionOutline,
+  type SessionParts,
+} from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import {
   applyUnit,
@@ -880,6 +887,24 @@ export class ChronicleStore {
     options: { textChars?: number; turn: () => Promise<unknown> },
   ): Promise<CanonicalSession | null> {
     return this.queries.loadSessionInTurns(id, options);
+  }
+
+  /** A session's parts but its operations; see `Queries.sessionHead`. */
+  sessionHead(id: string): Omit<SessionParts, "operations"> | null {
+    return this.queries.sessionHead(id);
+  }
+
+  /** A session without its operations' bodies; see `Queries.sessionOutline`. */
+  sessionOutline(id: string): SessionOutline | null {
+    return this.queries.sessionOutline(id);
+  }
+
+  /** A session's operations a page at a time, in order; see `Queries.operationPages`. */
+  operationPages(
+    id: string,
+    options: { textChars?: number; steps?: number } = {},
+  ): Iterable<OperationRecord[]> {
+    return this.queries.operationPages(id, options);
   }
 
   /**

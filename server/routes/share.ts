@@ -12,8 +12,8 @@ import {
   documentInTurns,
   type DocumentOptions,
   EXPORT_CSP,
-  type ExportDocument,
   extensionOf,
+  type SteppedDocument,
   textStream,
 } from "../../core/export/mod.ts";
 import { RuleStore } from "../../core/security/mod.ts";
@@ -82,7 +82,7 @@ async function requireDocument(
   store: ChronicleStore,
   id: string,
   { work, ...options }: DocumentOptions & { work: SessionWork },
-): Promise<ExportDocument> {
+): Promise<SteppedDocument> {
   const doc = await work.run(() =>
     documentInTurns(store, id, {
       ...options,
@@ -100,12 +100,12 @@ function flag(url: URL, name: string): boolean {
 }
 
 /** What the dialog shows before a share or export: counts and masked samples, never secrets. */
-function preview(doc: ExportDocument) {
+function preview(doc: SteppedDocument) {
   return { session_id: doc.session.id, title: doc.session.title, redaction: doc.redaction };
 }
 
 /** A download name from the title: letters, digits and dashes. */
-function fileName(doc: ExportDocument, format: DocumentFormat): string {
+function fileName(doc: SteppedDocument, format: DocumentFormat): string {
   const base = doc.session.title.normalize("NFKD").replace(/[^A-Za-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "").slice(0, 60).toLowerCase() || "session";
   return base + extensionOf(format);

@@ -5,6 +5,8 @@
  * crosses it is still replaced whole.
  */
 import {
+  buildDocument,
+  buildDocumentInTurns,
   contentText,
   createRedactor,
   type DocStep,
@@ -74,6 +76,32 @@ Deno.test("a sub-agent thread is nested under the call that spawned it", () => {
     renderHtml(doc),
     '<details class="thread"><summary>Sub-agent general-purpose',
   );
+});
+
+Deno.test("a sub-agent thread whose call is unknown stands alone where it began, whole or packed", async () => {
+  const s = byAgent("claude-code", /sub-agent/);
+  const session = store.loadSession(s.id)!;
+  // no call names the thread, and none could be guessed
+  for (const c of session.connections) delete c.parent_op;
+  for (const op of Object.values(session.operations)) {
+    delete op.spawns;
+    if (op.kind === "task") op.kind = "exec";
+  }
+  const read = (sha: string) => store.payloadText({ sha256: sha, size: 0 });
+  const options = { redactor: createRedactor(), now: () => new Date(0) };
+  const whole = buildDocument(session, read, options);
+  const packed = await buildDocumentInTurns(session, read, {
+    ...options,
+    turn: () => Promise.resolve(),
+  });
+  assertEquals([...packed.steps], whole.steps);
+  const at = whole.steps.findIndex((st) => st.type === "thread");
+  const alone = whole.steps[at];
+  const sub = session.connections.find((c) => c.kind === "subagent")!;
+  const first = session.timeline.find((t) => t.connection === sub.id)!;
+  assertEquals(alone.n, first.seq + 1);
+  assert(at > 0 && at < whole.steps.length - 1, "between the steps before and after it");
+  assert(whole.steps[at - 1].n < alone.n && whole.steps[at + 1].n > alone.n);
 });
 
 Deno.test("errors are marked by the one error heuristic, as the store counts them", () => {

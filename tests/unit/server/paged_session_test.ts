@@ -12,7 +12,15 @@ import { createRedactor } from "../../../core/export/redactor.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { appendClaudePrompt, writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { call, callJson, fixtureStore, testApp } from "./_helpers.ts";
-import { DOCUMENT_FORMATS, documentOf, renderDocument } from "../../../core/export/mod.ts";
+import {
+  DOCUMENT_FORMATS,
+  documentInTurns,
+  documentOf,
+  type ExportDocument,
+  renderDocument,
+  type SteppedDocument,
+} from "../../../core/export/mod.ts";
+import { copyTree, FIXTURES } from "../../_helpers/fixtures.ts";
 import { RuleStore } from "../../../core/security/mod.ts";
 import { openShare, SHARE_PATH, sharePage } from "../../../core/shares/mod.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
@@ -125,6 +133,9 @@ Deno.test("a step written between two pages of a load is never given twice", asy
   assert(ids.every((id) => id in now.operations), "every step is one the store holds");
 });
 
+/** A document with its steps read into an array. */
+const whole = (doc: SteppedDocument): ExportDocument => ({ ...doc, steps: [...doc.steps] });
+
 Deno.test("facts and the export document a page at a time are the ones made at once", async () => {
   await using big = await bigSession(1300);
   const session = big.store.loadSession(big.id)!;
@@ -147,8 +158,82 @@ Deno.test("facts and the export document a page at a time are the ones made at o
     turn,
   });
   assert(turns >= 2, `${turns} turns while building the document`);
-  assertEquals(paged, once);
+  // its steps packed as built, read back one at a time, as often as asked
+  assert(!Array.isArray(paged.steps));
+  assertEquals(whole(paged), once);
+  assertEquals(whole(paged), once);
   assert(paged.redaction.total >= 1300, "every key found");
+});
+
+Deno.test("an export document built from the store's outline and pages is the one built from the session loaded whole", async () => {
+  const root = `${FIXTURES}/realclients`;
+  const scenarios = [...Deno.readDirSync(root)].filter((a) => a.isDirectory).flatMap((a) =>
+    [...Deno.readDirSync(`${root}/${a.name}`)].filter((s) => s.isDirectory)
+      .map((s) => `${a.name}/${s.name}`)
+  ).sort();
+  const peers = `${FIXTURES}/peers/claude-code/constructed/teammate_layout`;
+  const home = await Deno.makeTempDir({ prefix: "chronicle-paged-peers-" });
+  await copyTree(peers, `${home}/.claude/projects/-work-team`);
+  const fixtures = await fixtureStore(scenarios, [home]);
+  await using big = await bigSession(1300);
+  const now = () => new Date(0);
+  const rules = [{
+    id: "r",
+    name: "word",
+    pattern: "better",
+    action: "redact" as const,
+    enabled: true,
+  }];
+  let threads = 0;
+  let guessed = 0;
+  let alone = 0;
+  // the threads' parents as their logs named them; then only as the spawning calls name them
+  // (the rows' parent left out); then guessed by time (the calls' names left out too)
+  const rounds = [
+    () => {},
+    () => dbOf(fixtures).exec("UPDATE connections SET doc = json_remove(doc, '$.parent_op')"),
+    () => dbOf(fixtures).exec("UPDATE operations SET doc = json_remove(doc, '$.spawns')"),
+    // and no call to guess from: each thread stands alone where it began
+    () => dbOf(fixtures).exec("UPDATE operations SET kind = 'exec' WHERE kind = 'task'"),
+  ];
+  try {
+    for (
+      const [store, round] of [[big.store, 0], [fixtures, 0], [fixtures, 1], [fixtures, 2], [
+        fixtures,
+        3,
+      ]] as const
+    ) {
+      rounds[round]();
+      for (const { id } of store.listSessions({ limit: 1000 }).items) {
+        for (
+          const options of [{}, { thinking: true, rules }, { summaryOnly: true }, {
+            title: "Named here",
+          }]
+        ) {
+          let turns = 0;
+          const paged = await documentInTurns(store, id, {
+            ...options,
+            now,
+            turn: () => Promise.resolve(turns++),
+          });
+          assertEquals(whole(paged!), documentOf(store, id, { ...options, now }), id);
+          if (store === big.store) assert(turns >= 2, `${turns} turns`);
+        }
+        const doc = documentOf(store, id, { now })!;
+        const placed = doc.steps.flatMap((s) => s.threads ?? []);
+        threads += placed.length;
+        if (round === 2) guessed += placed.filter((t) => t.guessed).length;
+        if (round === 3) alone += doc.steps.filter((s) => s.type === "thread").length;
+      }
+    }
+    assert(
+      threads >= 6 && guessed >= 1 && alone >= 2,
+      `sub-agent threads placed: ${threads}, ${guessed} guessed, ${alone} alone`,
+    );
+  } finally {
+    fixtures.close();
+    await Deno.remove(home, { recursive: true });
+  }
 });
 
 Deno.test("the server answers other requests while a big session is analysed or redacted", async () => {

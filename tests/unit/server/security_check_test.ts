@@ -114,7 +114,7 @@ Deno.test("a session checked a page of operations at a time reports what it repo
   const many = ChronicleStore.open(":memory:");
   try {
     const fake = new FakeSecrets(11);
-    await writeClaudeSession(home, {
+    const log = await writeClaudeSession(home, {
       sessionId: "88888888-6666-4555-8444-333333333333",
       cwd: "/tmp/check",
       turns: [
@@ -128,6 +128,16 @@ Deno.test("a session checked a page of operations at a time reports what it repo
         })),
       ],
     });
+    // the session's own fields, checked once whatever the pages
+    await Deno.writeTextFile(
+      log,
+      JSON.stringify({
+        type: "last-prompt",
+        lastPrompt: `again with ${fake.github()}`,
+        sessionId: "88888888-6666-4555-8444-333333333333",
+      }) + "\n",
+      { append: true },
+    );
     await importAll(many, {
       env: { home, env: { HOME: home }, platform: "linux" },
       fs: createDenoFs(),
@@ -140,9 +150,30 @@ Deno.test("a session checked a page of operations at a time reports what it repo
       }
       const a = await whole.check({}) as CheckReport;
       assert.deepEqual(await paged.check({}), a);
+      // and what the check of the session loaded whole reports
+      const rules = [{ name: "greeting", pattern: "hello*", action: "redact" as const }];
+      for (const got of a.sessions) {
+        const session = s.loadSession(got.session_id)!;
+        const payloads: Record<string, string | null> = {};
+        for (const op of Object.values(session.operations)) {
+          for (const ref of [op.request, op.response]) {
+            if (ref && "sha256" in ref) payloads[ref.sha256] = s.payloadText(ref);
+          }
+        }
+        const summary = s.getSession(got.session_id)!;
+        const direct = checkSession({
+          session,
+          payloads,
+          rules: rules.map((r, i) => ({ ...r, id: String(i), enabled: true })),
+          fallbackTitle: summary.first_prompt ?? null,
+          userTitle: summary.user_title ?? null,
+        });
+        assert.deepEqual(got, direct, got.session_id);
+      }
       if (s === many) {
         assert.ok(a.total > 200, `${a.total} findings`);
         assert.equal(a.sessions[0].findings.length, 200, "the first 200 findings, in order");
+        assert.ok(a.sessions[0].findings.some((f) => f.where === "last_prompt"));
       }
     }
   } finally {
