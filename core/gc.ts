@@ -15,7 +15,8 @@
  * - while a line over `LONG_LINE_BYTES` is read: its parts once joined, its string once parsed
  *   (core/sources/jsonl.ts);
  * - every few slices of search texts, in the text worker (runtime/text_worker.ts);
- * - every few pages of a big session the server loads or analyses (core/paged.ts's `pagedTurns`).
+ * - every few pages of a big session the server loads or analyses (core/paged.ts's `pagedTurns`);
+ * - every 16 MiB a download or a share page sends (core/export/mod.ts's `textStream`).
  */
 export function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();

@@ -6,6 +6,7 @@
  * or as one self-contained HTML page, and frozen by shares. Redaction is core/security's, run
  * on every text the document shows; the renderers escape everything.
  */
+import { collectGarbage } from "../gc.ts";
 import { AGENTS } from "../model/agents.ts";
 import type { CanonicalSession } from "../model/types.ts";
 import type { OperationRecord, SessionOutline } from "../model/delta.ts";
@@ -146,9 +147,15 @@ export function extensionOf(format: DocumentFormat): string {
   return format === "md" ? ".md" : ".html";
 }
 
+/** Bytes a text stream sends between two full collections. */
+const COLLECT_EVERY_BYTES = 16 << 20;
+
 /**
  * Pieces of text as a stream of UTF-8 bytes, encoded about 64 Ki characters at a time as the
  * reader asks (a download, or a file, written as it is rendered). `onBytes` hears each write.
+ * Every 16 MiB sent, the garbage of rendering them is collected: the Markdown download of a
+ * 35,342-step session (54 MB) peaked the server at 260 MiB in some runs and 289-291 in others,
+ * the rise all in its rendering, after the document was built.
  */
 export function textStream(
   pieces: Iterable<string>,
@@ -156,12 +163,15 @@ export function textStream(
 ): ReadableStream<Uint8Array> {
   const it = pieces[Symbol.iterator]();
   const encoder = new TextEncoder();
+  let sent = 0;
   return new ReadableStream({
     pull(controller) {
       const send = (t: string) => {
         const bytes = encoder.encode(t);
         onBytes?.(bytes.byteLength);
         controller.enqueue(bytes);
+        sent += bytes.byteLength;
+        if (sent >= COLLECT_EVERY_BYTES) (sent = 0, collectGarbage());
       };
       let text = "";
       for (let next = it.next(); !next.done; next = it.next()) {
