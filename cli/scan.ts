@@ -44,7 +44,10 @@ Exit codes: 0 no findings, 1 findings, 2 error.
 
 /** The store as the scan command needs it: sessions, their payloads and the custom rules. */
 export interface ScanStore {
-  /** One session by id, or every session when `id` is absent. */
+  /**
+   * One session by id, or every session when `id` is absent: each whole, or in parts (the
+   * store's `sessionParts`: consecutive parts of one session, its own fields with the first).
+   */
   sessions(selector: { id?: string }): Iterable<CanonicalSession> | AsyncIterable<CanonicalSession>;
   readPayload(ref: PayloadRef): string | null;
   rules?(): readonly CustomRule[];
@@ -199,9 +202,11 @@ export function makeScanCommand(deps: ScanCommandDeps = {}): Command {
               errors.push(termSafe(e.message));
             }
           };
+          let last: string | undefined;
           for await (const session of next()) {
             found = true;
-            counts.sessions++;
+            if (session.session.id !== last) counts.sessions++;
+            last = session.session.id;
             const r = sessionFindings(session, options); // findings only: no redacted copy
             for (const m of r.messages) {
               const field = m.op ? `${m.op}/${m.field}` : m.field;
@@ -347,12 +352,18 @@ export async function openUserScanStore(io: CliIo): Promise<ScanStore> {
   const rules = new RuleStore(store.ruleTable);
   return {
     async *sessions(selector) {
+      // each session in parts of a page of steps, never whole, the pages' garbage collected as
+      // it grows (a session of 35,000 steps)
+      const turn = pagedTurns();
+      const inParts = async function* (id: string) {
+        for (const part of store.sessionParts(id)) {
+          yield part;
+          await turn();
+        }
+      };
       if (selector.id) {
-        // what `show` accepts: an id, a native id, a unique prefix (else the candidates); a page
-        // of steps at a time, its garbage collected every few pages (a session of 35,000 steps)
-        const id = store.requireSessionId(selector.id);
-        const s = await store.loadSessionInTurns(id, { turn: pagedTurns() });
-        if (s) yield s;
+        // what `show` accepts: an id, a native id, a unique prefix (else the candidates)
+        yield* inParts(store.requireSessionId(selector.id));
         return;
       }
       for (let offset = 0;; offset += 200) {
@@ -362,10 +373,7 @@ export async function openUserScanStore(io: CliIo): Promise<ScanStore> {
           sort: "started_at",
           order: "asc",
         });
-        for (const item of items) {
-          const s = store.loadSession(item.id);
-          if (s) yield s;
-        }
+        for (const item of items) yield* inParts(item.id);
         if (items.length < 200) return;
       }
     },

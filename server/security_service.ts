@@ -4,7 +4,7 @@
  * interception log, the guard's pre-tool-use decision, and the opt-in hook install (injected,
  * since it writes Claude Code's settings file).
  */
-import { assembleSession, type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
+import { ChronicleError } from "../core/model/mod.ts";
 import { pagedTurns } from "../core/paged.ts";
 import { oneAtATime, type SessionWork } from "./session_work.ts";
 import { type CustomRule, type Interception, RuleStore } from "../core/security/mod.ts";
@@ -116,48 +116,21 @@ export function createSecurityService(options: SecurityServiceOptions): Security
    */
   const checkOne = async (id: string): Promise<CheckSessionReport | null> => {
     const turn = pagedTurns();
-    const head = store.sessionHead(id);
-    if (!head) return null;
     const summary = store.getSession(id);
-    const skeleton = assembleSession({ ...head, operations: [] });
-    // the session's own fields go with the first page only
-    const bare: CanonicalSession = {
-      ...skeleton,
-      session: { ...skeleton.session, title: undefined, last_prompt: undefined },
-      extensions: {},
-    };
     const budget = 30_000;
     const started = Date.now();
     let report: CheckSessionReport | null = null;
-    let seq = 0;
-    let startMs: number | null = null;
-    const pages = store.operationPages(id, { steps: options.checkPage });
-    // a session without a step is still checked once, for its own fields
-    for (const records of atLeastOne(pages)) {
-      const operations: CanonicalSession["operations"] = {};
-      const timeline: CanonicalSession["timeline"] = [];
+    for (const part of store.sessionParts(id, { steps: options.checkPage })) {
       const payloads: Record<string, string | null> = {};
-      for (const rec of records) {
-        // as assembleSession times them: untimed steps come first, so the first timed one seen
-        // is the session's start
-        startMs ??= rec.order.ts_ms;
-        timeline.push({
-          seq: seq++,
-          op: rec.id,
-          connection: rec.connection,
-          offset_ns: rec.order.ts_ms !== null && startMs !== null
-            ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
-            : 0,
-        });
-        operations[rec.id] = rec.op;
-        for (const ref of [rec.op.request, rec.op.response]) {
+      for (const op of Object.values(part.operations)) {
+        for (const ref of [op.request, op.response]) {
           if (ref && "sha256" in ref && !(ref.sha256 in payloads)) {
             payloads[ref.sha256] = store.payloadText(ref);
           }
         }
       }
       const one = await runCheck({
-        session: { ...(report ? bare : skeleton), operations, timeline },
+        session: part,
         payloads,
         rules: rules.active(),
         fallbackTitle: summary?.first_prompt ?? null,
@@ -245,12 +218,6 @@ export function createSecurityService(options: SecurityServiceOptions): Security
 }
 
 /** Two reports of pages of one session's check as one (the first page's title). */
-function* atLeastOne<T>(pages: Iterable<T[]>): Generator<T[]> {
-  let any = false;
-  for (const page of pages) (any = true, yield page);
-  if (!any) yield [];
-}
-
 function addChecks(a: CheckSessionReport, b: CheckSessionReport): CheckSessionReport {
   const by_rule = { ...a.by_rule };
   for (const [k, v] of Object.entries(b.by_rule)) by_rule[k] = (by_rule[k] ?? 0) + v;

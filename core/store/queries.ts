@@ -402,6 +402,49 @@ export class Queries {
   }
 
   /**
+   * A session in parts of `steps` ({@link PAGE_STEPS}) operations in its timeline's order, each
+   * a canonical session holding those operations and their timeline entries (positions and
+   * times as in the whole session); the session's own fields (title, last prompt, extensions)
+   * with the first part only; one part, with no operation, for a session without any; none
+   * for no such session. What a scan reads a session with, never holding it whole: each
+   * operation is scanned on its own, so the parts' findings add up to the session's.
+   */
+  *sessionParts(
+    id: string,
+    options: { textChars?: number; steps?: number } = {},
+  ): Generator<CanonicalSession, void> {
+    const head = this.sessionHead(id);
+    if (!head) return;
+    const whole = assembleSession({ ...head, operations: [] });
+    const rest: CanonicalSession = {
+      ...whole,
+      session: { ...whole.session, title: undefined, last_prompt: undefined },
+      extensions: {},
+    };
+    let seq = 0;
+    let startMs: number | null = null;
+    let first = true;
+    for (const records of this.operationPages(id, options)) {
+      const timeline = records.map((rec) => {
+        // as timelineOf times them: untimed steps come first, so the first timed one is the start
+        startMs ??= rec.order.ts_ms;
+        return {
+          seq: seq++,
+          op: rec.id,
+          connection: rec.connection,
+          offset_ns: rec.order.ts_ms !== null && startMs !== null
+            ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
+            : 0,
+        };
+      });
+      const operations = Object.fromEntries(records.map((rec) => [rec.id, rec.op]));
+      yield { ...(first ? whole : rest), operations, timeline };
+      first = false;
+    }
+    if (first) yield whole;
+  }
+
+  /**
    * A session's operations in its timeline's order, `steps` ({@link PAGE_STEPS}) at a time
    * (no page for a session with none): a step written between two pages is never given twice.
    */

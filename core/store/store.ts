@@ -899,6 +899,14 @@ export class ChronicleStore {
     return this.queries.sessionOutline(id);
   }
 
+  /** A session in parts of a page of operations each; see `Queries.sessionParts`. */
+  sessionParts(
+    id: string,
+    options: { textChars?: number; steps?: number } = {},
+  ): Iterable<CanonicalSession> {
+    return this.queries.sessionParts(id, options);
+  }
+
   /** A session's operations a page at a time, in order; see `Queries.operationPages`. */
   operationPages(
     id: string,

@@ -4,6 +4,9 @@ import { makeScanCommand, type ScanStore } from "../../../cli/scan.ts";
 import { UsageError } from "../../../cli/args.ts";
 import { FakeSecrets } from "./_fake_secrets.ts";
 import { memIo } from "./_io.ts";
+import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
+import { createDenoFs } from "../../../runtime/deno_fs.ts";
+import { writeClaudeSession } from "../../e2e/_synthetic.ts";
 
 const fake = new FakeSecrets(9);
 const KEY = fake.github();
@@ -187,5 +190,66 @@ Deno.test("chronicle scan: a file name with a line break or an escape sequence c
     assert(!stdout().includes("\x1b"));
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a stored session scanned in parts of a page of steps reports what it reports whole", async () => {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-scan-parts-" });
+  const store = ChronicleStore.open(":memory:");
+  try {
+    const sid = "99999999-6666-4555-8444-333333333333";
+    const log = await writeClaudeSession(home, {
+      sessionId: sid,
+      cwd: "/tmp/scan",
+      turns: [
+        { user: `deploy with ${fake.github()}` },
+        ...Array.from({ length: 40 }, (_, i) => ({
+          tool: {
+            name: "Bash",
+            input: { command: i % 3 ? `echo ${i}` : `curl -H 'token: ${fake.github()}' x` },
+            result: i % 2 ? `hello ${i}` : `key ${fake.github()} and hello again`,
+          },
+        })),
+      ],
+    });
+    // the session's own fields: scanned once, with its first part
+    await Deno.writeTextFile(
+      log,
+      JSON.stringify({
+        type: "last-prompt",
+        lastPrompt: `again ${fake.github()}`,
+        sessionId: sid,
+      }) +
+        "\n",
+      { append: true },
+    );
+    await importAll(store, {
+      env: { home, env: { HOME: home }, platform: "linux" },
+      fs: createDenoFs(),
+    });
+    const id = `claude-code:${sid}`;
+    const scanWith = async (sessions: () => Iterable<CanonicalSession>) => {
+      const io = memIo();
+      const code = await makeScanCommand({
+        openStore: () => ({
+          sessions,
+          readPayload: (ref) => store.payloadText(ref),
+          rules: () => [],
+        }),
+      })(["--session", id, "--format", "json"], io.io);
+      return { code, out: JSON.parse(io.stdout()) };
+    };
+    const parts = [...store.sessionParts(id, { steps: 7 })];
+    assert(parts.length >= 5, `${parts.length} parts`);
+    const whole = await scanWith(() => [store.loadSession(id)!]);
+    const inParts = await scanWith(() => store.sessionParts(id, { steps: 7 }));
+    assertEquals(inParts, whole);
+    assertEquals(whole.out.scanned, { files: 0, sessions: 1 });
+    assert(whole.out.total >= 28, `${whole.out.total} findings`);
+    const lastPrompt = JSON.stringify(whole.out).match(/last_prompt/g) ?? [];
+    assert(lastPrompt.length >= 1, "the session's own last prompt");
+  } finally {
+    store.close();
+    await Deno.remove(home, { recursive: true });
   }
 });
