@@ -70,6 +70,8 @@ export interface Stats {
   tokens_by_project: ProjectModelTokens[];
   /** Files read or written, most touched first (at most 200). */
   files: FileTouch[];
+  /** How many files were read or written in all (`files` lists the 200 most touched). */
+  files_touched: number;
   /** Earliest and latest operation time in ms, when any operation has one. */
   first_ms: number | null;
   last_ms: number | null;

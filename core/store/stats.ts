@@ -134,6 +134,11 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
      GROUP BY o.target ORDER BY count(*) DESC, o.target LIMIT 200`,
   ).map((r) => ({ path: String(r.path), reads: num(r.reads), writes: num(r.writes) }));
 
+  const [touched] = all(
+    `SELECT count(DISTINCT o.target) AS n
+     ${from} ${and(w.sql, "o.target IS NOT NULL AND o.effect IN ('fs_read', 'fs_write')")}`,
+  );
+
   return {
     sessions: num(totals.sessions),
     operations: num(totals.ops),
@@ -145,6 +150,7 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
     tokens_by_day,
     tokens_by_project,
     files,
+    files_touched: num(touched.n),
     first_ms: typeof totals.first === "number" ? totals.first : null,
     last_ms: typeof totals.last === "number" ? totals.last : null,
   };

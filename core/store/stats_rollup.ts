@@ -267,6 +267,19 @@ export function rollupStats(sql: Sql, f: StatsFilter): Stats {
            AND project = '${ALL}' AND dim = 'file' AND n > 0 ORDER BY n DESC, key LIMIT 200`,
       ).all() as SqlRow[])
       .map((r) => ({ path: String(r.key), reads: num(r.reads), writes: num(r.writes) })),
+    files_touched: scope.length
+      ? num(
+        (sql.stmt(
+          `SELECT count(*) AS n FROM (SELECT key FROM stats_rollup ${rollupWhere("file")}
+             GROUP BY key HAVING sum(n) > 0)`,
+        ).get(...params) as SqlRow).n,
+      )
+      : num(
+        (sql.stmt(
+          `SELECT count(*) AS n FROM stats_rollup WHERE source = '${ALL}' AND project = '${ALL}'
+             AND dim = 'file' AND n > 0`,
+        ).get() as SqlRow).n,
+      ),
     first_ms: typeof span.first === "number" ? span.first : null,
     last_ms: typeof span.last === "number" ? span.last : null,
   };
@@ -322,6 +335,11 @@ export function sessionStatsKept(sql: Sql, sessionId: string): Stats | null {
       .map((r) => ({ project, model: String(r.key), ...usage(r) })),
     files: rows("file", "key, reads, writes", "n DESC, key LIMIT 200")
       .map((r) => ({ path: String(r.key), reads: num(r.reads), writes: num(r.writes) })),
+    files_touched: num(
+      (sql.stmt(
+        "SELECT count(*) AS n FROM session_stats WHERE session_id = ? AND dim = 'file' AND n > 0",
+      ).get(sessionId) as SqlRow).n,
+    ),
     first_ms: typeof span?.min_ts === "number" ? span.min_ts : null,
     last_ms: typeof span?.max_ts === "number" ? span.max_ts : null,
   };

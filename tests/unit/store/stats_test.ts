@@ -306,3 +306,33 @@ Deno.test("a session's statistics counted again write only the rows that changed
   }
   store.close();
 });
+
+Deno.test("past 200 files the statistics list the 200 most touched and count every file, kept or counted", async () => {
+  await using s = await scratch();
+  const reads = (sid: string, from: number, n: number) =>
+    writeClaudeSession(s.home, {
+      sessionId: sid,
+      cwd: "/work/demo",
+      turns: [
+        { user: `read ${n}` },
+        ...Array.from({ length: n }, (_, i) => ({
+          tool: {
+            name: "Read",
+            input: { file_path: `/work/demo/f${from + i}.ts` },
+            result: `contents ${from + i}`,
+          },
+        })),
+      ],
+    });
+  await reads("eeeeeeee-1", 0, 230);
+  await reads("ffffffff-2", 220, 15); // ten files the first read too, five of its own
+  const store = s.open();
+  await s.run(store);
+  const one = store.stats({ session_id: "claude-code:eeeeeeee-1" });
+  assertEquals([one.files.length, one.files_touched], [200, 230]);
+  assertEquals(store.stats().files_touched, 235);
+  assertEquals(store.stats({ project: "/work/demo" }).files_touched, 235);
+  assertEquals(store.stats({ session_id: "claude-code:ffffffff-2" }).files_touched, 15);
+  sameAsOperations(store, "past 200 files");
+  store.close();
+});

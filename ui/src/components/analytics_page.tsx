@@ -230,7 +230,9 @@ export function AnalyticsPage({ project }: { project: string | null }): VNode {
               label={(d) => d}
             />
             <section class="card">
-              <h2>Most touched files</h2>
+              <h2>
+                Most touched files <span class="muted small">of {count(s.files_touched)}</span>
+              </h2>
               <ul class="plain">
                 {s.files.slice(0, 15).map((f) => (
                   <li key={f.path}>

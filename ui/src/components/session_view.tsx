@@ -71,7 +71,7 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
           </div>
           {estimate && <TokenCards estimate={estimate} />}
           <div class="stat">
-            <b>{stats.files.length}</b>
+            <b>{count(stats.files_touched)}</b>
             <span>files</span>
           </div>
           <div class="stat">
@@ -89,7 +89,11 @@ function Overview({ state, live }: { state: SessionState; live: LiveSession }): 
       )}
       {stats && stats.files.length > 0 && (
         <details class="files">
-          <summary>Files touched ({stats.files.length})</summary>
+          <summary>
+            Files touched ({stats.files_touched > stats.files.length
+              ? `${count(stats.files_touched)}; the ${stats.files.length} most touched`
+              : stats.files.length})
+          </summary>
           <ul>
             {stats.files.map((f) => (
               <li key={f.path}>
