@@ -106,10 +106,13 @@ export function timelineOf(
     seq,
     op: rec.id,
     connection: rec.connection,
-    offset_ns: rec.order.ts_ms !== null && startMs !== null
-      ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
-      : 0,
+    offset_ns: offsetNs(rec.order.ts_ms, startMs),
   }));
+}
+
+/** A step's time from its session's start, in nanoseconds; 0 when either is unknown. */
+export function offsetNs(tsMs: number | null, startMs: number | null): number {
+  return tsMs !== null && startMs !== null ? Math.max(0, Math.round((tsMs - startMs) * 1e6)) : 0;
 }
 
 /** Builds the canonical session from stored parts: the timeline is derived, never stored twice. */

@@ -13,6 +13,7 @@ import {
   type Connection,
   type Epoch,
   type LossWindow,
+  offsetNs,
   type OperationKind,
   type OperationRecord,
   type SessionInfo,
@@ -52,6 +53,16 @@ function summaryOf(row: Record<string, unknown>): SessionSummary {
  * name, else the agent's title, else the first prompt; none of them is ever stored blank).
  */
 const TITLE_SQL = "coalesce(user_title, title, first_prompt)";
+
+/** An operation row's place in the canonical order (its `ts_ms`, `rank`, `line`, `block`). */
+function orderOf(r: Record<string, string | number | null>): OperationRecord["order"] {
+  return {
+    ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
+    rank: Number(r.rank),
+    line: Number(r.line),
+    block: Number(r.block),
+  };
+}
 
 export class Queries {
   constructor(
@@ -216,7 +227,7 @@ export class Queries {
       op_id: r.op_id,
       connection: r.connection,
       ts_ms: r.ts_ms,
-      offset_ns: r.ts_ms !== null && start !== null ? Math.round((r.ts_ms - start) * 1e6) : 0,
+      offset_ns: offsetNs(r.ts_ms, start),
       ...readViewDoc(r, this.payloadText, options.textChars),
       ...(r.kept === 1 ? { kept: true as const } : {}),
     }));
@@ -391,12 +402,7 @@ export class Queries {
       rows.map((r) => ({
         id: String(r.op_id),
         connection: String(r.connection),
-        order: {
-          ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
-          rank: Number(r.rank),
-          line: Number(r.line),
-          block: Number(r.block),
-        },
+        order: orderOf(r),
         kind: r.kind as OperationKind,
         spawns: typeof r.spawns === "string" ? r.spawns : null,
       })),
@@ -434,9 +440,7 @@ export class Queries {
           seq: seq++,
           op: rec.id,
           connection: rec.connection,
-          offset_ns: rec.order.ts_ms !== null && startMs !== null
-            ? Math.max(0, Math.round((rec.order.ts_ms - startMs) * 1e6))
-            : 0,
+          offset_ns: offsetNs(rec.order.ts_ms, startMs),
         };
       });
       const operations = Object.fromEntries(records.map((rec) => [rec.id, rec.op]));
@@ -470,12 +474,7 @@ export class Queries {
         operations.push({
           id: opId,
           connection: String(r.connection),
-          order: {
-            ts_ms: r.ts_ms === null ? null : Number(r.ts_ms),
-            rank: Number(r.rank),
-            line: Number(r.line),
-            block: Number(r.block),
-          },
+          order: orderOf(r),
           op: readViewDoc(r as unknown as StoredOp, this.payloadText, options.textChars).op,
         });
       }

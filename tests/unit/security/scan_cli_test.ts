@@ -4,9 +4,8 @@ import { makeScanCommand, type ScanStore } from "../../../cli/scan.ts";
 import { UsageError } from "../../../cli/args.ts";
 import { FakeSecrets } from "./_fake_secrets.ts";
 import { memIo } from "./_io.ts";
-import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
-import { createDenoFs } from "../../../runtime/deno_fs.ts";
-import { writeClaudeSession } from "../../e2e/_synthetic.ts";
+import { ChronicleStore } from "../../../core/store/mod.ts";
+import { importKeyedSession } from "./_keyed_session.ts";
 
 const fake = new FakeSecrets(9);
 const KEY = fake.github();
@@ -197,37 +196,11 @@ Deno.test("a stored session scanned in parts of a page of steps reports what it 
   const home = await Deno.makeTempDir({ prefix: "chronicle-scan-parts-" });
   const store = ChronicleStore.open(":memory:");
   try {
-    const sid = "99999999-6666-4555-8444-333333333333";
-    const log = await writeClaudeSession(home, {
-      sessionId: sid,
-      cwd: "/tmp/scan",
-      turns: [
-        { user: `deploy with ${fake.github()}` },
-        ...Array.from({ length: 40 }, (_, i) => ({
-          tool: {
-            name: "Bash",
-            input: { command: i % 3 ? `echo ${i}` : `curl -H 'token: ${fake.github()}' x` },
-            result: i % 2 ? `hello ${i}` : `key ${fake.github()} and hello again`,
-          },
-        })),
-      ],
+    const id = await importKeyedSession(store, home, {
+      sessionId: "99999999-6666-4555-8444-333333333333",
+      calls: 40,
+      fake,
     });
-    // the session's own fields: scanned once, with its first part
-    await Deno.writeTextFile(
-      log,
-      JSON.stringify({
-        type: "last-prompt",
-        lastPrompt: `again ${fake.github()}`,
-        sessionId: sid,
-      }) +
-        "\n",
-      { append: true },
-    );
-    await importAll(store, {
-      env: { home, env: { HOME: home }, platform: "linux" },
-      fs: createDenoFs(),
-    });
-    const id = `claude-code:${sid}`;
     const scanWith = async (sessions: () => Iterable<CanonicalSession>) => {
       const io = memIo();
       const code = await makeScanCommand({

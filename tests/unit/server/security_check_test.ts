@@ -7,6 +7,7 @@ import { createCheckWorker } from "../../../server/check_runner.ts";
 import { checkSession } from "../../../server/security_check.ts";
 import { type CheckReport, createSecurityService } from "../../../server/security_service.ts";
 import { fixtureStore } from "./_helpers.ts";
+import { importKeyedSession } from "../security/_keyed_session.ts";
 import { FakeSecrets } from "../security/_fake_secrets.ts";
 
 const store: ChronicleStore = await fixtureStore(["claude/s1-basic", "codex/s2-errors"]);
@@ -113,34 +114,10 @@ Deno.test("a session checked a page of operations at a time reports what it repo
   const home = await Deno.makeTempDir({ prefix: "chronicle-check-test-" });
   const many = ChronicleStore.open(":memory:");
   try {
-    const fake = new FakeSecrets(11);
-    const log = await writeClaudeSession(home, {
+    await importKeyedSession(many, home, {
       sessionId: "88888888-6666-4555-8444-333333333333",
-      cwd: "/tmp/check",
-      turns: [
-        { user: `deploy with ${fake.github()}` },
-        ...Array.from({ length: 260 }, (_, i) => ({
-          tool: {
-            name: "Bash",
-            input: { command: i % 3 ? `echo ${i}` : `curl -H 'token: ${fake.github()}' x` },
-            result: i % 2 ? `hello ${i}` : `key ${fake.github()} and hello again`,
-          },
-        })),
-      ],
-    });
-    // the session's own fields, checked once whatever the pages
-    await Deno.writeTextFile(
-      log,
-      JSON.stringify({
-        type: "last-prompt",
-        lastPrompt: `again with ${fake.github()}`,
-        sessionId: "88888888-6666-4555-8444-333333333333",
-      }) + "\n",
-      { append: true },
-    );
-    await importAll(many, {
-      env: { home, env: { HOME: home }, platform: "linux" },
-      fs: createDenoFs(),
+      calls: 260,
+      fake: new FakeSecrets(11),
     });
     for (const s of [store, many]) {
       const whole = createSecurityService({ store: s, checkPage: 1e9 });
