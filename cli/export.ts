@@ -315,6 +315,7 @@ async function exportCanonical(
       await exportSession(session, {
         writer: denoArtifactWriter,
         readPayload: (sha) => store.payload(sha),
+        readOrder: (shas) => store.payloadOrder(shas),
       }, options.outDir),
     );
   }

@@ -134,7 +134,15 @@ export function buildManifest(
  */
 export async function exportSession(
   session: CanonicalSession,
-  io: { writer: ArtifactWriter; readPayload: (sha256: string) => Uint8Array | null },
+  io: {
+    writer: ArtifactWriter;
+    readPayload: (sha256: string) => Uint8Array | null;
+    /**
+     * The order to read payloads in (the store's: each of its frames inflated once); default
+     * by hash. The files written are the same either way.
+     */
+    readOrder?: (sha256s: string[]) => string[];
+  },
   outDir: string,
 ): Promise<string> {
   const { writer } = io;
@@ -148,7 +156,8 @@ export async function exportSession(
   try {
     let bytes = 0;
     let count = 0;
-    for (const sha of [...payloadHashes(session)].sort()) {
+    const hashes = [...payloadHashes(session)].sort();
+    for (const sha of io.readOrder?.(hashes) ?? hashes) {
       const data = io.readPayload(sha);
       if (!data) continue; // recorded as missing by verify; never fabricated
       await writer.writeFile(`${tmp}/payloads/${sha}`, data, 0o600);

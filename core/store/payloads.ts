@@ -557,6 +557,21 @@ export class PayloadStore {
   }
 
   /**
+   * `sha256s` in the order their bytes are stored (by pack and place; the unknown last, as
+   * given): read in this order, each frame is inflated once for all its payloads, where an
+   * order of hashes inflates one for nearly every payload.
+   */
+  storedOrder(sha256s: readonly string[]): string[] {
+    const rows = this.sql.stmt(
+      `SELECT ${SHA_HEX} FROM ${FROM}
+       WHERE p.sha256 IN (SELECT unhex(value) FROM json_each(?))
+       ORDER BY f.pack, f.pack_offset, p.frame_offset`,
+    ).all(JSON.stringify(sha256s)) as { sha256: string }[];
+    const known = new Set(rows.map((r) => r.sha256));
+    return [...rows.map((r) => r.sha256), ...sha256s.filter((s) => !known.has(s))];
+  }
+
+  /**
    * Payloads by hash, as stored (compressed or not), read with one query: for building search
    * texts (backlog.ts), where a payload changed under the store costs a wrong word in the
    * index, never wrong bytes shown, so they are not checked against their hash. Unknown or

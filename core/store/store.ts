@@ -736,6 +736,11 @@ export class ChronicleStore {
     return this.payloads.bytes(sha256);
   }
 
+  /** Payload hashes in the order their bytes are stored; see `PayloadStore.storedOrder`. */
+  payloadOrder(sha256s: readonly string[]): string[] {
+    return this.payloads.storedOrder(sha256s);
+  }
+
   /** The first `maxBytes` bytes of a payload (all of it when shorter). */
   payloadHead(sha256: string, maxBytes: number): Uint8Array | null {
     return this.payloads.head(sha256, maxBytes);

@@ -26,11 +26,16 @@ const SCENARIOS = [
   "opencode/s4-long",
 ];
 
-async function exportAll(store: ChronicleStore, out: string): Promise<void> {
+async function exportAll(
+  store: ChronicleStore,
+  out: string,
+  options: { storedOrder?: boolean } = {},
+): Promise<void> {
   for (const s of store.listSessions({ limit: 1000 }).items) {
     await exportSession(store.loadSession(s.id)!, {
       writer: denoArtifactWriter,
       readPayload: (sha) => store.payload(sha),
+      ...(options.storedOrder ? { readOrder: (shas) => store.payloadOrder(shas) } : {}),
     }, out);
   }
 }
@@ -97,6 +102,20 @@ Deno.test("canonical export → import into a fresh data folder → export again
       const a = await tree(`${root}/A`);
       assert(Object.keys(a).length > 20, "the export has files");
       assertEquals(await tree(`${root}/B`), a);
+      // payloads read in the order the store keeps them (each frame inflated once): the same
+      await exportAll(fresh, `${root}/C`, { storedOrder: true });
+      assertEquals(await tree(`${root}/C`), a);
+      const held = [
+        ...new Set(
+          Object.keys(a).filter((k) => k.includes("/payloads/")).map((k) =>
+            k.slice(k.lastIndexOf("/") + 1)
+          ),
+        ),
+      ];
+      const unknown = "0".repeat(64);
+      const ordered = fresh.payloadOrder([...held, unknown]);
+      assertEquals(ordered.at(-1), unknown, "an unknown hash last");
+      assertEquals([...ordered].sort(), [...held, unknown].sort(), "each hash once");
       // The imported sessions are searchable and listed like imported ones.
       const word = "inventory";
       assertEquals(fresh.search(word).total, source.search(word).total);
