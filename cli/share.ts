@@ -1,5 +1,6 @@
 /** `chronicle share`: links to a session's redacted copy, frozen when made; list and revoke. */
-import { documentOf } from "../core/export/mod.ts";
+import { documentInTurns } from "../core/export/mod.ts";
+import { pagedTurns } from "../core/paged.ts";
 import { RuleStore, termSafe } from "../core/security/mod.ts";
 import {
   createShare,
@@ -115,10 +116,12 @@ export const shareCommand: Command = async (args, io) => {
       throw new UsageError("--port must be a port number");
     }
     const id = store.requireSessionId(arg);
+    // built a page of steps at a time, its steps packed as built (a session of 35,000 steps)
     const doc = id
-      ? documentOf(store, id, {
+      ? await documentInTurns(store, id, {
         rules: new RuleStore(store.ruleTable).active(),
         thinking: p.values.thinking === true,
+        turn: pagedTurns(),
       })
       : null;
     if (!doc) {

@@ -5,6 +5,11 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_helpers/assert.ts";
 import { userMachine } from "../_helpers/chronicle_cli.ts";
 import { DatabaseSync } from "node:sqlite";
+import { ChronicleStore } from "../../core/store/mod.ts";
+import { documentOf } from "../../core/export/mod.ts";
+import { openShare } from "../../core/shares/mod.ts";
+import { RuleStore } from "../../core/security/mod.ts";
+import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
 
 Deno.test("chronicle doctor reports agents, data folder, store, guard, tools and server, and exits 1 with a fix", async () => {
   await using m = await userMachine(["claude/s1-basic", "codex/s1-basic"]);
@@ -491,4 +496,43 @@ Deno.test("a log its agent deleted or rewrote shorter: the store keeps its steps
     (await m.run(["show", id])).stdout,
     "The agent's log of this session is gone: every step is Chronicle's copy.",
   );
+});
+
+Deno.test("chronicle share create, list and revoke: the link opens the session's redacted document, then nothing", async () => {
+  await using m = await userMachine(["claude/s2-errors"]);
+  assertEquals((await m.run(["import"])).code, 0);
+  const [id] = JSON.parse((await m.run(["sessions", "--json"])).stdout).sessions.map((
+    s: { id: string },
+  ) => s.id);
+  const made = await m.run(["share", "create", id, "--json", "--days", "3"]);
+  assertEquals(made.code, 0, made.stderr);
+  const { share, url, redaction } = JSON.parse(made.stdout);
+  assertMatch(url, /^http:\/\/127\.0\.0\.1:4173\/share\/[A-Za-z0-9_-]{43}$/);
+  assertEquals(share.session_id, id);
+  const text = await m.run(["share", "create", id]);
+  assertEquals(text.code, 0, text.stderr);
+  assertStringIncludes(text.stdout, "Link (shown only now");
+  assertStringIncludes(text.stderr, "Redaction:");
+  const listed = JSON.parse((await m.run(["share", "list", "--json"])).stdout).items;
+  assertEquals(listed.length, 2);
+  assert(listed.every((r: { state: string }) => r.state === "live"));
+  // what the link opens: the session's document as made now, redacted, its steps whole
+  const store = ChronicleStore.open(`${m.data}/chronicle.db`, {
+    packs: createPackFiles(packDir(m.data)),
+  });
+  try {
+    const deps = { records: store.shareTable };
+    const token = url.slice(url.lastIndexOf("/") + 1);
+    const opened = openShare(deps, token)!;
+    const doc = documentOf(store, id, { rules: new RuleStore(store.ruleTable).active() })!;
+    assertEquals(opened.steps, doc.steps);
+    assertEquals(opened.session, doc.session);
+    assertEquals(opened.redaction.total, redaction.total);
+    assertEquals((await m.run(["share", "revoke", share.id])).code, 0);
+    assertEquals(openShare(deps, token), null);
+  } finally {
+    store.close();
+  }
+  const after = JSON.parse((await m.run(["share", "list", "--json"])).stdout).items;
+  assertEquals(after.map((r: { state: string }) => r.state).sort(), ["live", "revoked"]);
 });
