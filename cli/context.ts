@@ -1,4 +1,5 @@
 /** Opens the user's store from the environment: the data folder, 0700/0600, migrated. */
+import { pagedTurns } from "../core/paged.ts";
 import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
 import { termSafe } from "../core/security/terminal.ts";
 import { ChronicleStore } from "../core/store/mod.ts";
@@ -24,13 +25,16 @@ export async function openUserStore(io: CliIo): Promise<{ store: ChronicleStore;
   return { store, dir };
 }
 
-/** The session a user named (id, native id or unique prefix); null after saying there is none. */
-export function loadNamedSession(
+/**
+ * The session a user named (id, native id or unique prefix); null after saying there is none.
+ * Loaded a page of steps at a time, its garbage collected as it grows (core/paged.ts).
+ */
+export async function loadNamedSession(
   store: ChronicleStore,
   id: string,
   io: CliIo,
   options: { textChars?: number } = {},
-): CanonicalSession | null {
+): Promise<CanonicalSession | null> {
   let resolved: string;
   try {
     resolved = store.requireSessionId(id);
@@ -39,7 +43,7 @@ export function loadNamedSession(
     io.stderr(`chronicle: ${termSafe(e.message)}\n`);
     return null;
   }
-  const session = store.loadSession(resolved, options);
+  const session = await store.loadSessionInTurns(resolved, { ...options, turn: pagedTurns() });
   if (!session) io.stderr(`chronicle: session "${termSafe(resolved)}" cannot be read\n`);
   return session;
 }

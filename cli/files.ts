@@ -3,6 +3,9 @@
  * (the commit nearest before it plus the session's own changes), each marked by where it comes
  * from. The loader here is shared with `chronicle diff`.
  */
+import { pagedTurns } from "../core/paged.ts";
+import { sessionFactsInTurns } from "../core/causality/mod.ts";
+import type { PayloadRef } from "../core/model/mod.ts";
 import { createGitEngine, gitEnv } from "../core/git/mod.ts";
 import {
   ANALYSED_TEXT_CHARS,
@@ -39,12 +42,15 @@ export async function openSessionCode(
 ): Promise<number> {
   const { store } = await openUserStore(io);
   try {
-    const session = loadNamedSession(store, id, io, { textChars: ANALYSED_TEXT_CHARS });
+    const session = await loadNamedSession(store, id, io, { textChars: ANALYSED_TEXT_CHARS });
     if (!session) return 1;
+    const read = (ref: PayloadRef | undefined, max?: number) => store.payloadText(ref, max);
+    const turn = pagedTurns();
     const code = await prepareSessionCode(session, {
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),
-      read: (ref, max) => store.payloadText(ref, max),
-    });
+      read,
+      turn,
+    }, { facts: await sessionFactsInTurns(session, read, { turn }) });
     return await run(code, session.timeline.length);
   } finally {
     store.close();

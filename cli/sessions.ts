@@ -120,7 +120,12 @@ export const showCommand: Command = async (args, io) => {
   try {
     // one line a step: a text's opening is all a line shows (a pasted log of 26 MiB, whole,
     // made `show` take 11 s and 1.8 GB for a session of eight)
-    const session = loadNamedSession(store, id, io, p.values.json ? {} : { textChars: LINE_CHARS });
+    const session = await loadNamedSession(
+      store,
+      id,
+      io,
+      p.values.json ? {} : { textChars: LINE_CHARS },
+    );
     if (!session) return 1;
     if (p.values.json) {
       io.stdout(JSON.stringify(session, null, 2) + "\n");
