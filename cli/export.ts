@@ -141,7 +141,11 @@ async function writeFileAtomic(path: string, pieces: Iterable<string>): Promise<
   const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
   let bytes = 0;
   try {
-    await denoArtifactWriter.writeFile(tmp, textStream(pieces, (n) => (bytes += n)), 0o600);
+    await denoArtifactWriter.writeFile(
+      tmp,
+      textStream(pieces, (b) => (bytes += b.byteLength)),
+      0o600,
+    );
   } catch (e) {
     await denoArtifactWriter.remove(tmp).catch(() => {});
     // which file, and why: "chronicle: no such file or folder" alone named neither
@@ -294,7 +298,8 @@ async function exportCanonical(
   const written: string[] = [];
   let findings = 0;
   for (const sid of ids) {
-    let session = store.loadSession(sid);
+    // a page of steps at a time, its garbage collected as it grows (a session of 35,000 steps)
+    let session = await store.loadSessionInTurns(sid, { turn: pagedTurns() });
     if (!session) {
       io.stderr(`chronicle: no session "${termSafe(sid)}" (see \`chronicle sessions\`)\n`);
       return 1;

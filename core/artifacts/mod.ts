@@ -13,6 +13,8 @@ import {
   readCanonicalSession,
   sha256Hex,
 } from "../model/mod.ts";
+import { createHash } from "node:crypto";
+import { textStream } from "../text_stream.ts";
 
 /** File operations export needs; modes are applied on creation. */
 export interface ArtifactWriter {
@@ -64,6 +66,33 @@ const encoder = new TextEncoder();
 /** The text of `session.json`: what the manifest's checksum covers. */
 export function sessionJson(session: CanonicalSession): string {
   return JSON.stringify(session, null, 2) + "\n";
+}
+
+/**
+ * {@link sessionJson}'s text in pieces, an operation at a time: the same characters, never one
+ * string of the whole session (a session of 35,000 steps is 69 MB of it).
+ */
+export function* sessionJsonChunks(session: CanonicalSession): Generator<string> {
+  // as JSON.stringify(value, null, 2) writes it, nested `depth` levels down
+  const nested = (value: unknown, depth: number) =>
+    JSON.stringify(value, null, 2).replaceAll("\n", "\n" + "  ".repeat(depth));
+  const entries = (o: object) => Object.entries(o).filter(([, v]) => v !== undefined);
+  const top = entries(session);
+  yield "{";
+  for (const [i, [key, value]] of top.entries()) {
+    yield `${i ? "," : ""}\n  ${JSON.stringify(key)}: `;
+    const ops = key === "operations" ? entries(value as object) : [];
+    if (!ops.length) {
+      yield nested(value, 1);
+      continue;
+    }
+    yield "{";
+    for (const [j, [id, op]] of ops.entries()) {
+      yield `${j ? "," : ""}\n    ${JSON.stringify(id)}: ${nested(op, 2)}`;
+    }
+    yield "\n  }";
+  }
+  yield top.length ? "\n}\n" : "}\n";
 }
 
 /**
@@ -164,10 +193,12 @@ export async function exportSession(
       bytes += data.byteLength;
       count++;
     }
-    const body = encoder.encode(sessionJson(session));
+    // written as it is made, and hashed as it goes
+    const hash = createHash("sha256");
+    const body = textStream(sessionJsonChunks(session), (bytes) => hash.update(bytes));
     await writer.writeFile(`${tmp}/session.json`, body, 0o600);
     const manifest = buildManifest(session, {
-      sessionSha256: sha256Hex(body),
+      sessionSha256: hash.digest("hex"),
       payloadBytes: bytes,
       payloadCount: count,
     });

@@ -6,7 +6,6 @@
  * or as one self-contained HTML page, and frozen by shares. Redaction is core/security's, run
  * on every text the document shows; the renderers escape everything.
  */
-import { collectGarbage } from "../gc.ts";
 import { AGENTS } from "../model/agents.ts";
 import type { CanonicalSession } from "../model/types.ts";
 import type { OperationRecord, SessionOutline } from "../model/delta.ts";
@@ -24,6 +23,7 @@ import { markdownChunks, renderMarkdown } from "./markdown.ts";
 import { createRedactor } from "./redactor.ts";
 
 export * from "./document.ts";
+export { textStream } from "../text_stream.ts";
 export * from "./redactor.ts";
 export * from "./tool_view.ts";
 export { esc, EXPORT_CSP, htmlChunks, markdownHtml, renderHtml } from "./html.ts";
@@ -145,44 +145,4 @@ export function documentChunks(doc: SteppedDocument, format: DocumentFormat): It
 /** The file extension of a format. */
 export function extensionOf(format: DocumentFormat): string {
   return format === "md" ? ".md" : ".html";
-}
-
-/** Bytes a text stream sends between two full collections. */
-const COLLECT_EVERY_BYTES = 16 << 20;
-
-/**
- * Pieces of text as a stream of UTF-8 bytes, encoded about 64 Ki characters at a time as the
- * reader asks (a download, or a file, written as it is rendered). `onBytes` hears each write.
- * Every 16 MiB sent, the garbage of rendering them is collected: the Markdown download of a
- * 35,342-step session (54 MB) peaked the server at 260 MiB in some runs and 289-291 in others,
- * the rise all in its rendering, after the document was built.
- */
-export function textStream(
-  pieces: Iterable<string>,
-  onBytes?: (n: number) => void,
-): ReadableStream<Uint8Array> {
-  const it = pieces[Symbol.iterator]();
-  const encoder = new TextEncoder();
-  let sent = 0;
-  return new ReadableStream({
-    pull(controller) {
-      const send = (t: string) => {
-        const bytes = encoder.encode(t);
-        onBytes?.(bytes.byteLength);
-        controller.enqueue(bytes);
-        sent += bytes.byteLength;
-        if (sent >= COLLECT_EVERY_BYTES) (sent = 0, collectGarbage());
-      };
-      let text = "";
-      for (let next = it.next(); !next.done; next = it.next()) {
-        text += next.value;
-        if (text.length >= 1 << 16) return send(text);
-      }
-      if (text) send(text);
-      controller.close();
-    },
-    cancel() {
-      it.return?.();
-    },
-  });
 }

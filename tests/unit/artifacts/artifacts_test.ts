@@ -1,6 +1,13 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
 import { FIXTURES } from "../../_helpers/fixtures.ts";
-import { exportSession, sessionDirName, verifyArtifacts } from "../../../core/artifacts/mod.ts";
+import {
+  exportSession,
+  sessionDirName,
+  sessionJson,
+  sessionJsonChunks,
+  verifyArtifacts,
+} from "../../../core/artifacts/mod.ts";
+import { fixtureStore } from "../server/_helpers.ts";
 import { ChronicleStore, importAll } from "../../../core/store/mod.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
@@ -216,4 +223,26 @@ Deno.test("export refuses to write through a folder that is really a symlink", a
     await Deno.remove(elsewhere, { recursive: true });
     store.close();
   }
+});
+
+Deno.test("session.json written in pieces is JSON.stringify's text, whatever the session holds", async () => {
+  const store = await fixtureStore(["claude/s6-subagent", "codex/s4-long", "opencode/s4-long"]);
+  const sessions = store.listSessions({ limit: 100 }).items.map((s) => store.loadSession(s.id)!);
+  assert(sessions.length >= 3);
+  const [first] = sessions;
+  const odd = {
+    ...first,
+    // ids that look like numbers go first, in number order, as JSON.stringify puts them
+    operations: {
+      "10": first.operations[Object.keys(first.operations)[0]],
+      "2": { ...Object.values(first.operations)[0], text: 'é\n\u2028"quoted" 😀' },
+      "op:b": Object.values(first.operations)[0],
+    },
+    extensions: { nested: { a: [1, { b: null }], empty: {}, list: [] }, gone: undefined },
+  };
+  const noSteps = { ...first, operations: {}, timeline: [], issues: [] };
+  for (const session of [...sessions, odd, noSteps] as typeof sessions) {
+    assertEquals([...sessionJsonChunks(session)].join(""), sessionJson(session));
+  }
+  store.close();
 });
