@@ -20,7 +20,7 @@ import {
   textStream,
 } from "../core/export/mod.ts";
 import { pagedTurns } from "../core/paged.ts";
-import { ChronicleError } from "../core/model/mod.ts";
+import { ChronicleError, type PayloadRef } from "../core/model/mod.ts";
 import { type CustomRule, RuleStore, scanSession, termSafe } from "../core/security/mod.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../runtime/artifact_fs.ts";
@@ -297,27 +297,48 @@ async function exportCanonical(
   const decoder = new TextDecoder();
   const written: string[] = [];
   let findings = 0;
+  const readPayload = (ref: PayloadRef) => {
+    if (!("sha256" in ref)) return null;
+    const bytes = store.payload(ref.sha256);
+    return bytes ? decoder.decode(bytes) : null;
+  };
   for (const sid of ids) {
-    // a page of steps at a time, its garbage collected as it grows (a session of 35,000 steps)
-    let session = await store.loadSessionInTurns(sid, { turn: pagedTurns() });
-    if (!session) {
+    // never the session whole: its outline, then its steps a part of 1,000 at a time, each
+    // redacted on its own when asked (a session of 35,000 steps)
+    const outline = store.sessionOutline(sid);
+    if (!outline) {
       io.stderr(`chronicle: no session "${termSafe(sid)}" (see \`chronicle sessions\`)\n`);
       return 1;
     }
-    if (options.redact) {
-      const scan = scanSession(session, {
-        rules,
-        readPayload: (ref) => {
-          if (!("sha256" in ref)) return null;
-          const bytes = store.payload(ref.sha256);
-          return bytes ? decoder.decode(bytes) : null;
-        },
-      });
-      findings += scan.total;
-      session = scan.redacted;
-    }
+    const onTimeline = new Set(outline.timeline.map((t) => t.op));
+    const parts = (function* () {
+      for (const part of store.sessionParts(sid)) {
+        if (!options.redact) yield part;
+        else {
+          const scan = scanSession(part, { rules, readPayload });
+          findings += scan.total;
+          yield scan.redacted;
+        }
+      }
+    })();
+    // the first part holds the session's own fields (title, last prompt, extensions)
+    const first = parts.next();
+    const own = first.done ? outline.session : first.value;
+    const head = {
+      ...outline.session,
+      session: own.session,
+      extensions: own.extensions,
+      timeline: outline.timeline,
+    };
+    const pages = (function* () {
+      // a step written since the outline was read waits for the next export
+      for (let part = first; !part.done; part = parts.next()) {
+        yield part.value.timeline.filter((t) => onTimeline.has(t.op))
+          .map((t) => ({ id: t.op, connection: t.connection, op: part.value.operations[t.op] }));
+      }
+    })();
     written.push(
-      await exportSession(session, {
+      await exportSession({ head, pages }, {
         writer: denoArtifactWriter,
         readPayload: (sha) => store.payload(sha),
         readOrder: (shas) => store.payloadOrder(shas),

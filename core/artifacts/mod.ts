@@ -9,12 +9,18 @@ import {
   CANONICAL_SCHEMA_VERSION,
   type CanonicalSession,
   ChronicleError,
+  completenessTally,
   isHashRef,
+  type Operation,
   readCanonicalSession,
   sha256Hex,
 } from "../model/mod.ts";
 import { createHash } from "node:crypto";
 import { textStream } from "../text_stream.ts";
+import { collectGarbage } from "../gc.ts";
+
+/** Payload bytes written between two full collections. */
+const COLLECT_EVERY_BYTES = 64 << 20;
 
 /** File operations export needs; modes are applied on creation. */
 export interface ArtifactWriter {
@@ -69,28 +75,58 @@ export function sessionJson(session: CanonicalSession): string {
 }
 
 /**
- * {@link sessionJson}'s text in pieces, an operation at a time: the same characters, never one
- * string of the whole session (a session of 35,000 steps is 69 MB of it).
+ * A canonical session as export writes it without holding it whole: all of it but its
+ * operations (`head`: its `operations` are not read, and its `completeness` is counted from
+ * the operations as they are written, as `assembleSession` counts it), then its operations a
+ * page at a time in canonical order, each with its thread. The store's `sessionOutline` and
+ * `sessionParts` make one.
  */
-export function* sessionJsonChunks(session: CanonicalSession): Generator<string> {
+export interface SessionPages {
+  head: CanonicalSession;
+  pages: Iterable<readonly { id: string; connection: string; op: Operation }[]>;
+}
+
+/** A whole session as pages: its operations in their own order, its completeness as kept. */
+function pagesOf(session: CanonicalSession | SessionPages): SessionPages & { whole: boolean } {
+  if ("head" in session) return { ...session, whole: false };
+  const connection = new Map(session.timeline.map((t) => [t.op, t.connection]));
+  const ops = Object.entries(session.operations).filter(([, op]) => op !== undefined)
+    .map(([id, op]) => ({ id, connection: connection.get(id) ?? "", op }));
+  return { head: session, pages: [ops], whole: true };
+}
+
+/**
+ * {@link sessionJson}'s text in pieces, an operation at a time: the same characters, never one
+ * string of the whole session (a session of 35,000 steps is 69 MB of it). `seen` hears each
+ * operation as it is written.
+ */
+export function* sessionJsonChunks(
+  session: CanonicalSession | SessionPages,
+  seen?: (op: Operation) => void,
+): Generator<string> {
+  const { head, pages, whole } = pagesOf(session);
+  const tally = whole ? null : completenessTally(head.connections);
   // as JSON.stringify(value, null, 2) writes it, nested `depth` levels down
   const nested = (value: unknown, depth: number) =>
     JSON.stringify(value, null, 2).replaceAll("\n", "\n" + "  ".repeat(depth));
-  const entries = (o: object) => Object.entries(o).filter(([, v]) => v !== undefined);
-  const top = entries(session);
+  const top = Object.entries(head).filter(([, v]) => v !== undefined);
   yield "{";
   for (const [i, [key, value]] of top.entries()) {
     yield `${i ? "," : ""}\n  ${JSON.stringify(key)}: `;
-    const ops = key === "operations" ? entries(value as object) : [];
-    if (!ops.length) {
-      yield nested(value, 1);
+    if (key !== "operations") {
+      // (after the operations, in a canonical session's order of keys)
+      yield nested(key === "completeness" && tally ? tally.value : value, 1);
       continue;
     }
-    yield "{";
-    for (const [j, [id, op]] of ops.entries()) {
-      yield `${j ? "," : ""}\n    ${JSON.stringify(id)}: ${nested(op, 2)}`;
+    let n = 0;
+    for (const page of pages) {
+      for (const rec of page) {
+        yield `${n++ ? "," : "{"}\n    ${JSON.stringify(rec.id)}: ${nested(rec.op, 2)}`;
+        tally?.add(rec);
+        seen?.(rec.op);
+      }
     }
-    yield "\n  }";
+    yield n ? "\n  }" : "{}";
   }
   yield top.length ? "\n}\n" : "}\n";
 }
@@ -107,6 +143,12 @@ export function sessionDirName(id: string): string {
 /** Every payload hash a session refers to, including those in extensions. */
 export function payloadHashes(session: CanonicalSession): Set<string> {
   const out = new Set<string>();
+  for (const op of Object.values(session.operations)) addPayloadHashes(op, out);
+  return out;
+}
+
+/** Adds the payload hashes an operation refers to, including those in its extensions. */
+function addPayloadHashes(op: Operation, out: Set<string>): void {
   const visit = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(visit);
     else if (v && typeof v === "object") {
@@ -118,42 +160,45 @@ export function payloadHashes(session: CanonicalSession): Set<string> {
       } else Object.values(o).forEach(visit);
     }
   };
-  for (const op of Object.values(session.operations)) {
-    if (isHashRef(op.request)) out.add(op.request.sha256);
-    if (isHashRef(op.response)) out.add(op.response.sha256);
-    if (op.extensions) visit(op.extensions);
-  }
-  return out;
+  if (isHashRef(op.request)) out.add(op.request.sha256);
+  if (isHashRef(op.response)) out.add(op.response.sha256);
+  if (op.extensions) visit(op.extensions);
+}
+
+/** What a manifest counts of a session's operations. */
+interface OpCounts {
+  completeness: Record<string, number>;
+  blockers: Record<string, number>;
+}
+
+function countOp(op: Operation, counts: OpCounts): void {
+  counts.completeness[op.completeness] = (counts.completeness[op.completeness] ?? 0) + 1;
+  for (const b of op.replay.blockers) counts.blockers[b] = (counts.blockers[b] ?? 0) + 1;
 }
 
 /**
- * The manifest of an exported session. It holds no time of export: the same session always
- * exports to the same bytes, so an export moved to another machine and exported again is
- * identical.
+ * The manifest of an exported session (`counts`: of its operations). It holds no time of
+ * export: the same session always exports to the same bytes, so an export moved to another
+ * machine and exported again is identical.
  */
-export function buildManifest(
-  session: CanonicalSession,
+function buildManifest(
+  head: CanonicalSession,
+  counts: OpCounts,
   files: { sessionSha256: string; payloadBytes: number; payloadCount: number },
 ): Manifest {
-  const completeness: Record<string, number> = {};
-  const blockers: Record<string, number> = {};
-  for (const op of Object.values(session.operations)) {
-    completeness[op.completeness] = (completeness[op.completeness] ?? 0) + 1;
-    for (const b of op.replay.blockers) blockers[b] = (blockers[b] ?? 0) + 1;
-  }
   return {
     schema_version: CANONICAL_SCHEMA_VERSION,
-    session_id: session.session.id,
-    native_id: session.session.native_id,
-    source: session.session.source,
+    session_id: head.session.id,
+    native_id: head.session.native_id,
+    source: head.session.source,
     session_sha256: files.sessionSha256,
     payload_count: files.payloadCount,
     payload_bytes: files.payloadBytes,
-    checkpoints: session.provenance.epochs.flatMap((e) => e.checkpoints),
-    issue_count: session.issues.length,
-    issues: session.issues.slice(0, MAX_MANIFEST_ISSUES),
-    completeness,
-    replay_blockers: blockers,
+    checkpoints: head.provenance.epochs.flatMap((e) => e.checkpoints),
+    issue_count: head.issues.length,
+    issues: head.issues.slice(0, MAX_MANIFEST_ISSUES),
+    completeness: counts.completeness,
+    replay_blockers: counts.blockers,
   };
 }
 
@@ -162,7 +207,7 @@ export function buildManifest(
  * Returns the final folder.
  */
 export async function exportSession(
-  session: CanonicalSession,
+  session: CanonicalSession | SessionPages,
   io: {
     writer: ArtifactWriter;
     readPayload: (sha256: string) => Uint8Array | null;
@@ -178,26 +223,40 @@ export async function exportSession(
   const sessionsDir = `${outDir}/sessions`;
   await writer.mkdir(outDir, 0o700);
   await writer.mkdir(sessionsDir, 0o700);
-  const name = sessionDirName(session.session.id);
+  const head = "head" in session ? session.head : session;
+  const name = sessionDirName(head.session.id);
   const tmp = `${sessionsDir}/.tmp-${name}-${crypto.randomUUID().slice(0, 8)}`;
   await writer.mkdir(tmp, 0o700);
   await writer.mkdir(`${tmp}/payloads`, 0o700);
   try {
+    // session.json first, written as it is made and hashed as it goes; what it refers to and
+    // what the manifest counts are gathered on the way
+    const hash = createHash("sha256");
+    const refs = new Set<string>();
+    const counts: OpCounts = { completeness: {}, blockers: {} };
+    const chunks = sessionJsonChunks(session, (op) => {
+      addPayloadHashes(op, refs);
+      countOp(op, counts);
+    });
+    const body = textStream(chunks, (bytes) => hash.update(bytes));
+    await writer.writeFile(`${tmp}/session.json`, body, 0o600);
     let bytes = 0;
     let count = 0;
-    const hashes = [...payloadHashes(session)].sort();
+    const hashes = [...refs].sort();
+    let sinceCollected = 0;
     for (const sha of io.readOrder?.(hashes) ?? hashes) {
       const data = io.readPayload(sha);
       if (!data) continue; // recorded as missing by verify; never fabricated
       await writer.writeFile(`${tmp}/payloads/${sha}`, data, 0o600);
       bytes += data.byteLength;
       count++;
+      // the frames inflated for them are garbage once written
+      if ((sinceCollected += data.byteLength) >= COLLECT_EVERY_BYTES) {
+        sinceCollected = 0;
+        collectGarbage();
+      }
     }
-    // written as it is made, and hashed as it goes
-    const hash = createHash("sha256");
-    const body = textStream(sessionJsonChunks(session), (bytes) => hash.update(bytes));
-    await writer.writeFile(`${tmp}/session.json`, body, 0o600);
-    const manifest = buildManifest(session, {
+    const manifest = buildManifest(head, counts, {
       sessionSha256: hash.digest("hex"),
       payloadBytes: bytes,
       payloadCount: count,

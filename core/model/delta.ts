@@ -115,22 +115,38 @@ export function offsetNs(tsMs: number | null, startMs: number | null): number {
   return tsMs !== null && startMs !== null ? Math.max(0, Math.round((tsMs - startMs) * 1e6)) : 0;
 }
 
+/**
+ * A session's completeness, counted from its operations in canonical order: each operation's
+ * own, and each thread's: complete until one of its operations is not ("unmatched" when that
+ * one is unmatched, else "incomplete").
+ */
+export function completenessTally(connections: readonly Pick<Connection, "id">[]): {
+  add(rec: { id: string; connection: string; op: Pick<Operation, "completeness"> }): void;
+  readonly value: CanonicalSession["completeness"];
+} {
+  const ops: Record<string, Completeness> = {};
+  const conns: Record<string, Completeness> = {};
+  for (const c of connections) conns[c.id] = "complete";
+  return {
+    add({ id, connection, op }) {
+      ops[id] = op.completeness;
+      if (op.completeness !== "complete" && conns[connection] === "complete") {
+        conns[connection] = op.completeness === "unmatched" ? "unmatched" : "incomplete";
+      }
+    },
+    value: { connections: conns, operations: ops },
+  };
+}
+
 /** Builds the canonical session from stored parts: the timeline is derived, never stored twice. */
 export function assembleSession(parts: SessionParts): CanonicalSession {
   const ops = [...parts.operations].sort((a, b) => compareOrder(a.order, b.order));
   const timeline = timelineOf(ops, parts.info);
   const operations: CanonicalSession["operations"] = {};
-  const opCompleteness: Record<string, Completeness> = {};
-  const connCompleteness: Record<string, Completeness> = {};
-  for (const c of parts.connections) connCompleteness[c.id] = "complete";
+  const completeness = completenessTally(parts.connections);
   for (const rec of ops) {
     operations[rec.id] = rec.op;
-    opCompleteness[rec.id] = rec.op.completeness;
-    if (rec.op.completeness !== "complete" && connCompleteness[rec.connection] === "complete") {
-      connCompleteness[rec.connection] = rec.op.completeness === "unmatched"
-        ? "unmatched"
-        : "incomplete";
-    }
+    completeness.add(rec);
   }
   const connections = withSpawners(parts.connections, ops.map((r) => [r.id, r.op.spawns]));
   const byModel: Record<string, Usage> = {};
@@ -148,7 +164,7 @@ export function assembleSession(parts: SessionParts): CanonicalSession {
     connections,
     timeline,
     operations,
-    completeness: { connections: connCompleteness, operations: opCompleteness },
+    completeness: completeness.value,
     provenance: { epochs: parts.epochs, loss_windows: parts.loss_windows },
     usage: { by_model: byModel },
     issues: parts.issues,

@@ -8,7 +8,11 @@ import { DatabaseSync } from "node:sqlite";
 import { ChronicleStore } from "../../core/store/mod.ts";
 import { documentOf } from "../../core/export/mod.ts";
 import { openShare } from "../../core/shares/mod.ts";
-import { RuleStore } from "../../core/security/mod.ts";
+import { RuleStore, scanSession } from "../../core/security/mod.ts";
+import { exportSession } from "../../core/artifacts/mod.ts";
+import { sha256Hex } from "../../core/model/mod.ts";
+import { denoArtifactWriter } from "../../runtime/artifact_fs.ts";
+import { writeClaudeSession } from "../e2e/_synthetic.ts";
 import { createPackFiles, packDir } from "../../runtime/pack_files.ts";
 
 Deno.test("chronicle doctor reports agents, data folder, store, guard, tools and server, and exits 1 with a fix", async () => {
@@ -535,4 +539,79 @@ Deno.test("chronicle share create, list and revoke: the link opens the session's
   }
   const after = JSON.parse((await m.run(["share", "list", "--json"])).stdout).items;
   assertEquals(after.map((r: { state: string }) => r.state).sort(), ["live", "revoked"]);
+});
+
+Deno.test("chronicle export --format canonical, read in parts, writes what an export of the session loaded whole writes, redacted or not", async () => {
+  await using m = await userMachine(["claude/s6-subagent", "codex/s4-long", "opencode/s2-errors"]);
+  // and one of 2,601 steps: three parts of 1,000
+  await writeClaudeSession(m.home, {
+    sessionId: "0b16b16b-2222-4333-8444-555566667777",
+    cwd: "/work/big",
+    turns: [
+      { user: "read the files" },
+      ...Array.from({ length: 1300 }, (_, i) => ({
+        tool: {
+          name: "Read",
+          input: { file_path: `/work/big/f${i}.ts` },
+          result: `the contents of file ${i}`,
+        },
+      })),
+    ],
+  });
+  assertEquals((await m.run(["import"])).code, 0);
+  const ids: string[] = JSON.parse((await m.run(["sessions", "--json"])).stdout).sessions.map((
+    s: { id: string },
+  ) => s.id);
+  assert(ids.length >= 4);
+  const files = async (dir: string) => {
+    const out: Record<string, string> = {};
+    for await (const e of Deno.readDir(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) {
+        for (const [k, v] of Object.entries(await files(path))) out[`${e.name}/${k}`] = v;
+      } else out[e.name] = sha256Hex(await Deno.readFile(path));
+    }
+    return out;
+  };
+  const store = ChronicleStore.open(`${m.data}/chronicle.db`, {
+    packs: createPackFiles(packDir(m.data)),
+  });
+  // a rule that finds something in nearly every step and in the sessions' own fields
+  new RuleStore(store.ruleTable).add({ name: "word", pattern: "the", action: "redact" });
+  const trees: Record<string, string>[] = [];
+  try {
+    for (const redact of [false, true]) {
+      const flag = redact ? ["--redact"] : [];
+      const out = `${m.root}/parts-${redact}`;
+      for (const id of ids) {
+        const r = await m.run(["export", id, "--format", "canonical", "--out", out, ...flag]);
+        assertEquals(r.code, 0, r.stderr);
+      }
+      const whole = `${m.root}/whole-${redact}`;
+      for (const id of ids) {
+        let session = store.loadSession(id)!;
+        if (redact) {
+          session = scanSession(session, {
+            rules: new RuleStore(store.ruleTable).active(),
+            readPayload: (ref) => ("sha256" in ref ? store.payloadText(ref) : null),
+          }).redacted;
+        }
+        await exportSession(session, {
+          writer: denoArtifactWriter,
+          readPayload: (sha) => store.payload(sha),
+        }, whole);
+      }
+      const expected = await files(whole);
+      assert(Object.keys(expected).length > 10);
+      assertEquals(await files(out), expected, `redact ${redact}`);
+      assertEquals((await m.run(["verify", out])).code, 0);
+      trees.push(expected);
+    }
+    const [plain, redacted] = trees;
+    const changed = Object.keys(plain).filter((k) => k.endsWith("session.json"))
+      .filter((k) => plain[k] !== redacted[k]);
+    assertEquals(changed.length, ids.length, "redaction changed every session");
+  } finally {
+    store.close();
+  }
 });
