@@ -310,7 +310,6 @@ async function exportCanonical(
       io.stderr(`chronicle: no session "${termSafe(sid)}" (see \`chronicle sessions\`)\n`);
       return 1;
     }
-    const onTimeline = new Set(outline.timeline.map((t) => t.op));
     const parts = (function* () {
       for (const part of store.sessionParts(sid)) {
         if (!options.redact) yield part;
@@ -324,21 +323,24 @@ async function exportCanonical(
     // the first part holds the session's own fields (title, last prompt, extensions)
     const first = parts.next();
     const own = first.done ? outline.session : first.value;
-    const head = {
-      ...outline.session,
-      session: own.session,
-      extensions: own.extensions,
-      timeline: outline.timeline,
-    };
     const pages = (function* () {
-      // a step written since the outline was read waits for the next export
       for (let part = first; !part.done; part = parts.next()) {
-        yield part.value.timeline.filter((t) => onTimeline.has(t.op))
-          .map((t) => ({ id: t.op, connection: t.connection, op: part.value.operations[t.op] }));
+        yield part.value.timeline.map((t) => ({
+          id: t.op,
+          connection: t.connection,
+          op: part.value.operations[t.op],
+        }));
       }
     })();
+    const session = {
+      outline: {
+        ...outline,
+        session: { ...outline.session, session: own.session, extensions: own.extensions },
+      },
+      pages,
+    };
     written.push(
-      await exportSession({ head, pages }, {
+      await exportSession(session, {
         writer: denoArtifactWriter,
         readPayload: (sha) => store.payload(sha),
         readOrder: (shas) => store.payloadOrder(shas),

@@ -12,6 +12,7 @@ import {
   completenessTally,
   isHashRef,
   type Operation,
+  type PagedSession,
   readCanonicalSession,
   sha256Hex,
 } from "../model/mod.ts";
@@ -75,20 +76,23 @@ export function sessionJson(session: CanonicalSession): string {
 }
 
 /**
- * A canonical session as export writes it without holding it whole: all of it but its
- * operations (`head`: its `operations` are not read, and its `completeness` is counted from
- * the operations as they are written, as `assembleSession` counts it), then its operations a
- * page at a time in canonical order, each with its thread. The store's `sessionOutline` and
- * `sessionParts` make one.
+ * A session as export writes it: whole (its operations in their own order, its completeness as
+ * kept), or in pages (its outline's session and timeline, then its pages' operations, its
+ * completeness counted as they are written, as `assembleSession` counts it).
  */
-export interface SessionPages {
+function pagesOf(session: CanonicalSession | PagedSession): {
   head: CanonicalSession;
-  pages: Iterable<readonly { id: string; connection: string; op: Operation }[]>;
-}
-
-/** A whole session as pages: its operations in their own order, its completeness as kept. */
-function pagesOf(session: CanonicalSession | SessionPages): SessionPages & { whole: boolean } {
-  if ("head" in session) return { ...session, whole: false };
+  pages: PagedSession["pages"];
+  whole: boolean;
+} {
+  if ("outline" in session) {
+    const { outline } = session;
+    return {
+      head: { ...outline.session, timeline: outline.timeline },
+      pages: session.pages,
+      whole: false,
+    };
+  }
   const connection = new Map(session.timeline.map((t) => [t.op, t.connection]));
   const ops = Object.entries(session.operations).filter(([, op]) => op !== undefined)
     .map(([id, op]) => ({ id, connection: connection.get(id) ?? "", op }));
@@ -101,11 +105,13 @@ function pagesOf(session: CanonicalSession | SessionPages): SessionPages & { who
  * operation as it is written.
  */
 export function* sessionJsonChunks(
-  session: CanonicalSession | SessionPages,
+  session: CanonicalSession | PagedSession,
   seen?: (op: Operation) => void,
 ): Generator<string> {
   const { head, pages, whole } = pagesOf(session);
   const tally = whole ? null : completenessTally(head.connections);
+  // (pages: a step written since the outline was read waits for the next export)
+  const onTimeline = whole ? null : new Set(head.timeline.map((t) => t.op));
   // as JSON.stringify(value, null, 2) writes it, nested `depth` levels down
   const nested = (value: unknown, depth: number) =>
     JSON.stringify(value, null, 2).replaceAll("\n", "\n" + "  ".repeat(depth));
@@ -121,6 +127,7 @@ export function* sessionJsonChunks(
     let n = 0;
     for (const page of pages) {
       for (const rec of page) {
+        if (onTimeline && !onTimeline.has(rec.id)) continue;
         yield `${n++ ? "," : "{"}\n    ${JSON.stringify(rec.id)}: ${nested(rec.op, 2)}`;
         tally?.add(rec);
         seen?.(rec.op);
@@ -207,7 +214,7 @@ function buildManifest(
  * Returns the final folder.
  */
 export async function exportSession(
-  session: CanonicalSession | SessionPages,
+  session: CanonicalSession | PagedSession,
   io: {
     writer: ArtifactWriter;
     readPayload: (sha256: string) => Uint8Array | null;
@@ -223,7 +230,7 @@ export async function exportSession(
   const sessionsDir = `${outDir}/sessions`;
   await writer.mkdir(outDir, 0o700);
   await writer.mkdir(sessionsDir, 0o700);
-  const head = "head" in session ? session.head : session;
+  const { head } = pagesOf(session);
   const name = sessionDirName(head.session.id);
   const tmp = `${sessionsDir}/.tmp-${name}-${crypto.randomUUID().slice(0, 8)}`;
   await writer.mkdir(tmp, 0o700);

@@ -18,7 +18,7 @@ import type {
   PayloadRef,
   TimelineEntry,
 } from "../model/types.ts";
-import type { SessionOutline } from "../model/delta.ts";
+import { outlineOfSession, type PagedSession, type SessionOutline } from "../model/delta.ts";
 import { type SpawnParent, spawnParents } from "../model/spawn.ts";
 import {
   callSummary,
@@ -185,16 +185,6 @@ export type ReadPayloadText = (sha256: string) => string | null;
 
 const PRETTY_MAX = 1 << 20;
 
-/**
- * A session as a document is built from it without holding it whole: its outline, then its
- * operations a page at a time in its timeline's order (the store's `sessionOutline` and
- * `operationPages`). An operation not in the outline (written after it was read) is left out.
- */
-export interface PagedSession {
-  outline: SessionOutline;
-  pages: Iterable<readonly { id: string; op: Operation }[]>;
-}
-
 /** Builds the redacted export document of a session. */
 export function buildDocument(
   session: CanonicalSession | PagedSession,
@@ -265,18 +255,11 @@ function pagedSession(session: CanonicalSession | PagedSession): PagedSession {
     for (let at = 0; at < whole.timeline.length; at += PAGE_STEPS) {
       yield whole.timeline.slice(at, at + PAGE_STEPS).flatMap((t) => {
         const op = whole.operations[t.op];
-        return op ? [{ id: t.op, op }] : [];
+        return op ? [{ id: t.op, connection: t.connection, op }] : [];
       });
     }
   }
-  return { outline: outlineOf(whole), pages: pages() };
-}
-
-/** A whole session's outline: the session itself, its timeline and its operations' kinds. */
-function outlineOf(session: CanonicalSession): SessionOutline {
-  const kinds = new Map<string, OperationKind>();
-  for (const [id, op] of Object.entries(session.operations)) kinds.set(id, op.kind);
-  return { session, timeline: session.timeline, kinds };
+  return { outline: outlineOfSession(whole), pages: pages() };
 }
 
 function* buildingDocument(
@@ -546,7 +529,7 @@ function pretty(text: string): string {
 
 /** The call that spawned each sub-agent thread (the one rule, core/model/spawn.ts). */
 export function threadParents(session: CanonicalSession): Map<string, SpawnParent> {
-  return parentsOf(outlineOf(session));
+  return parentsOf(outlineOfSession(session));
 }
 
 function parentsOf(outline: SessionOutline): Map<string, SpawnParent> {

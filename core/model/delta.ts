@@ -204,6 +204,24 @@ export interface SessionOutline {
   kinds: Map<string, Operation["kind"]>;
 }
 
+/** A whole session's outline: the session itself, its timeline and its operations' kinds. */
+export function outlineOfSession(session: CanonicalSession): SessionOutline {
+  const kinds = new Map<string, Operation["kind"]>();
+  for (const [id, op] of Object.entries(session.operations)) kinds.set(id, op.kind);
+  return { session, timeline: session.timeline, kinds };
+}
+
+/**
+ * A session read without holding it whole: its outline, then its operations a page at a time
+ * in canonical order, each with its thread (the store's `sessionOutline`, then its
+ * `operationPages` or `sessionParts`). What an export document and canonical files are made
+ * from; an operation not in the outline (written after it was read) is left out.
+ */
+export interface PagedSession {
+  outline: SessionOutline;
+  pages: Iterable<readonly Pick<OperationRecord, "id" | "connection" | "op">[]>;
+}
+
 /** What an outline reads of an operation: its place and kind, and the thread it spawned. */
 export interface OutlineRecord extends Pick<OperationRecord, "id" | "connection" | "order"> {
   kind: Operation["kind"];
