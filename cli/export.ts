@@ -410,6 +410,7 @@ export async function importCanonical(io: CliIo, dir: string, json: boolean): Pr
       root,
       (session, payloads, sha) =>
         store.putCanonicalSession(session, payloads, { sessionSha256: sha }),
+      (id, sha) => store.canonicalSkip(id, sha),
     );
     if (json) io.stdout(JSON.stringify(report, null, 2) + "\n");
     else if (!report.sessions.length) {

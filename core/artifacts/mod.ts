@@ -396,8 +396,14 @@ export async function importArtifacts(
     payloads: Map<string, Uint8Array>,
     sessionSha256: string,
   ) => string,
+  /**
+   * What the store would come to without the session (see the store's `canonicalSkip`): its
+   * answer stands, and neither the session nor its payloads are read for it.
+   */
+  skip?: (sessionId: string, sessionSha256: string) => string | null,
 ): Promise<{ ok: boolean; sessions: ImportedArtifact[] }> {
   const report = await verifyArtifacts(reader, dir);
+  collectGarbage(); // the sessions and payloads verify read
   const sessions: ImportedArtifact[] = [];
   for (const v of report.sessions) {
     const entry: ImportedArtifact = {
@@ -412,6 +418,11 @@ export async function importArtifacts(
       const manifest = JSON.parse(new TextDecoder().decode(
         (await reader.readFile(`${v.dir}/manifest.json`))!,
       )) as Manifest;
+      const early = skip?.(manifest.session_id, manifest.session_sha256);
+      if (early) {
+        entry.outcome = early;
+        continue;
+      }
       const bytes = await reader.readFile(`${v.dir}/session.json`);
       if (!bytes || sha256Hex(bytes) !== manifest.session_sha256) {
         throw new ChronicleError("checksum_mismatch", "session.json changed while importing");

@@ -40,6 +40,25 @@ export type CanonicalImportOutcome =
   /** The user forgot this session here: never imported again (forget.ts). */
   | "forgotten";
 
+/**
+ * What storing an exported session would come to without writing it, when that needs neither
+ * the session nor its payloads: "forgotten", "unchanged" (`storedSha`, the checksum of the
+ * stored session's `session.json`, is the export's), "kept_local"; null when it would be
+ * written. The same rules `putCanonical` applies in its transaction.
+ */
+export function canonicalSkip(
+  sql: Sql,
+  id: string,
+  sessionSha256: string,
+  storedSha: () => string | null,
+): CanonicalImportOutcome | null {
+  if (isForgotten(sql, id)) return "forgotten";
+  const sha = storedSha();
+  if (sha === null) return null;
+  if (sha === sessionSha256) return "unchanged";
+  return ownedByLocalLogs(sql, id) ? "kept_local" : null;
+}
+
 /** True when a local source unit (an agent's log) contributes to the session. */
 function ownedByLocalLogs(sql: Sql, id: string): boolean {
   return sql.stmt(
@@ -68,9 +87,13 @@ export function putCanonical(
 ): CanonicalImportOutcome {
   const id = session.session.id;
   const { stored } = options;
-  if (isForgotten(w.sql, id)) return "forgotten";
-  if (stored && sha256Hex(sessionJson(stored)) === options.sessionSha256) return "unchanged";
-  if (stored && ownedByLocalLogs(w.sql, id)) return "kept_local";
+  const skip = canonicalSkip(
+    w.sql,
+    id,
+    options.sessionSha256,
+    () => stored && sha256Hex(sessionJson(stored)),
+  );
+  if (skip) return skip;
   const parts = partsOf(session);
   const now = (options.now?.() ?? new Date()).toISOString();
   const stamp = w.changes.next();

@@ -78,7 +78,10 @@ import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
 import { ShareTable } from "./shares.ts";
 import { markSession } from "./user_marks.ts";
-import { type CanonicalImportOutcome, putCanonical } from "./canonical.ts";
+import { type CanonicalImportOutcome, canonicalSkip, putCanonical } from "./canonical.ts";
+import { sessionJsonChunks } from "../artifacts/mod.ts";
+import { collectGarbage } from "../gc.ts";
+import { createHash } from "node:crypto";
 import { MIGRATIONS } from "./schema.ts";
 import { Search } from "./search.ts";
 import type { FilterStrategy } from "./filter_runs.ts";
@@ -687,6 +690,29 @@ export class ChronicleStore {
    */
   releasePacks(): void {
     this.payloads.packs?.close();
+  }
+
+  /**
+   * What {@link putCanonicalSession} would come to without writing, when that needs neither the
+   * session nor its payloads ("forgotten", "unchanged", "kept_local"; see canonical.ts's
+   * `canonicalSkip`); null when it would write. The stored session's checksum is hashed from
+   * its outline and pages, never the session whole: an export of a session of 35,000 steps
+   * imported again read its 48,702 payloads and held the stored session to say "unchanged".
+   */
+  canonicalSkip(id: string, sessionSha256: string): CanonicalImportOutcome | null {
+    return canonicalSkip(this.sql, id, sessionSha256, () => {
+      const outline = this.queries.sessionOutline(id);
+      if (!outline) return null;
+      const hash = createHash("sha256");
+      const pages = this.queries.operationPages(id);
+      let hashed = 0;
+      for (const piece of sessionJsonChunks({ outline, pages })) {
+        hash.update(piece);
+        // the pages' garbage, collected as it grows (core/gc.ts)
+        if ((hashed += piece.length) >= 32 << 20) (hashed = 0, collectGarbage());
+      }
+      return hash.digest("hex");
+    });
   }
 
   /**

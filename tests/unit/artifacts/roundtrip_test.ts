@@ -56,12 +56,16 @@ function diskStore(dir: string): ChronicleStore {
   return ChronicleStore.open(`${dir}/chronicle.db`, { packs: createPackFiles(packDir(dir)) });
 }
 
-function importInto(store: ChronicleStore, dir: string) {
+/** As `chronicle import --canonical` does; `puts` counts the sessions handed to the store. */
+function importInto(store: ChronicleStore, dir: string, puts = { n: 0 }) {
   return importArtifacts(
     denoArtifactReader,
     dir,
-    (session, payloads, sha) =>
-      store.putCanonicalSession(session, payloads, { sessionSha256: sha }),
+    (session, payloads, sha) => {
+      puts.n++;
+      return store.putCanonicalSession(session, payloads, { sessionSha256: sha });
+    },
+    (id, sha) => store.canonicalSkip(id, sha),
   );
 }
 
@@ -138,8 +142,19 @@ Deno.test("importing the same export twice changes nothing", async () => {
     await importInto(fresh, `${root}/A`);
     const before = rowCounts(fresh);
     const updated = dbOf(fresh).prepare("SELECT id, updated_at FROM sessions ORDER BY id").all();
-    const again = await importInto(fresh, `${root}/A`);
+    // said without reading a session or its payloads for the store: its checksum, hashed from
+    // the stored rows a page at a time, is the export's
+    const puts = { n: 0 };
+    const again = await importInto(fresh, `${root}/A`, puts);
     assertEquals(outcomes(again).every((o) => o === "unchanged"), true);
+    assertEquals(puts.n, 0);
+    for (const { id } of fresh.listSessions().items) {
+      const sha = sha256Hex(sessionJson(fresh.loadSession(id)!));
+      assertEquals(fresh.canonicalSkip(id, sha), "unchanged");
+      assertEquals(fresh.canonicalSkip(id, "0".repeat(64)), null, "a changed export is written");
+      assertEquals(source.canonicalSkip(id, "0".repeat(64)), "kept_local");
+    }
+    assertEquals(fresh.canonicalSkip("claude-code:nowhere", "0".repeat(64)), null);
     assertEquals(rowCounts(fresh), before);
     assertEquals(
       dbOf(fresh).prepare("SELECT id, updated_at FROM sessions ORDER BY id").all(),
