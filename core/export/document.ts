@@ -4,7 +4,7 @@
  * that spawned them, errors marked) with every text already redacted. The Markdown and HTML
  * renderers draw it, and a share freezes it: it holds nothing the redaction took out.
  */
-import { gunzipSync, gzipSync } from "node:zlib";
+import { jsonLines, jsonLinesPacker } from "../json_lines.ts";
 import { drain, drainInTurns, PAGE_STEPS } from "../paged.ts";
 import { isErrorResult } from "../analytics/error_heuristic.ts";
 import { promptTitle } from "../model/titles.ts";
@@ -214,10 +214,10 @@ export async function buildDocumentInTurns(
   );
 }
 
-/** Characters of JSON lines packed together (one gzip member). */
-const PACK_CHARS = 1 << 20;
-
-/** Top-level steps as they are kept: a step, or a run of them packed as gzip of JSON lines. */
+/**
+ * Top-level steps as they are kept: a step, or a run of them packed as gzip of JSON lines
+ * (core/json_lines.ts).
+ */
 type KeptSteps = (DocStep | Uint8Array)[];
 
 /**
@@ -227,12 +227,8 @@ type KeptSteps = (DocStep | Uint8Array)[];
 function keptSteps(kept: KeptSteps, loose: DocStep[]): Iterable<DocStep> {
   function* all(): Generator<DocStep> {
     for (const k of kept) {
-      if (!(k instanceof Uint8Array)) {
-        yield k;
-        continue;
-      }
-      const lines = new TextDecoder().decode(gunzipSync(k)).split("\n");
-      for (const line of lines) if (line) yield JSON.parse(line) as DocStep;
+      if (k instanceof Uint8Array) yield* jsonLines(k).values() as Generator<DocStep>;
+      else yield k;
     }
   }
   return {
@@ -299,11 +295,8 @@ function* buildingDocument(
   const stepOf = new Map<string, DocStep>();
   const threads = new Map<string, DocThread>();
   const top: KeptSteps = [];
-  let batch = "";
-  const flush = () => {
-    if (batch) top.push(gzipSync(batch, { level: 1 }));
-    batch = "";
-  };
+  const packer = jsonLinesPacker({ level: 1 });
+  const keep = (member: Uint8Array | null) => member && top.push(member);
   let toolCalls = 0;
   let errors = 0;
   let thinkingSeen = 0;
@@ -382,13 +375,10 @@ function* buildingDocument(
     if (options.summaryOnly) return; // every text of the step is redacted: counted
     if (hosts.has(entry.op)) stepOf.set(entry.op, step);
     if (thread) thread.steps.push(step);
-    else if (!pack || hosts.has(entry.op)) (flush(), top.push(step));
-    else {
-      batch += JSON.stringify(step) + "\n";
-      if (batch.length >= PACK_CHARS) flush();
-    }
+    else if (!pack || hosts.has(entry.op)) (keep(packer.flush()), top.push(step));
+    else keep(packer.add(step));
   }
-  flush();
+  keep(packer.flush());
 
   // Each sub-agent thread goes under the call that spawned it; one whose parent is unknown
   // stands alone where its first step was.

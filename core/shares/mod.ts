@@ -6,7 +6,7 @@
  * same 404 page, after the same work. Shares are served on loopback only: exposing one is the
  * user's deliberate choice (a reverse proxy or tunnel they run), never Chronicle's.
  */
-import { gunzipSync, gzipSync } from "node:zlib";
+import { jsonLines, jsonLinesPacker } from "../json_lines.ts";
 import {
   type DocStep,
   type ExportDocument,
@@ -140,26 +140,19 @@ export function shareState(row: ShareRow, now: Date = new Date()): "live" | "exp
 const MAX_TOKEN_CHARS = 256;
 
 /**
- * How a frozen document is kept: gzip of lines, the document without its steps first, then
- * each top-level step (with its threads) on a line of its own, compressed a batch of lines at
- * a time (gzip members one after the other). A share of a 35,000-step session is opened and
- * served a step at a time, never parsed or rendered whole. Shares made before this are one
- * JSON document on one line, read as they are.
+ * How a frozen document is kept: gzip of JSON lines (core/json_lines.ts), the document without
+ * its steps first, then each top-level step (with its threads) on a line of its own. A share of
+ * a 35,000-step session is opened and served a step at a time, never parsed or rendered whole.
+ * Shares made before this are one JSON document on one line, read as they are.
  */
-const PACK_BATCH_CHARS = 1 << 20;
-
 function packDocument(doc: SteppedDocument): Uint8Array {
   const { steps, ...head } = doc;
+  const packer = jsonLinesPacker();
   const members: Uint8Array[] = [];
-  let batch = JSON.stringify(head) + "\n";
-  for (const step of steps) {
-    if (batch.length >= PACK_BATCH_CHARS) {
-      members.push(gzipSync(batch));
-      batch = "";
-    }
-    batch += JSON.stringify(step) + "\n";
-  }
-  members.push(gzipSync(batch));
+  const keep = (member: Uint8Array | null) => member && members.push(member);
+  keep(packer.add(head));
+  for (const step of steps) keep(packer.add(step));
+  keep(packer.flush());
   const out = new Uint8Array(members.reduce((n, m) => n + m.byteLength, 0));
   let at = 0;
   for (const m of members) (out.set(m, at), at += m.byteLength);
@@ -174,29 +167,15 @@ export interface OpenedShare {
 
 /** Reads a frozen document: its head at once, its steps as they are asked for. */
 function unpackDocument(bytes: Uint8Array): OpenedShare {
-  const text = gunzipSync(bytes); // bytes, decoded a line at a time
-  const decoder = new TextDecoder();
-  const NL = 0x0a;
-  let end = text.indexOf(NL);
-  if (end < 0) end = text.byteLength;
-  const first = JSON.parse(decoder.decode(text.subarray(0, end))) as ExportDocument;
+  const lines = jsonLines(bytes);
+  const first = lines.values().next().value as ExportDocument;
   if (Array.isArray(first.steps)) {
     const { steps, ...head } = first; // a share made before the lines
     return { head, steps };
   }
-  const from = end + 1;
   return {
     head: first,
-    steps: {
-      *[Symbol.iterator]() {
-        for (let at = from; at < text.byteLength;) {
-          let stop = text.indexOf(NL, at);
-          if (stop < 0) stop = text.byteLength;
-          if (stop > at) yield JSON.parse(decoder.decode(text.subarray(at, stop))) as DocStep;
-          at = stop + 1;
-        }
-      },
-    },
+    steps: { [Symbol.iterator]: () => lines.values(1) as Generator<DocStep> },
   };
 }
 
