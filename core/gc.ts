@@ -16,8 +16,24 @@
  *   (core/sources/jsonl.ts);
  * - every few slices of search texts, in the text worker (runtime/text_worker.ts);
  * - every few pages of a big session the server loads or analyses (core/paged.ts's `pagedTurns`);
- * - every 16 MiB a download or a share page sends (core/export/mod.ts's `textStream`).
+ * - as bytes go by ({@link collectEvery}): every 16 MiB a text stream sends (a download, a share
+ *   page, `session.json`: core/text_stream.ts), every 64 MiB of payloads a canonical export
+ *   writes (core/artifacts), every 32 MiB of a stored session hashed to compare it with an
+ *   export (the store's `canonicalSkip`), and once an import of exports has verified them.
  */
 export function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * A counter of bytes (or characters) gone by that collects each time `every` more have: for
+ * work that streams something big without turns of its own.
+ */
+export function collectEvery(every: number): (n: number) => void {
+  let since = 0;
+  return (n) => {
+    if ((since += n) < every) return;
+    since = 0;
+    collectGarbage();
+  };
 }

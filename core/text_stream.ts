@@ -2,17 +2,14 @@
  * Text written as it is made: pieces of text as a stream of UTF-8 bytes (a download, a share
  * page, an exported file), never one string of the whole.
  */
-import { collectGarbage } from "./gc.ts";
-
-/** Bytes a text stream sends between two full collections. */
-const COLLECT_EVERY_BYTES = 16 << 20;
+import { collectEvery } from "./gc.ts";
 
 /**
  * Pieces of text as a stream of UTF-8 bytes, encoded about 64 Ki characters at a time as the
  * reader asks (a download, or a file, written as it is rendered). `onBytes` hears each write
- * (its bytes: a count, a hash). Every 16 MiB sent, the garbage of rendering them is collected: the Markdown download of a
- * 35,342-step session (54 MB) peaked the server at 260 MiB in some runs and 289-291 in others,
- * the rise all in its rendering, after the document was built.
+ * (its bytes: a count, a hash). Every 16 MiB sent, the garbage of rendering them is collected:
+ * the Markdown download of a 35,342-step session (54 MB) peaked the server at 260 MiB in some
+ * runs and 289-291 in others, the rise all in its rendering, after the document was built.
  */
 export function textStream(
   pieces: Iterable<string>,
@@ -20,15 +17,14 @@ export function textStream(
 ): ReadableStream<Uint8Array> {
   const it = pieces[Symbol.iterator]();
   const encoder = new TextEncoder();
-  let sent = 0;
+  const sent = collectEvery(16 << 20);
   return new ReadableStream({
     pull(controller) {
       const send = (t: string) => {
         const bytes = encoder.encode(t);
         onBytes?.(bytes);
         controller.enqueue(bytes);
-        sent += bytes.byteLength;
-        if (sent >= COLLECT_EVERY_BYTES) (sent = 0, collectGarbage());
+        sent(bytes.byteLength);
       };
       let text = "";
       for (let next = it.next(); !next.done; next = it.next()) {

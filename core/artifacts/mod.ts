@@ -18,10 +18,7 @@ import {
 } from "../model/mod.ts";
 import { createHash } from "node:crypto";
 import { textStream } from "../text_stream.ts";
-import { collectGarbage } from "../gc.ts";
-
-/** Payload bytes written between two full collections. */
-const COLLECT_EVERY_BYTES = 64 << 20;
+import { collectEvery, collectGarbage } from "../gc.ts";
 
 /** File operations export needs; modes are applied on creation. */
 export interface ArtifactWriter {
@@ -250,18 +247,15 @@ export async function exportSession(
     let bytes = 0;
     let count = 0;
     const hashes = [...refs].sort();
-    let sinceCollected = 0;
+    // the frames inflated for them are garbage once written
+    const written = collectEvery(64 << 20);
     for (const sha of io.readOrder?.(hashes) ?? hashes) {
       const data = io.readPayload(sha);
       if (!data) continue; // recorded as missing by verify; never fabricated
       await writer.writeFile(`${tmp}/payloads/${sha}`, data, 0o600);
       bytes += data.byteLength;
       count++;
-      // the frames inflated for them are garbage once written
-      if ((sinceCollected += data.byteLength) >= COLLECT_EVERY_BYTES) {
-        sinceCollected = 0;
-        collectGarbage();
-      }
+      written(data.byteLength);
     }
     const manifest = buildManifest(head, counts, {
       sessionSha256: hash.digest("hex"),

@@ -80,7 +80,7 @@ import { ShareTable } from "./shares.ts";
 import { markSession } from "./user_marks.ts";
 import { type CanonicalImportOutcome, canonicalSkip, putCanonical } from "./canonical.ts";
 import { sessionJsonChunks } from "../artifacts/mod.ts";
-import { collectGarbage } from "../gc.ts";
+import { collectEvery } from "../gc.ts";
 import { createHash } from "node:crypto";
 import { MIGRATIONS } from "./schema.ts";
 import { Search } from "./search.ts";
@@ -705,11 +705,11 @@ export class ChronicleStore {
       if (!outline) return null;
       const hash = createHash("sha256");
       const pages = this.queries.operationPages(id);
-      let hashed = 0;
+      // the pages' garbage, collected as it grows
+      const hashed = collectEvery(32 << 20);
       for (const piece of sessionJsonChunks({ outline, pages })) {
         hash.update(piece);
-        // the pages' garbage, collected as it grows (core/gc.ts)
-        if ((hashed += piece.length) >= 32 << 20) (hashed = 0, collectGarbage());
+        hashed(piece.length);
       }
       return hash.digest("hex");
     });
@@ -887,8 +887,9 @@ export class ChronicleStore {
   /**
    * Tools, kinds, activity, errors, tokens and files of the operations `filter` selects: from
    * the statistics kept at import for all sessions, an agent's, a project's or one session's
-   * (unless its kept rows are behind), from the operations themselves for a date range. `fromOperations` always reads the
-   * operations (a check of the kept statistics, as a doctor would run).
+   * (unless its kept rows are behind), from the operations themselves for a date range.
+   * `fromOperations` always reads the operations (a check of the kept statistics, as a doctor
+   * would run).
    */
   stats(filter: StatsFilter = {}, options: { fromOperations?: boolean } = {}): Stats {
     const kept = options.fromOperations ? null : keptStatsFor(filter);
