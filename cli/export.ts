@@ -405,13 +405,10 @@ export async function importCanonical(io: CliIo, dir: string, json: boolean): Pr
   const root = userPath(io.cwd, dir);
   const { store } = await openUserStore(io);
   try {
-    const report = await importArtifacts(
-      denoArtifactReader,
-      root,
-      (session, payloads, sha) =>
-        store.putCanonicalSession(session, payloads, { sessionSha256: sha }),
-      (id, sha) => store.canonicalSkip(id, sha),
-    );
+    const report = await importArtifacts(denoArtifactReader, root, {
+      skip: (id, sha) => store.canonicalSkip(id, sha),
+      put: (session) => store.putCanonicalPages(session),
+    });
     if (json) io.stdout(JSON.stringify(report, null, 2) + "\n");
     else if (!report.sessions.length) {
       io.stdout(`No exported sessions found in ${termSafe(dir)}\n`);

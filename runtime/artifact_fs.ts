@@ -43,16 +43,41 @@ export const denoArtifactWriter: ArtifactWriter = {
   },
 };
 
+/**
+ * The regular file at `path` (never through a symlink), opened, and its size; null when it is
+ * not one.
+ */
+async function openRegular(
+  path: string,
+  maxBytes: number,
+): Promise<{ file: Deno.FsFile; size: number } | null> {
+  let file: Deno.FsFile | undefined;
+  try {
+    const info = await Deno.lstat(path);
+    if (!info.isFile || info.size > maxBytes) return null;
+    file = await Deno.open(path, { read: true });
+    const opened = await file.stat();
+    // the same regular file as the one looked at (not swapped for a link or a FIFO meanwhile)
+    if (!opened.isFile || opened.ino !== info.ino || opened.size > maxBytes) {
+      file.close();
+      return null;
+    }
+    return { file, size: opened.size };
+  } catch {
+    file?.close();
+    return null;
+  }
+}
+
+/** How much `stream` reads at a time. */
+const STREAM_CHUNK = 256 << 10;
+
 export const denoArtifactReader: ArtifactReader = {
   async readFile(path, maxBytes = Number.MAX_SAFE_INTEGER) {
-    let file: Deno.FsFile | undefined;
+    const opened = await openRegular(path, maxBytes);
+    if (!opened) return null;
+    const { file } = opened;
     try {
-      const info = await Deno.lstat(path);
-      if (!info.isFile || info.size > maxBytes) return null;
-      file = await Deno.open(path, { read: true });
-      const opened = await file.stat();
-      // the same regular file as the one looked at (not swapped for a link or a FIFO meanwhile)
-      if (!opened.isFile || opened.ino !== info.ino || opened.size > maxBytes) return null;
       const buf = new Uint8Array(opened.size);
       let n = 0;
       while (n < buf.length) {
@@ -64,8 +89,35 @@ export const denoArtifactReader: ArtifactReader = {
     } catch {
       return null;
     } finally {
-      file?.close();
+      file.close();
     }
+  },
+  async stream(path, maxBytes = Number.MAX_SAFE_INTEGER) {
+    try {
+      const info = await Deno.lstat(path);
+      if (!info.isFile || info.size > maxBytes) return null;
+    } catch {
+      return null;
+    }
+    // opened when read: a stream never read holds no file open
+    return (async function* () {
+      const opened = await openRegular(path, maxBytes);
+      if (!opened) throw new Deno.errors.NotFound(`${path} is no longer a regular file`);
+      const { file } = opened;
+      try {
+        let total = 0;
+        while (true) {
+          const buf = new Uint8Array(STREAM_CHUNK);
+          const n = await file.read(buf);
+          if (n === null) return;
+          total += n;
+          if (total > maxBytes) throw new RangeError(`${path} grew past ${maxBytes} bytes`);
+          yield buf.subarray(0, n);
+        }
+      } finally {
+        file.close();
+      }
+    })();
   },
   async listDir(path) {
     const out: string[] = [];

@@ -8,14 +8,20 @@
 import {
   CANONICAL_SCHEMA_VERSION,
   type CanonicalSession,
+  checkSchemaVersion,
   ChronicleError,
   completenessTally,
   isHashRef,
+  isJsonObject,
   type Operation,
+  type OperationPage,
   type PagedSession,
-  readCanonicalSession,
+  sessionChecker,
   sha256Hex,
+  type StreamedSession,
+  throwProblems,
 } from "../model/mod.ts";
+import { SessionFileReader } from "./session_file.ts";
 import { createHash } from "node:crypto";
 import { textStream } from "../text_stream.ts";
 import { collectEvery, collectGarbage } from "../gc.ts";
@@ -41,6 +47,11 @@ export interface ArtifactWriter {
 export interface ArtifactReader {
   /** A regular file's bytes; null when it is missing, not a regular file, or over `maxBytes`. */
   readFile(path: string, maxBytes?: number): Promise<Uint8Array | null>;
+  /**
+   * A regular file's bytes as they are read, each chunk a buffer of its own; null when it is
+   * missing, not a regular file, or over `maxBytes` (reading throws when it grows past that).
+   */
+  stream(path: string, maxBytes?: number): Promise<AsyncIterable<Uint8Array> | null>;
   /** The regular files and folders in a real folder (symlinks and special files left out). */
   listDir(path: string): Promise<string[]>;
 }
@@ -285,87 +296,207 @@ export async function exportSession(
 
 export interface VerifyReport {
   ok: boolean;
-  sessions: { id: string; dir: string; ok: boolean; payloads: number; problems: string[] }[];
+  sessions: VerifiedEntry[];
+}
+
+interface VerifiedEntry {
+  id: string;
+  dir: string;
+  ok: boolean;
+  payloads: number;
+  problems: string[];
 }
 
 /** Checks every exported session under `dir` (a folder holding `sessions/`, or one session). */
 export async function verifyArtifacts(reader: ArtifactReader, dir: string): Promise<VerifyReport> {
-  const dirs: string[] = [];
-  if (await reader.readFile(`${dir}/manifest.json`, MAX_MANIFEST_BYTES)) dirs.push(dir);
-  else {
-    for (const name of await reader.listDir(`${dir}/sessions`)) {
-      if (!name.startsWith(".")) dirs.push(`${dir}/sessions/${name}`);
-    }
-  }
+  const dirs = await sessionDirs(reader, dir);
   const report: VerifyReport = { ok: dirs.length > 0, sessions: [] };
   for (const d of dirs) {
-    const entry = {
-      id: d.slice(d.lastIndexOf("/") + 1),
-      dir: d,
-      ok: true,
-      payloads: 0,
-      problems: [] as string[],
-    };
+    const entry = verifiedEntry(d);
     report.sessions.push(entry);
-    const fail = (msg: string) => {
-      entry.ok = false;
-      entry.problems.push(msg);
-    };
-    const manifestBytes = await reader.readFile(`${d}/manifest.json`, MAX_MANIFEST_BYTES);
-    const sessionBytes = await reader.readFile(`${d}/session.json`, MAX_SESSION_BYTES);
-    if (!manifestBytes) fail("manifest.json is missing (or not a regular file)");
-    if (!sessionBytes) fail("session.json is missing (or not a regular file)");
-    if (!manifestBytes || !sessionBytes) continue;
-    let manifest: Manifest;
-    let session: CanonicalSession;
-    try {
-      manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
-    } catch {
-      fail("manifest.json is not valid JSON");
-      continue;
-    }
-    if (manifest.schema_version !== CANONICAL_SCHEMA_VERSION) {
-      fail(
-        `manifest schema_version ${
-          JSON.stringify(manifest.schema_version)
-        } is not ${CANONICAL_SCHEMA_VERSION}`,
-      );
-    }
-    if (sha256Hex(sessionBytes) !== manifest.session_sha256) {
-      fail("session.json does not match the checksum in manifest.json");
-    }
-    try {
-      session = readCanonicalSession(JSON.parse(new TextDecoder().decode(sessionBytes)));
-    } catch (e) {
-      fail((e as Error).message);
-      continue;
-    }
-    entry.id = session.session.id;
-    const present = new Set(await reader.listDir(`${d}/payloads`));
-    // the manifest says how many payload bytes there are: never read more than that
-    let budget = Number.isSafeInteger(manifest.payload_bytes) && manifest.payload_bytes >= 0
-      ? manifest.payload_bytes
-      : 0;
-    for (const sha of payloadHashes(session)) {
-      if (!present.has(sha)) {
-        fail(`payload ${sha} is missing (or not a regular file)`);
-        continue;
-      }
-      const data = await reader.readFile(`${d}/payloads/${sha}`, budget);
-      if (!data) {
-        fail(`payload ${sha} is larger than the manifest's payload bytes allow`);
-        continue;
-      }
-      budget -= data.length;
-      if (sha256Hex(data) !== sha) fail(`payload ${sha} does not match its SHA-256`);
-      else entry.payloads++;
-    }
-    if (manifest.payload_count !== entry.payloads && entry.ok) {
-      fail(`manifest lists ${manifest.payload_count} payloads, found ${entry.payloads}`);
-    }
+    await verifySession(reader, entry, { payloads: true });
+    collectGarbage(); // what its session.json and payloads left
   }
   report.ok = report.ok && report.sessions.every((s) => s.ok);
   return report;
+}
+
+/** The session folders under `dir`: itself when it holds a manifest, else `dir/sessions/*`. */
+async function sessionDirs(reader: ArtifactReader, dir: string): Promise<string[]> {
+  if (await reader.readFile(`${dir}/manifest.json`, MAX_MANIFEST_BYTES)) return [dir];
+  const names = await reader.listDir(`${dir}/sessions`);
+  return names.filter((n) => !n.startsWith(".")).map((n) => `${dir}/sessions/${n}`);
+}
+
+const verifiedEntry = (d: string): VerifiedEntry => ({
+  id: d.slice(d.lastIndexOf("/") + 1),
+  dir: d,
+  ok: true,
+  payloads: 0,
+  problems: [],
+});
+
+/** What verify learnt of a session that passed, for an import to go on with. */
+interface VerifiedSession {
+  manifest: Manifest;
+  head: CanonicalSession;
+  times: Map<string, number>;
+  /** The payloads it names. */
+  refs: Set<string>;
+}
+
+/**
+ * Verifies one exported session into `entry`: its `session.json` is read once, as it streams
+ * in, hashed, parsed and checked an operation at a time (a session of 35,000 steps parsed whole
+ * held 316 MiB); then each payload it names. Returns what an import needs when it passes.
+ */
+async function verifySession(
+  reader: ArtifactReader,
+  entry: VerifiedEntry,
+  options: { payloads: boolean },
+): Promise<VerifiedSession | null> {
+  const d = entry.dir;
+  const fail = (msg: string) => {
+    entry.ok = false;
+    entry.problems.push(msg);
+  };
+  const manifestBytes = await reader.readFile(`${d}/manifest.json`, MAX_MANIFEST_BYTES);
+  const sessionBytes = await reader.stream(`${d}/session.json`, MAX_SESSION_BYTES);
+  if (!manifestBytes) fail("manifest.json is missing (or not a regular file)");
+  if (!sessionBytes) fail("session.json is missing (or not a regular file)");
+  if (!manifestBytes || !sessionBytes) return null;
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
+  } catch {
+    fail("manifest.json is not valid JSON");
+    return null;
+  }
+  if (manifest.schema_version !== CANONICAL_SCHEMA_VERSION) {
+    fail(
+      `manifest schema_version ${
+        JSON.stringify(manifest.schema_version)
+      } is not ${CANONICAL_SCHEMA_VERSION}`,
+    );
+  }
+  const file = sessionFile(sessionBytes);
+  const check = sessionChecker();
+  const refs = new Set<string>();
+  const times = new Map<string, number>();
+  let invalid: Error | null = null;
+  try {
+    for await (const [id, op] of file.operations()) {
+      check.operation(id, op);
+      if (!isJsonObject(op)) continue;
+      addPayloadHashes(op as unknown as Operation, refs);
+      if (typeof op.ts_ms === "number") times.set(id, op.ts_ms);
+    }
+  } catch (e) {
+    invalid = e as Error;
+  }
+  if (file.sha256() !== manifest.session_sha256) {
+    fail("session.json does not match the checksum in manifest.json");
+  }
+  let head: CanonicalSession;
+  try {
+    if (invalid) throw invalid;
+    head = file.head() as unknown as CanonicalSession;
+    checkSchemaVersion(file.head());
+    throwProblems(check.finish(file.head()));
+  } catch (e) {
+    fail((e as Error).message);
+    return null;
+  }
+  entry.id = head.session.id;
+  if (options.payloads) await checkPayloads(reader, entry, { manifest, refs });
+  return entry.ok ? { manifest, head, times, refs } : null;
+}
+
+/** Reads and checks each payload a session names (`refs`), its problems into `entry`. */
+async function checkPayloads(
+  reader: ArtifactReader,
+  entry: VerifiedEntry,
+  session: Pick<VerifiedSession, "manifest" | "refs">,
+): Promise<void> {
+  const payloads = await payloadsOf(reader, entry.dir, session.manifest);
+  for (const sha of session.refs) {
+    const read = await payloads.read(sha);
+    if (typeof read === "string") {
+      entry.ok = false;
+      entry.problems.push(read);
+    } else entry.payloads++;
+  }
+  const counted = payloads.counted();
+  if (counted && entry.ok) {
+    entry.ok = false;
+    entry.problems.push(counted);
+  }
+}
+
+/**
+ * An exported session's payloads read as the manifest allows: each one's bytes once its SHA-256
+ * is checked, or the problem with it, in a sentence (missing, larger than the manifest's
+ * payload bytes allow, not matching its hash). `counted` is the problem with how many were
+ * read, once every one has been (null when it is the manifest's count).
+ */
+async function payloadsOf(reader: ArtifactReader, dir: string, manifest: Manifest) {
+  const present = new Set(await reader.listDir(`${dir}/payloads`));
+  // the manifest says how many payload bytes there are: never read more than that
+  let budget = Number.isSafeInteger(manifest.payload_bytes) && manifest.payload_bytes >= 0
+    ? manifest.payload_bytes
+    : 0;
+  // each payload is counted once, however many pages name it
+  const sizes = new Map<string, number>();
+  return {
+    async read(sha: string): Promise<Uint8Array | string> {
+      if (!present.has(sha)) return `payload ${sha} is missing (or not a regular file)`;
+      const known = sizes.get(sha);
+      const data = await reader.readFile(`${dir}/payloads/${sha}`, known ?? budget);
+      if (!data) return `payload ${sha} is larger than the manifest's payload bytes allow`;
+      if (known === undefined) budget -= data.length;
+      if (sha256Hex(data) !== sha) return `payload ${sha} does not match its SHA-256`;
+      sizes.set(sha, data.length);
+      return data;
+    },
+    counted: (): string | null =>
+      manifest.payload_count === sizes.size
+        ? null
+        : `manifest lists ${manifest.payload_count} payloads, found ${sizes.size}`,
+  };
+}
+
+/**
+ * A `session.json` stream: `operations()` parses it as it is read and hashes its bytes; once it
+ * is done (or stopped by a file that is not JSON: the rest is still hashed), `sha256()` is the
+ * file's checksum and `head()` its head (`operations` `{}` when they were an object).
+ */
+function sessionFile(bytes: AsyncIterable<Uint8Array>) {
+  const reader = new SessionFileReader();
+  const hash = createHash("sha256");
+  let sha = "";
+  return {
+    async *operations(): AsyncGenerator<[string, unknown]> {
+      const chunks = bytes[Symbol.asyncIterator]();
+      try {
+        for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+          hash.update(next.value);
+          yield* reader.write(next.value);
+        }
+        reader.end();
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
+        for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+          hash.update(next.value);
+        }
+        throw e;
+      } finally {
+        sha = hash.digest("hex");
+      }
+    },
+    sha256: () => sha,
+    head: (): Record<string, unknown> =>
+      reader.operationsFound === "object" ? { ...reader.head, operations: {} } : reader.head,
+  };
 }
 
 /** What `importArtifacts` did with one exported session. */
@@ -377,63 +508,103 @@ export interface ImportedArtifact {
   problems: string[];
 }
 
+/** Where `importArtifacts` puts verified sessions: the store. */
+export interface CanonicalSink {
+  /**
+   * What the store would come to without the session (see the store's `canonicalSkip`): its
+   * answer stands, and neither the session nor its payloads are read again for it.
+   */
+  skip?(sessionId: string, sessionSha256: string): string | null;
+  /** Stores a session as its pages are read; what it came to (`imported`, `unchanged`, ...). */
+  put(session: StreamedSession): Promise<string>;
+}
+
+/** The most operations, and payload bytes, a page of an imported session holds. */
+const PAGE_OPERATIONS = 512;
+const PAGE_PAYLOAD_BYTES = 16 << 20;
+
 /**
- * Puts each exported session under `dir` into a sink (the store), verified first: a session
- * that fails `verifyArtifacts` is not put, and the bytes put are checked against the manifest
- * and their SHA-256 again as they are read.
+ * Puts each exported session under `dir` into a sink (the store), verified as `verifyArtifacts`
+ * verifies it: its `session.json` before anything is put (and its checksum again once it is
+ * read a second time, for the put), its payloads as the put reads them, each once; a session
+ * that fails is not put (the store's transaction undoes the pages put before); one the sink
+ * skips (unchanged, forgotten, kept from local logs) has its payloads verified all the same. A
+ * session is never held whole: its `session.json` is read as it streams in, its operations and
+ * payloads a page at a time.
  */
 export async function importArtifacts(
   reader: ArtifactReader,
   dir: string,
-  put: (
-    session: CanonicalSession,
-    payloads: Map<string, Uint8Array>,
-    sessionSha256: string,
-  ) => string,
-  /**
-   * What the store would come to without the session (see the store's `canonicalSkip`): its
-   * answer stands, and neither the session nor its payloads are read for it.
-   */
-  skip?: (sessionId: string, sessionSha256: string) => string | null,
+  sink: CanonicalSink,
 ): Promise<{ ok: boolean; sessions: ImportedArtifact[] }> {
-  const report = await verifyArtifacts(reader, dir);
-  collectGarbage(); // the sessions and payloads verify read
+  const dirs = await sessionDirs(reader, dir);
   const sessions: ImportedArtifact[] = [];
-  for (const v of report.sessions) {
-    const entry: ImportedArtifact = {
-      id: v.id,
-      dir: v.dir,
-      outcome: "failed",
-      problems: v.problems,
-    };
+  for (const d of dirs) {
+    const v = verifiedEntry(d);
+    // its payloads are checked as the import reads them (each read once)
+    const verified = await verifySession(reader, v, { payloads: false });
+    collectGarbage(); // what reading its session.json left
+    const entry: ImportedArtifact = { id: v.id, dir: d, outcome: "failed", problems: v.problems };
     sessions.push(entry);
-    if (!v.ok) continue;
+    if (!verified) continue;
+    const { manifest, head, times } = verified;
     try {
-      const manifest = JSON.parse(new TextDecoder().decode(
-        (await reader.readFile(`${v.dir}/manifest.json`))!,
-      )) as Manifest;
-      const early = skip?.(manifest.session_id, manifest.session_sha256);
+      const early = sink.skip?.(manifest.session_id, manifest.session_sha256);
       if (early) {
-        entry.outcome = early;
+        // not stored, but its payloads are verified all the same
+        await checkPayloads(reader, v, verified);
+        if (v.ok) entry.outcome = early;
         continue;
       }
-      const bytes = await reader.readFile(`${v.dir}/session.json`);
-      if (!bytes || sha256Hex(bytes) !== manifest.session_sha256) {
-        throw new ChronicleError("checksum_mismatch", "session.json changed while importing");
-      }
-      const session = readCanonicalSession(JSON.parse(new TextDecoder().decode(bytes)));
-      const payloads = new Map<string, Uint8Array>();
-      for (const sha of payloadHashes(session)) {
-        const data = await reader.readFile(`${v.dir}/payloads/${sha}`);
-        if (!data || sha256Hex(data) !== sha) {
-          throw new ChronicleError("checksum_mismatch", `payload ${sha} changed while importing`);
-        }
-        payloads.set(sha, data);
-      }
-      entry.outcome = put(session, payloads, manifest.session_sha256);
+      entry.outcome = await sink.put({
+        head,
+        times,
+        pages: importPages(reader, d, manifest),
+        sessionSha256: manifest.session_sha256,
+      });
     } catch (e) {
       entry.problems = [...entry.problems, (e as Error).message];
     }
   }
-  return { ok: report.ok && sessions.every((s) => s.outcome !== "failed"), sessions };
+  return { ok: dirs.length > 0 && sessions.every((s) => s.outcome !== "failed"), sessions };
+}
+
+/**
+ * The pages of an exported session's operations, each with its payloads: verify's checks of
+ * the payloads made as they are read (each read once), and the file's checksum again at its end.
+ */
+async function* importPages(
+  reader: ArtifactReader,
+  dir: string,
+  manifest: Manifest,
+): AsyncGenerator<OperationPage> {
+  const bytes = await reader.stream(`${dir}/session.json`, MAX_SESSION_BYTES);
+  const changed = () =>
+    new ChronicleError("checksum_mismatch", "session.json changed while importing");
+  if (!bytes) throw changed();
+  const file = sessionFile(bytes);
+  const payloads = await payloadsOf(reader, dir, manifest);
+  let page: OperationPage = { operations: [], payloads: new Map() };
+  let pageBytes = 0;
+  for await (const [id, op] of file.operations()) {
+    const refs = new Set<string>();
+    addPayloadHashes(op as Operation, refs);
+    for (const sha of refs) {
+      if (page.payloads.has(sha)) continue;
+      const data = await payloads.read(sha);
+      if (typeof data === "string") throw new ChronicleError("checksum_mismatch", data);
+      page.payloads.set(sha, data);
+      pageBytes += data.byteLength;
+    }
+    page.operations.push([id, op as Operation]);
+    if (page.operations.length >= PAGE_OPERATIONS || pageBytes >= PAGE_PAYLOAD_BYTES) {
+      yield page;
+      page = { operations: [], payloads: new Map() };
+      pageBytes = 0;
+    }
+  }
+  if (file.sha256() !== manifest.session_sha256) throw changed();
+  const counted = payloads.counted();
+  if (counted) throw new ChronicleError("checksum_mismatch", counted);
+  if (page.operations.length) yield page;
 }

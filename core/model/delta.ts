@@ -222,6 +222,26 @@ export interface PagedSession {
   pages: Iterable<readonly Pick<OperationRecord, "id" | "connection" | "op">[]>;
 }
 
+/**
+ * A canonical session read as it streams in (`chronicle import --canonical`), never whole: its
+ * head (the session with its whole timeline but no operation), each operation's own time
+ * (`ts_ms`) by id, then its operations a page at a time in the file's order, each page with the
+ * payloads its operations name (by SHA-256).
+ */
+export interface StreamedSession {
+  head: CanonicalSession;
+  times: ReadonlyMap<string, number>;
+  pages: AsyncIterable<OperationPage>;
+  /** The checksum of its `session.json`, as its manifest states it. */
+  sessionSha256: string;
+}
+
+/** A page of a {@link StreamedSession}: operations by id, and the payloads they name. */
+export interface OperationPage {
+  operations: [id: string, op: Operation][];
+  payloads: Map<string, Uint8Array>;
+}
+
 /** What an outline reads of an operation: its place and kind, and the thread it spawned. */
 export interface OutlineRecord extends Pick<OperationRecord, "id" | "connection" | "order"> {
   kind: Operation["kind"];

@@ -14,6 +14,7 @@ import {
   type PayloadRef,
   type SessionOutline,
   type SessionParts,
+  type StreamedSession,
 } from "../model/mod.ts";
 import type { SourceUnit } from "../sources/types.ts";
 import {
@@ -27,6 +28,7 @@ import {
   sourceSeen,
   sourceState,
   type UnitCheckpoint,
+  type Writer,
 } from "./apply.ts";
 import { type AdmitOptions, excludedMarks, heldUnits } from "./admit.ts";
 import {
@@ -78,7 +80,12 @@ import { Queries } from "./queries.ts";
 import { RuleTable } from "./rule_table.ts";
 import { ShareTable } from "./shares.ts";
 import { markSession } from "./user_marks.ts";
-import { type CanonicalImportOutcome, canonicalSkip, putCanonical } from "./canonical.ts";
+import {
+  beginCanonical,
+  type CanonicalImportOutcome,
+  canonicalSkip,
+  putCanonical,
+} from "./canonical.ts";
 import { sessionJsonChunks } from "../artifacts/mod.ts";
 import { collectEvery } from "../gc.ts";
 import { createHash } from "node:crypto";
@@ -283,6 +290,11 @@ export class ChronicleStore {
   }
 
   /** Commits the open transaction; outside a bulk import, the packs it wrote reach the disk first. */
+  /** What the write side's parts (apply.ts, canonical.ts) write with. */
+  private writer(): Writer {
+    return { sql: this.sql, payloads: this.payloads, changes: this.changes };
+  }
+
   private commit(): void {
     if (!this.relaxed) this.payloads.sync();
     this.db.exec("COMMIT");
@@ -526,9 +538,7 @@ export class ChronicleStore {
    * its checkpoint is dropped. Returns the sessions it contributed to.
    */
   markUnitGone(path: string): string[] {
-    return this.transaction(() =>
-      markUnitGone({ sql: this.sql, payloads: this.payloads, changes: this.changes }, path)
-    );
+    return this.transaction(() => markUnitGone(this.writer(), path));
   }
 
   /**
@@ -536,9 +546,7 @@ export class ChronicleStore {
    * settleSlices): the slices stored leave that to the last.
    */
   settleSlices(path: string): void {
-    this.transaction(() =>
-      settleSlices({ sql: this.sql, payloads: this.payloads, changes: this.changes }, path)
-    );
+    this.transaction(() => settleSlices(this.writer(), path));
   }
 
   /** The store's clock: the stamp of the last unit applied (before a big log's first slice). */
@@ -700,19 +708,22 @@ export class ChronicleStore {
    * imported again read its 48,702 payloads and held the stored session to say "unchanged".
    */
   canonicalSkip(id: string, sessionSha256: string): CanonicalImportOutcome | null {
-    return canonicalSkip(this.sql, id, sessionSha256, () => {
-      const outline = this.queries.sessionOutline(id);
-      if (!outline) return null;
-      const hash = createHash("sha256");
-      const pages = this.queries.operationPages(id);
-      // the pages' garbage, collected as it grows
-      const hashed = collectEvery(32 << 20);
-      for (const piece of sessionJsonChunks({ outline, pages })) {
-        hash.update(piece);
-        hashed(piece.length);
-      }
-      return hash.digest("hex");
-    });
+    return canonicalSkip(this.sql, id, sessionSha256, () => this.storedSessionSha(id));
+  }
+
+  /** The checksum of the `session.json` the stored session exports to; null when none is. */
+  private storedSessionSha(id: string): string | null {
+    const outline = this.queries.sessionOutline(id);
+    if (!outline) return null;
+    const hash = createHash("sha256");
+    const pages = this.queries.operationPages(id);
+    // the pages' garbage, collected as it grows
+    const hashed = collectEvery(32 << 20);
+    for (const piece of sessionJsonChunks({ outline, pages })) {
+      hash.update(piece);
+      hashed(piece.length);
+    }
+    return hash.digest("hex");
   }
 
   /**
@@ -724,15 +735,50 @@ export class ChronicleStore {
     payloads: Map<string, Uint8Array>,
     options: { sessionSha256: string; now?: () => Date },
   ): CanonicalImportOutcome {
-    const stored = this.loadSession(session.session.id);
+    const id = session.session.id;
     return this.transaction(() =>
-      putCanonical(
-        { sql: this.sql, payloads: this.payloads, changes: this.changes },
-        session,
-        payloads,
-        { ...options, stored },
-      )
+      putCanonical(this.writer(), session, payloads, {
+        ...options,
+        storedSha: () => this.storedSessionSha(id),
+      })
     );
+  }
+
+  /**
+   * {@link putCanonicalSession} for a session read as it streams in (an export's files): one
+   * transaction from its first page to its last, so a page that fails (a file that changed
+   * while it was read) leaves the store as it was. Never nested in another transaction.
+   */
+  async putCanonicalPages(
+    session: StreamedSession,
+    options: { now?: () => Date } = {},
+  ): Promise<CanonicalImportOutcome> {
+    if (this.db.isTransaction) {
+      throw new TypeError("putCanonicalPages runs in a transaction of its own");
+    }
+    const id = session.head.session.id;
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const write = beginCanonical(this.writer(), session, {
+        ...options,
+        sessionSha256: session.sessionSha256,
+        storedSha: () => this.storedSessionSha(id),
+      });
+      if (typeof write !== "string") {
+        // the payloads of pages written are garbage once they are
+        const written = collectEvery(32 << 20);
+        for await (const page of session.pages) {
+          write.page(page);
+          for (const bytes of page.payloads.values()) written(bytes.byteLength);
+        }
+      }
+      const outcome = typeof write === "string" ? write : write.finish();
+      this.commit();
+      return outcome;
+    } catch (e) {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      throw e;
+    }
   }
 
   /**

@@ -5,6 +5,7 @@
  * local logs own is kept as they say.
  */
 import {
+  type ArtifactReader,
   exportSession,
   importArtifacts,
   type ImportedArtifact,
@@ -15,7 +16,8 @@ import { ChronicleStore } from "../../../core/store/mod.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
 import { createPackFiles, packDir } from "../../../runtime/pack_files.ts";
-import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { fixtureStore } from "../server/_helpers.ts";
 
 const SCENARIOS = [
@@ -56,17 +58,25 @@ function diskStore(dir: string): ChronicleStore {
   return ChronicleStore.open(`${dir}/chronicle.db`, { packs: createPackFiles(packDir(dir)) });
 }
 
-/** As `chronicle import --canonical` does; `puts` counts the sessions handed to the store. */
-function importInto(store: ChronicleStore, dir: string, puts = { n: 0 }) {
-  return importArtifacts(
-    denoArtifactReader,
-    dir,
-    (session, payloads, sha) => {
-      puts.n++;
-      return store.putCanonicalSession(session, payloads, { sessionSha256: sha });
+/**
+ * As `chronicle import --canonical` does; `puts` counts the sessions handed to the store and
+ * `reads` the payload files read.
+ */
+function importInto(store: ChronicleStore, dir: string, puts = { n: 0 }, reads = { n: 0 }) {
+  const reader: ArtifactReader = {
+    ...denoArtifactReader,
+    readFile(path, maxBytes) {
+      if (path.includes("/payloads/")) reads.n++;
+      return denoArtifactReader.readFile(path, maxBytes);
     },
-    (id, sha) => store.canonicalSkip(id, sha),
-  );
+  };
+  return importArtifacts(reader, dir, {
+    skip: (id, sha) => store.canonicalSkip(id, sha),
+    put: (session) => {
+      puts.n++;
+      return store.putCanonicalPages(session);
+    },
+  });
 }
 
 const outcomes = (r: { sessions: ImportedArtifact[] }) => r.sessions.map((s) => s.outcome);
@@ -139,15 +149,24 @@ Deno.test("importing the same export twice changes nothing", async () => {
   const fresh = ChronicleStore.open(":memory:");
   try {
     await exportAll(source, `${root}/A`);
-    await importInto(fresh, `${root}/A`);
+    // the first time, each payload is read once (checked as it is stored)
+    const first = { n: 0 };
+    await importInto(fresh, `${root}/A`, undefined, first);
+    const files = (await Array.fromAsync(Deno.readDir(`${root}/A/sessions`))).map((e) =>
+      [...Deno.readDirSync(`${root}/A/sessions/${e.name}/payloads`)].length
+    );
+    assertEquals(first.n, files.reduce((a, b) => a + b, 0));
     const before = rowCounts(fresh);
     const updated = dbOf(fresh).prepare("SELECT id, updated_at FROM sessions ORDER BY id").all();
-    // said without reading a session or its payloads for the store: its checksum, hashed from
-    // the stored rows a page at a time, is the export's
+    // said without handing the session to the store: its checksum, hashed from the stored
+    // rows a page at a time, is the export's
     const puts = { n: 0 };
-    const again = await importInto(fresh, `${root}/A`, puts);
+    const reads = { n: 0 };
+    const again = await importInto(fresh, `${root}/A`, puts, reads);
     assertEquals(outcomes(again).every((o) => o === "unchanged"), true);
     assertEquals(puts.n, 0);
+    // (read to be verified, each once, as the first time)
+    assertEquals(reads.n, first.n);
     for (const { id } of fresh.listSessions().items) {
       const sha = sha256Hex(sessionJson(fresh.loadSession(id)!));
       assertEquals(fresh.canonicalSkip(id, sha), "unchanged");
@@ -242,6 +261,26 @@ Deno.test("an export that fails verification is not imported", async (t) => {
       tamper: (dir) =>
         Deno.remove(`${dir}/payloads/${[...Deno.readDirSync(`${dir}/payloads`)][0].name}`),
     },
+    {
+      name: "payloads past the manifest's payload bytes",
+      tamper: async (dir) => {
+        const m = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
+        await Deno.writeTextFile(
+          `${dir}/manifest.json`,
+          JSON.stringify({ ...m, payload_bytes: m.payload_bytes - 1 }),
+        );
+      },
+    },
+    {
+      name: "a payload more in the manifest than the session names",
+      tamper: async (dir) => {
+        const m = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
+        await Deno.writeTextFile(
+          `${dir}/manifest.json`,
+          JSON.stringify({ ...m, payload_count: m.payload_count + 1 }),
+        );
+      },
+    },
   ];
   for (const c of cases) {
     await t.step(c.name, async () => {
@@ -263,5 +302,164 @@ Deno.test("an export that fails verification is not imported", async (t) => {
         await Deno.remove(root, { recursive: true });
       }
     });
+  }
+});
+
+/** A store holding one Claude Code session of `calls` tool calls, every result `bytes` long. */
+async function longSessionStore(calls: number, bytes: (i: number) => number) {
+  const home = await Deno.makeTempDir({ prefix: "chronicle-roundtrip-home-" });
+  await writeClaudeSession(home, {
+    sessionId: "0b16b16b-3333-4444-8555-666677778888",
+    cwd: "/work/long",
+    turns: [
+      { user: "read every file" },
+      ...Array.from({ length: calls }, (_, i) => ({
+        tool: {
+          name: "Read",
+          input: { file_path: `/work/long/f${i}.ts` },
+          result: `file ${i} `.padEnd(bytes(i), `${i % 10}`),
+        },
+      })),
+    ],
+  });
+  try {
+    return await fixtureStore([], [home]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+/** As `importInto`, telling each page the store is handed: its operations and payload bytes. */
+function importCountingPages(
+  store: ChronicleStore,
+  dir: string,
+  pages: number[][],
+  reader: ArtifactReader = denoArtifactReader,
+) {
+  return importArtifacts(reader, dir, {
+    skip: (id, sha) => store.canonicalSkip(id, sha),
+    put: (session) =>
+      store.putCanonicalPages({
+        ...session,
+        pages: (async function* () {
+          for await (const page of session.pages) {
+            let bytes = 0;
+            for (const b of page.payloads.values()) bytes += b.byteLength;
+            pages.push([page.operations.length, bytes]);
+            yield page;
+          }
+        })(),
+      }),
+  });
+}
+
+Deno.test("an export of a long session is imported a page at a time: the rows and the files again are those of the session put whole", async () => {
+  const root = await Deno.makeTempDir({ prefix: "chronicle-roundtrip-" });
+  // 2,600 calls (2,601 steps); 44 of them with results of 1 MiB: pages end at 512 steps or
+  // 16 MiB of payloads, whichever comes first
+  const source = await longSessionStore(2600, (i) => i % 60 === 0 ? 1 << 20 : 200);
+  const paged = diskStore(await Deno.makeTempDir({ dir: root }));
+  const whole = ChronicleStore.open(":memory:");
+  try {
+    const id = source.listSessions().items[0].id;
+    const session = source.loadSession(id)!;
+    assertEquals(session.timeline.length, 2601);
+    await exportAll(source, `${root}/A`);
+    const pages: number[][] = [];
+    const report = await importCountingPages(paged, `${root}/A`, pages);
+    assertEquals(outcomes(report), ["imported"], JSON.stringify(report));
+    assert(pages.length >= 6, `${pages.length} pages`);
+    assertEquals(pages.reduce((n, [ops]) => n + ops, 0), 2601);
+    for (const [ops, bytes] of pages) {
+      assert(ops <= 512, `${ops} steps in a page`);
+      // (a page ends once it holds 16 MiB: at most one call's 1 MiB past it)
+      assert(bytes < (17 << 20), `${bytes} payload bytes in a page`);
+    }
+    assertEquals(
+      whole.putCanonicalSession(session, payloadsOf(source, session, new Map()), {
+        sessionSha256: sha256Hex(sessionJson(session)),
+      }),
+      "imported",
+    );
+    assertEquals(rowCounts(paged), rowCounts(whole));
+    assertEquals(paged.loadSession(id), whole.loadSession(id));
+    assertEquals(paged.loadSession(id), session);
+    await exportAll(paged, `${root}/B`);
+    assertEquals(await tree(`${root}/B`), await tree(`${root}/A`));
+    assertEquals(paged.search("file 2599").total, source.search("file 1299").total);
+  } finally {
+    source.close();
+    paged.close();
+    whole.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("an export that changes while it is imported leaves the store as it was", async (t) => {
+  const root = await Deno.makeTempDir({ prefix: "chronicle-roundtrip-" });
+  const source = await longSessionStore(2600, () => 300);
+  const cases: {
+    name: string;
+    /** Changes the session folder `d` once verify has read it. */
+    change: (d: string) => Promise<void>;
+    expected: RegExp;
+  }[] = [
+    {
+      // every page is in by then: the last check undoes them all
+      name: "session.json, at its very end",
+      change: async (d) => {
+        const bytes = await Deno.readFile(`${d}/session.json`);
+        const longer = new Uint8Array(bytes.length + 1);
+        longer.set(bytes);
+        longer[bytes.length] = 0x20;
+        await Deno.writeFile(`${d}/session.json`, longer);
+      },
+      expected: /session.json changed while importing/,
+    },
+    {
+      name: "a payload the last page names",
+      change: async (d) => {
+        const ops = JSON.parse(await Deno.readTextFile(`${d}/session.json`)).operations;
+        const refs = Object.values(ops).flatMap((op) => {
+          const { request, response } = op as Record<string, { sha256?: string }>;
+          return [request?.sha256, response?.sha256].filter((sha) => sha !== undefined);
+        });
+        await Deno.writeTextFile(`${d}/payloads/${refs.at(-1)}`, "changed");
+      },
+      expected: /payload [0-9a-f]{64} does not match its SHA-256/,
+    },
+  ];
+  try {
+    for (const c of cases) {
+      await t.step(c.name, async () => {
+        const fresh = ChronicleStore.open(":memory:");
+        const out = await Deno.makeTempDir({ dir: root });
+        try {
+          await exportAll(source, out);
+          const d = `${out}/sessions/${[...Deno.readDirSync(`${out}/sessions`)][0].name}`;
+          // the second read of session.json is the import's, after verify's
+          let reads = 0;
+          const reader = {
+            ...denoArtifactReader,
+            async stream(path: string, maxBytes?: number) {
+              if (path === `${d}/session.json` && ++reads === 2) await c.change(d);
+              return await denoArtifactReader.stream(path, maxBytes);
+            },
+          };
+          const pages: number[][] = [];
+          const report = await importCountingPages(fresh, out, pages, reader);
+          assertEquals(outcomes(report), ["failed"]);
+          assertMatch(report.sessions[0].problems.join("\n"), c.expected);
+          assert(pages.length >= 5, `${pages.length} pages were written before it failed`);
+          assertEquals(fresh.listSessions().total, 0);
+          assertEquals(Object.values(rowCounts(fresh)).every((n) => n === 0), true);
+        } finally {
+          fresh.close();
+        }
+      });
+    }
+  } finally {
+    source.close();
+    await Deno.remove(root, { recursive: true });
   }
 });
