@@ -44,19 +44,37 @@ export async function drainInTurns<T>(
  * its Markdown download at 305 every 8 turns, 259 with both rules (RESULTS.md).
  */
 export function pagedTurns(growthMiB = 24): () => Promise<void> {
-  // the heap and the buffers outside it (payload bytes read, inflated frames)
-  const heap = () => {
-    const m = memoryUsage();
-    return m.heapUsed + m.external;
-  };
-  let after = heap();
-  let turns = 0;
+  const collect = collectOnGrowth({ growthMiB, every: 8 });
   return () => {
-    if (++turns >= 8 || heap() > after + growthMiB * 2 ** 20) {
-      collectGarbage();
-      after = heap();
-      turns = 0;
-    }
+    collect();
     return new Promise((resolve) => setTimeout(resolve, 0));
   };
+}
+
+/**
+ * A full collection when JavaScript's memory (`memory`, default {@link jsMemory}) has grown
+ * `growthMiB` since the last one, or (with `every`) at the `every`th call since.
+ */
+export function collectOnGrowth(
+  { growthMiB = 24, every = Infinity, memory = jsMemory }: {
+    growthMiB?: number;
+    every?: number;
+    memory?: () => number;
+  } = {},
+): () => void {
+  let after = memory();
+  let calls = 0;
+  return () => {
+    if (++calls >= every || memory() > after + growthMiB * 2 ** 20) {
+      collectGarbage();
+      after = memory();
+      calls = 0;
+    }
+  };
+}
+
+/** JavaScript's memory: its heap and the buffers outside it (payloads read, inflated frames). */
+export function jsMemory(): number {
+  const m = memoryUsage();
+  return m.heapUsed + m.external;
 }

@@ -5,6 +5,10 @@
  */
 /// <reference lib="deno.worker" />
 import { type CheckInput, checkSession } from "./security_check.ts";
+import { collectOnGrowth } from "../core/paged.ts";
+
+// a big session's check, a page of operations a message, leaves the next page's room
+const collect = collectOnGrowth();
 
 self.onmessage = (e: MessageEvent<{ id: number; input: CheckInput }>) => {
   const { id, input } = e.data;
@@ -13,4 +17,5 @@ self.onmessage = (e: MessageEvent<{ id: number; input: CheckInput }>) => {
   } catch (err) {
     self.postMessage({ id, error: (err as Error).message ?? String(err) });
   }
+  collect();
 };

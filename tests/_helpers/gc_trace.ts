@@ -37,3 +37,20 @@ export async function traceCollections(
 /** What happened before the index first read the backlog: every event, if it never did. */
 export const beforeIndex = (seen: Traced[]): Traced[] =>
   seen.includes("read") ? seen.slice(0, seen.indexOf("read")) : seen;
+
+/** Runs `fn` with the full collections core/gc.ts asks for counted (none done) instead. */
+export async function countingCollections(
+  fn: (collections: () => number) => void | Promise<void>,
+): Promise<void> {
+  const g = globalThis as { gc?: () => void };
+  const real = g.gc;
+  let n = 0;
+  g.gc = () => {
+    n++;
+  };
+  try {
+    await fn(() => n);
+  } finally {
+    g.gc = real;
+  }
+}

@@ -5,7 +5,8 @@
  */
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
-import { PAGE_STEPS } from "../../../core/paged.ts";
+import { collectOnGrowth, PAGE_STEPS } from "../../../core/paged.ts";
+import { countingCollections } from "../../_helpers/gc_trace.ts";
 import { sessionFacts, sessionFactsInTurns } from "../../../core/causality/mod.ts";
 import { buildDocument, buildDocumentInTurns } from "../../../core/export/document.ts";
 import { createRedactor } from "../../../core/export/redactor.ts";
@@ -304,4 +305,27 @@ Deno.test("a big session's share is kept as lines and served a step at a time, t
   const token = made.path.slice(SHARE_PATH.length);
   assertEquals(page, sharePage(openShare(deps, token)!));
   assert(page.length > 4 << 16, `${page.length} characters: several pieces`);
+});
+
+Deno.test("collectOnGrowth() collects once memory grew by its step, or at its every-nth call", async () => {
+  await countingCollections((collections) => {
+    let used = 100 << 20;
+    const byGrowth = collectOnGrowth({ growthMiB: 8, memory: () => used });
+    byGrowth();
+    used += 4 << 20;
+    byGrowth();
+    assertEquals(collections(), 0, "4 MiB grew");
+    used += 16 << 20;
+    byGrowth();
+    assertEquals(collections(), 1, "20 MiB more than at the start");
+    used += 4 << 20;
+    byGrowth();
+    assertEquals(collections(), 1, "measured again from the collection");
+    const byCount = collectOnGrowth({ growthMiB: 1024, every: 3, memory: () => used });
+    byCount();
+    byCount();
+    assertEquals(collections(), 1);
+    byCount();
+    assertEquals(collections(), 2, "the third call");
+  });
 });

@@ -1,6 +1,7 @@
 /** Heavy work on one whole session runs one piece at a time (server/session_work.ts). */
 import { assertEquals, assertRejects } from "../../_helpers/assert.ts";
 import { oneAtATime } from "../../../server/session_work.ts";
+import { countingCollections } from "../../_helpers/gc_trace.ts";
 
 const turn = () => new Promise((r) => setTimeout(r, 0));
 
@@ -20,4 +21,31 @@ Deno.test("work queued behind other work starts once it ends, however it ends", 
   await assertRejects(() => a, Error, "a failed");
   assertEquals([await b, await c], ["b", "c"]);
   assertEquals(log, ["a starts", "a ends", "b starts", "b ends", "c starts", "c ends"]);
+});
+
+Deno.test("a piece of work that grew memory leaves the next a collection; a small one does not", async () => {
+  await countingCollections(async (collections) => {
+    let used = 100 << 20;
+    const work = oneAtATime({ memory: () => used });
+    await work.run(async () => {
+      await turn();
+      used += 4 << 20;
+    });
+    assertEquals(collections(), 0, "4 MiB");
+    // 32 MiB still held when the piece ends (a built document): the piece grew memory
+    await work.run(async () => {
+      await turn();
+      used += 32 << 20;
+    });
+    assertEquals(collections(), 1, "32 MiB");
+    // a failed piece that grew memory is collected after too
+    await assertRejects(() =>
+      work.run(async () => {
+        used += 32 << 20;
+        await turn();
+        throw new Error("stopped");
+      })
+    );
+    assertEquals(collections(), 2);
+  });
 });
