@@ -15,7 +15,9 @@
  * - while a line over `LONG_LINE_BYTES` is read: its parts once joined, its string once parsed
  *   (core/sources/jsonl.ts);
  * - every few slices of search texts, in the text worker (runtime/text_worker.ts);
- * - every few pages of a big session the server loads or analyses (core/paged.ts's `pagedTurns`);
+ * - every few pages of a big session the server loads or analyses (core/paged.ts's `pagedTurns`),
+ *   after a piece of heavy session work that grew memory 16 MiB (server/session_work.ts), and in
+ *   the check worker as its memory grows (server/check_worker.ts);
  * - as bytes go by ({@link collectEvery}): every 16 MiB a text stream sends (a download, a share
  *   page, `session.json`: core/text_stream.ts), every 64 MiB of payloads a canonical export
  *   writes (core/artifacts), every 32 MiB of payloads a canonical import stores (the store's
