@@ -348,7 +348,8 @@ interface VerifiedSession {
 /**
  * Verifies one exported session into `entry`: its `session.json` is read once, as it streams
  * in, hashed, parsed and checked an operation at a time (a session of 35,000 steps parsed whole
- * held 316 MiB); then each payload it names. Returns what an import needs when it passes.
+ * held 316 MiB); then (with `payloads`) each payload it names. Returns what an import needs
+ * when it passes.
  */
 async function verifySession(
   reader: ArtifactReader,
@@ -356,10 +357,7 @@ async function verifySession(
   options: { payloads: boolean },
 ): Promise<VerifiedSession | null> {
   const d = entry.dir;
-  const fail = (msg: string) => {
-    entry.ok = false;
-    entry.problems.push(msg);
-  };
+  const fail = (msg: string) => failed(entry, msg);
   const manifestBytes = await reader.readFile(`${d}/manifest.json`, MAX_MANIFEST_BYTES);
   const sessionBytes = await reader.stream(`${d}/session.json`, MAX_SESSION_BYTES);
   if (!manifestBytes) fail("manifest.json is missing (or not a regular file)");
@@ -421,16 +419,17 @@ async function checkPayloads(
   const payloads = await payloadsOf(reader, entry.dir, session.manifest);
   for (const sha of session.refs) {
     const read = await payloads.read(sha);
-    if (typeof read === "string") {
-      entry.ok = false;
-      entry.problems.push(read);
-    } else entry.payloads++;
+    if (typeof read === "string") failed(entry, read);
+    else entry.payloads++;
   }
   const counted = payloads.counted();
-  if (counted && entry.ok) {
-    entry.ok = false;
-    entry.problems.push(counted);
-  }
+  if (counted && entry.ok) failed(entry, counted);
+}
+
+/** Marks a verified session failed, for `problem`. */
+function failed(entry: VerifiedEntry, problem: string): void {
+  entry.ok = false;
+  entry.problems.push(problem);
 }
 
 /**
