@@ -745,4 +745,14 @@ CREATE VIRTUAL TABLE operations_fts_words USING fts5vocab(operations_fts, row);
 INSERT OR IGNORE INTO search_backlog (rowid) SELECT rowid FROM operations;
 `,
   },
+  {
+    version: 30,
+    name: "statistics: a search's folder is no file touched",
+    // A search's target (Grep's, Glob's, ls's folder or pattern) counted as a file touched: the
+    // folders a session searched over and over topped its most touched files, and every one
+    // added to its count (stats_rollup.ts: touchesFile). Every session's statistics are
+    // computed again, which drops those rows.
+    sql: "",
+    restat: true,
+  },
 ];

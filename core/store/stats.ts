@@ -5,7 +5,7 @@
  */
 import type { Stats, StatsFilter } from "../analytics/stats.ts";
 import type { Sql, SqlRow } from "./_sql.ts";
-import { USAGE_MS } from "./stats_rollup.ts";
+import { touchesFile, USAGE_MS } from "./stats_rollup.ts";
 
 type SqlValue = string | number | null;
 
@@ -130,13 +130,13 @@ export function computeStats(sql: Sql, filter: StatsFilter = {}): Stats {
   const files = all(
     `SELECT o.target AS path, sum(o.effect = 'fs_read') AS reads,
        sum(o.effect = 'fs_write') AS writes
-     ${from} ${and(w.sql, "o.target IS NOT NULL AND o.effect IN ('fs_read', 'fs_write')")}
+     ${from} ${and(w.sql, touchesFile("o"))}
      GROUP BY o.target ORDER BY count(*) DESC, o.target LIMIT 200`,
   ).map((r) => ({ path: String(r.path), reads: num(r.reads), writes: num(r.writes) }));
 
   const [touched] = all(
     `SELECT count(DISTINCT o.target) AS n
-     ${from} ${and(w.sql, "o.target IS NOT NULL AND o.effect IN ('fs_read', 'fs_write')")}`,
+     ${from} ${and(w.sql, touchesFile("o"))}`,
   );
 
   return {

@@ -18,6 +18,19 @@ import { sessionNum, type Sql, type SqlRow } from "./_sql.ts";
  */
 export const USAGE_MS = "coalesce(u.ts_ms, (julianday(s.started_at) - 2440587.5) * 86400000.0)";
 
+/**
+ * An operation that touches a file (`o`: the operations table's alias, or "" for none): it reads
+ * or writes the one its target names. A search (Grep, Glob, ls) reads under a folder or pattern,
+ * its target no file: counted as files, the folders a session searched over and over topped its
+ * most touched files (migration 30).
+ */
+export function touchesFile(o = ""): string {
+  const col = (c: string) => (o ? `${o}.${c}` : c);
+  return `${col("target")} IS NOT NULL AND ${col("effect")} IN ('fs_read', 'fs_write') AND ${
+    col("kind")
+  } <> 'search'`;
+}
+
 /** A session's rows, as computed from its operations and usage. */
 const SESSION_ROWS = `
 SELECT 'span' AS dim, '' AS key, NULL AS kind, count(*) AS n, 0 AS errors, 0 AS reads,
@@ -33,8 +46,7 @@ UNION ALL SELECT 'day', date(ts_ms / 1000, 'unixepoch'), NULL, count(*),
   FROM operations WHERE session = ${sessionNum("?1")} AND ts_ms IS NOT NULL GROUP BY 2
 UNION ALL SELECT 'file', target, NULL, count(*), 0, sum(effect = 'fs_read'),
     sum(effect = 'fs_write'), 0, 0, 0, 0, NULL, NULL
-  FROM operations WHERE session = ${sessionNum("?1")} AND target IS NOT NULL
-    AND effect IN ('fs_read', 'fs_write') GROUP BY target
+  FROM operations WHERE session = ${sessionNum("?1")} AND ${touchesFile()} GROUP BY target
 UNION ALL SELECT 'model', model, NULL, count(*), 0, 0, 0, coalesce(sum(input), 0),
     coalesce(sum(output), 0), coalesce(sum(cache_read), 0), coalesce(sum(cache_write), 0),
     NULL, NULL

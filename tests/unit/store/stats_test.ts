@@ -110,6 +110,70 @@ Deno.test("migration 11 adds tokens per day and model to an existing store", asy
   after.close();
 });
 
+/** A session that reads two files and searches its project's folder over and over. */
+async function searchingSession(s: Awaited<ReturnType<typeof scratch>>) {
+  await writeClaudeSession(s.home, {
+    sessionId: "dddddddd-4",
+    cwd: "/work/demo",
+    turns: [
+      { user: "find the handlers" },
+      ...Array.from({ length: 6 }, (_, i) => ({
+        tool: i % 2
+          ? { name: "Grep", input: { pattern: `handler${i}`, path: "/work/demo" }, result: "" }
+          : { name: "Glob", input: { pattern: "**/*.ts", path: "/work/demo/src" }, result: "" },
+      })),
+      { tool: { name: "Read", input: { file_path: "/work/demo/a.ts" }, result: "a" } },
+      { tool: { name: "Edit", input: editOf("/work/demo/b.ts"), result: "ok" } },
+    ],
+  });
+}
+
+const editOf = (file_path: string) => ({ file_path, old_string: "x", new_string: "y" });
+
+Deno.test("a search's folder is no file touched: kept or counted, per session and in all", async () => {
+  await using s = await scratch();
+  await searchingSession(s);
+  const store = s.open();
+  await s.run(store);
+  const id = "claude-code:dddddddd-4";
+  const paths = (f: { files: { path: string }[] }) => f.files.map((x) => x.path).sort();
+  for (const stats of [store.stats(), store.stats({ session_id: id })]) {
+    assertEquals(paths(stats), ["/work/demo/a.ts", "/work/demo/b.ts"]);
+    assertEquals(stats.files_touched, 2);
+  }
+  sameAsOperations(store, "searches");
+  store.close();
+});
+
+Deno.test("migration 30 drops the searched folders an existing store counted as files", async () => {
+  await using s = await scratch();
+  await searchingSession(s);
+  const store = s.open();
+  await s.run(store);
+  const before = store.stats();
+  // The rows as version 29 kept them: each searched folder a file touched.
+  const db = dbOf(store);
+  const folders = `SELECT target, count(*) AS n, sum(effect = 'fs_read') AS reads FROM operations
+    WHERE kind = 'search' AND target IS NOT NULL GROUP BY target`;
+  db.exec(`INSERT INTO session_stats (session_id, source, project, dim, key, n, errors, reads,
+      writes, input, output, cache_read, cache_write)
+    SELECT 'claude-code:dddddddd-4', 'claude-code', '/work/demo', 'file', target, n, 0, reads, 0,
+      0, 0, 0, 0 FROM (${folders})`);
+  for (const [source, project] of [["claude-code", "/work/demo"], ["", ""]]) {
+    db.exec(`INSERT INTO stats_rollup (source, project, dim, key, n, errors, reads, writes,
+        input, output, cache_read, cache_write, sessions)
+      SELECT '${source}', '${project}', 'file', target, n, 0, reads, 0, 0, 0, 0, 0, 1
+      FROM (${folders})`);
+  }
+  db.exec("DELETE FROM migrations WHERE version = 30");
+  assertEquals(store.stats().files_touched, 4, "the two folders searched, as the old rows say");
+  store.close();
+  const after = s.open();
+  assertEquals(after.stats(), before);
+  sameAsOperations(after, "migrated");
+  after.close();
+});
+
 Deno.test("kept statistics match counted ones on every agent's real-client sessions", async () => {
   const root = `${FIXTURES}/realclients`;
   const scenarios: string[] = [];
