@@ -6,7 +6,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 
 /** Characters of lines packed into one gzip member. */
-const MEMBER_CHARS = 1 << 20;
+export const MEMBER_CHARS = 1 << 20;
 
 /**
  * Packs values a line each: `add` gives a member once a megabyte of lines is full, `flush` the

@@ -6,7 +6,8 @@
  * same 404 page, after the same work. Shares are served on loopback only: exposing one is the
  * user's deliberate choice (a reverse proxy or tunnel they run), never Chronicle's.
  */
-import { jsonLines, jsonLinesPacker } from "../json_lines.ts";
+import { jsonLines, jsonLinesPacker, MEMBER_CHARS } from "../json_lines.ts";
+import { collectEvery } from "../gc.ts";
 import {
   type DocStep,
   type ExportDocument,
@@ -151,7 +152,15 @@ function packDocument(doc: SteppedDocument): Uint8Array {
   const members: Uint8Array[] = [];
   const keep = (member: Uint8Array | null) => member && members.push(member);
   keep(packer.add(head));
-  for (const step of steps) keep(packer.add(step));
+  // each member's lines are garbage once packed (a 35,000-step session's are 50 Mi characters)
+  const packed = collectEvery(16 << 20);
+  for (const step of steps) {
+    const member = packer.add(step);
+    if (member) {
+      members.push(member);
+      packed(MEMBER_CHARS);
+    }
+  }
   keep(packer.flush());
   const out = new Uint8Array(members.reduce((n, m) => n + m.byteLength, 0));
   let at = 0;
