@@ -43,10 +43,6 @@ try {
     };
     return { base: url.origin, token, pid: child.pid, stop };
   };
-  const peakMiB = async (pid: number) => {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) * 1024 / MIB;
-  };
   /** Asks `path` of server `s`: the time to the whole answer, and the answer. */
   const get = async (
     s: Awaited<ReturnType<typeof serve>>,
@@ -153,24 +149,63 @@ try {
   }
   // the CLI's own export of it, to a file (its peak read from /proc while it runs)
   const out = `${data}/big.md`;
+  const md = await cliRun(["export", session.id, "--format", "md", "--out", out], env);
+  console.log(
+    `  chronicle export to a file: ${md.s} s, ${
+      ((await Deno.stat(out)).size / MIB).toFixed(1)
+    } MiB written, peak at least ${md.peak} MiB`,
+  );
+  // its canonical files: exported, verified, and imported into a data folder of their own
+  const files = `${data}/canonical`;
+  const canonical = await cliRun(
+    ["export", session.id, "--format", "canonical", "--out", files],
+    env,
+  );
+  const verified = await cliRun(["verify", files], env);
+  await Deno.mkdir(`${data}/other`);
+  const other = { HOME: home, CHRONICLE_HOME: `${data}/other` };
+  const fresh = await cliRun(["import", "--canonical", files], other);
+  const again = await cliRun(["import", "--canonical", files], other);
+  for (
+    const [name, r] of [
+      ["export --format canonical", canonical],
+      ["verify", verified],
+      ["import --canonical (a fresh data folder)", fresh],
+      ["import --canonical (the same files again)", again],
+    ] as const
+  ) {
+    console.log(`  chronicle ${name}: ${r.s} s, peak at least ${r.peak} MiB`);
+  }
+} finally {
+  await Deno.remove(data, { recursive: true });
+}
+
+/**
+ * Runs a chronicle command to its end: its time (s) and its peak RSS (MiB), read from /proc
+ * every 50 ms while it runs. Throws when it fails.
+ */
+async function cliRun(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ s: string; peak: string }> {
   const started = performance.now();
-  const exported = spawnChronicle(["export", session.id, "--format", "md", "--out", out], env);
-  let cliPeak = 0;
+  const child = spawnChronicle(args, env);
+  let peak = 0;
   let ended = false;
-  const result = exported.output().then((r) => (ended = true, r));
+  const result = child.output().then((r) => (ended = true, r));
   while (!ended) {
-    cliPeak = Math.max(cliPeak, await peakMiB(exported.pid).catch(() => 0));
+    peak = Math.max(peak, await peakMiB(child.pid).catch(() => 0));
     await new Promise((r) => setTimeout(r, 50));
   }
   const r = await result;
   if (!r.success) {
-    throw new Error(`chronicle export failed: ${new TextDecoder().decode(r.stderr)}`);
+    throw new Error(`chronicle ${args[0]} failed: ${new TextDecoder().decode(r.stderr)}`);
   }
-  console.log(
-    `  chronicle export to a file: ${((performance.now() - started) / 1000).toFixed(2)} s, ${
-      ((await Deno.stat(out)).size / MIB).toFixed(1)
-    } MiB written, peak at least ${cliPeak.toFixed(0)} MiB`,
-  );
-} finally {
-  await Deno.remove(data, { recursive: true });
+  return { s: ((performance.now() - started) / 1000).toFixed(2), peak: peak.toFixed(0) };
+}
+
+/** A process's peak RSS so far (VmHWM), MiB. */
+async function peakMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) * 1024 / MIB;
 }
