@@ -398,9 +398,10 @@ async function verifySession(
   let head: CanonicalSession;
   try {
     if (invalid) throw invalid;
-    head = file.head() as unknown as CanonicalSession;
-    checkSchemaVersion(file.head());
-    throwProblems(check.finish(file.head()));
+    const read = file.head();
+    checkSchemaVersion(read);
+    throwProblems(check.finish(read));
+    head = read as unknown as CanonicalSession;
   } catch (e) {
     fail((e as Error).message);
     return null;

@@ -155,11 +155,7 @@ function packDocument(doc: SteppedDocument): Uint8Array {
   // each member's lines are garbage once packed (a 35,000-step session's are 50 Mi characters)
   const packed = collectEvery(16 << 20);
   for (const step of steps) {
-    const member = packer.add(step);
-    if (member) {
-      members.push(member);
-      packed(MEMBER_CHARS);
-    }
+    if (keep(packer.add(step))) packed(MEMBER_CHARS);
   }
   keep(packer.flush());
   const out = new Uint8Array(members.reduce((n, m) => n + m.byteLength, 0));

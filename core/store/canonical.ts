@@ -193,7 +193,7 @@ export function beginCanonical(
       }
     },
     finish() {
-      finishCanonical(w, head, { num: num, stamp, now, firstFile: firstOf, stored });
+      finishCanonical(w, head, { stamp, firstFile: firstOf, stored });
       w.sql.stmt(
         `INSERT INTO canonical_imports (session_id, session_sha256, imported_at) VALUES (?, ?, ?)
          ON CONFLICT(session_id) DO UPDATE SET session_sha256 = excluded.session_sha256,
@@ -208,13 +208,7 @@ export function beginCanonical(
 function finishCanonical(
   w: Writer,
   head: CanonicalSession,
-  at: {
-    num: number;
-    stamp: number;
-    now: string;
-    firstFile: ReadonlyMap<string, { file: string }>;
-    stored: boolean;
-  },
+  at: { stamp: number; firstFile: ReadonlyMap<string, { file: string }>; stored: boolean },
 ): void {
   const id = head.session.id;
   const conn = w.sql.stmt(
