@@ -6,7 +6,8 @@
  */
 import { commandLine, normalizePath, type PayloadReader } from "../causality/mod.ts";
 import type { CommitInfo, GitEngine } from "../git/mod.ts";
-import { type CanonicalSession, parseToolInput, toolResultText } from "../model/mod.ts";
+import { parseToolInput, toolResultText } from "../model/mod.ts";
+import type { CodeSession } from "./code_session.ts";
 import type { CommitMark } from "./history.ts";
 
 /** Git commands that make a commit. */
@@ -25,7 +26,7 @@ export interface GitStep {
 }
 
 /** The session's steps that ran committing git commands. */
-export function gitSteps(session: CanonicalSession, read: PayloadReader): GitStep[] {
+export function gitSteps(session: CodeSession, read: PayloadReader): GitStep[] {
   const out: GitStep[] = [];
   for (const t of session.timeline) {
     const op = session.operations[t.op];
@@ -54,7 +55,7 @@ export interface SessionCommits {
 }
 
 /** Times of the session's first and last steps (ms); null without any time. */
-export function sessionSpan(session: CanonicalSession): { start: number; end: number } | null {
+export function sessionSpan(session: CodeSession): { start: number; end: number } | null {
   let start = Infinity, end = -Infinity;
   for (const op of Object.values(session.operations)) {
     if (op.ts_ms === undefined) continue;
@@ -75,7 +76,7 @@ export function sessionSpan(session: CanonicalSession): { start: number; end: nu
 export async function findCommits(
   git: GitEngine,
   repoRoot: string,
-  session: CanonicalSession,
+  session: CodeSession,
   read: PayloadReader,
 ): Promise<SessionCommits> {
   const span = sessionSpan(session);

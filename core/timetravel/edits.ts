@@ -7,7 +7,8 @@
  */
 import type { OpFacts } from "../causality/mod.ts";
 import { normalizePath } from "../causality/mod.ts";
-import { type Operation, parseToolInput } from "../model/mod.ts";
+import { parseToolInput } from "../model/mod.ts";
+import type { CodeOperation } from "./code_session.ts";
 import {
   applyPatchSection,
   applyReplacements,
@@ -64,7 +65,7 @@ function pair(rec: Record<string, unknown>): Replacement | null {
 }
 
 /** Claude Code keeps the file before an edit as `originalFile` in its structured result. */
-function recordedBefore(op: Operation): string | undefined {
+function recordedBefore(op: CodeOperation): string | undefined {
   const tur = (op.extensions?.["claude-code"] as Record<string, unknown> | undefined)
     ?.tool_use_result;
   if (!isRecord(tur)) return undefined;
@@ -72,7 +73,7 @@ function recordedBefore(op: Operation): string | undefined {
 }
 
 /** Whether the log says a write created the file: Claude's `type: create`, Gemini's words. */
-function recordedCreate(op: Operation, result: string | null): boolean {
+function recordedCreate(op: CodeOperation, result: string | null): boolean {
   const tur = (op.extensions?.["claude-code"] as Record<string, unknown> | undefined)
     ?.tool_use_result;
   if (isRecord(tur) && tur.type === "create") return true;
@@ -85,7 +86,7 @@ function recordedCreate(op: Operation, result: string | null): boolean {
  * normalised files and what happens to each); `input` the text of its request payload.
  */
 export function stepEdits(
-  op: Operation,
+  op: CodeOperation,
   facts: OpFacts,
   input: string | null,
   result: string | null = null,

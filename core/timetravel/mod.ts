@@ -19,6 +19,7 @@ import {
 import type { GitEngine, TreeEntry } from "../git/mod.ts";
 import { type CanonicalSession, ChronicleError } from "../model/mod.ts";
 import { findCommits } from "./commits.ts";
+import { type CodeInputs, codeInputs } from "./code_session.ts";
 import { PAGE_STEPS } from "../paged.ts";
 import { type Observation, observe } from "./observed.ts";
 import { type StepEdit, stepEdits } from "./edits.ts";
@@ -36,6 +37,7 @@ export * from "./edits.ts";
 export * from "./history.ts";
 export * from "./commits.ts";
 export * from "./observed.ts";
+export * from "./code_session.ts";
 
 /** What Chronicle knows of the session's project folder. */
 export type RepoState =
@@ -227,10 +229,21 @@ export async function prepareSessionCode(
   deps: TimeTravelDeps,
   options: { facts?: OpFacts[] } = {},
 ): Promise<SessionCode> {
+  return await sessionCode(
+    codeInputs(session, options.facts ?? sessionFacts(session, deps.read)),
+    deps,
+  );
+}
+
+/** {@link prepareSessionCode} from the code inputs a server kept ({@link codeInputs}). */
+export async function sessionCode(
+  inputs: CodeInputs,
+  deps: TimeTravelDeps,
+): Promise<SessionCode> {
+  const { session, facts } = inputs;
   const project = session.session.project.path
     ? normalizePath(session.session.project.path)
     : undefined;
-  const facts = options.facts ?? sessionFacts(session, deps.read);
   const edits: StepEdit[] = [];
   const observations: Observation[] = [];
   for (const [i, f] of facts.entries()) {

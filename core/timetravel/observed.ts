@@ -6,7 +6,8 @@
  * check the rebuilt text where it has one.
  */
 import { commandLine, type OpFacts, shellEffects } from "../causality/mod.ts";
-import { type Operation, parseToolInput, toolResultText } from "../model/mod.ts";
+import { parseToolInput, toolResultText } from "../model/mod.ts";
+import type { CodeOperation } from "./code_session.ts";
 
 export interface Observation {
   seq: number;
@@ -52,7 +53,7 @@ function opencodeLines(text: string): string | null {
 
 /** The whole-file text a read step showed, or null when it showed part of one or none. */
 export function observe(
-  op: Operation,
+  op: CodeOperation,
   facts: OpFacts,
   read: (which: "request" | "response") => string | null,
 ): Observation | null {

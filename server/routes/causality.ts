@@ -9,17 +9,18 @@ import {
   analyseSession,
   type CausalityReport,
   chainTo,
-  type OpFacts,
   sessionFactsInTurns,
   TIER_LABELS,
   TIER_SCORES,
 } from "../../core/causality/mod.ts";
-import type { CanonicalSession } from "../../core/model/mod.ts";
 import type { ChronicleStore } from "../../core/store/mod.ts";
 import {
   ANALYSED_TEXT_CHARS,
-  prepareSessionCode,
+  type CodeInputs,
+  codeInputs,
+  type CodeSession,
   type SessionCode,
+  sessionCode,
 } from "../../core/timetravel/mod.ts";
 import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
@@ -28,10 +29,10 @@ import { pagedTurns } from "../../core/paged.ts";
 import { oneAtATime } from "../session_work.ts";
 
 /**
- * The analyses kept (each holds its session, facts, report and prepared code): at most this
- * many sessions, and at most this many steps in all, however few sessions that is (the newest
- * is kept whatever its size). One analysis of the bench's 35,342-step session holds about 150
- * MB: eight of them were 1.2 GB.
+ * The analyses kept (each holds its report, what the code at a step reads of its session, and
+ * its prepared code): at most this many sessions, and at most this many steps in all, however
+ * few sessions that is (the newest is kept whatever its size). One analysis of the bench's
+ * 35,342-step session holds about 44 MiB of heap (86 with the whole session it loaded).
  */
 export const ANALYSES_KEPT = { sessions: 8, steps: 40_000 };
 /** Events per file in the files-touched map sent with the summary. */
@@ -39,8 +40,8 @@ const FILE_EVENTS = 200;
 
 interface Entry {
   key: string;
-  session: CanonicalSession;
-  facts: OpFacts[];
+  /** What the code at a step reads: the session loaded for the analysis is not kept. */
+  inputs: CodeInputs;
   report: CausalityReport;
   code?: Promise<SessionCode>;
 }
@@ -67,15 +68,19 @@ export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
     if (!session) throw notFound(id);
     const facts = await sessionFactsInTurns(session, read, { turn });
     await turn();
-    const entry: Entry = { key, session, facts, report: analyseSession(session, read, { facts }) };
+    const entry: Entry = {
+      key,
+      inputs: codeInputs(session, facts),
+      report: analyseSession(session, read, { facts }),
+    };
     entries.set(id, entry);
     let steps = 0;
-    for (const e of entries.values()) steps += e.session.timeline.length;
+    for (const e of entries.values()) steps += e.inputs.session.timeline.length;
     // the oldest go first, never the one just made
     for (const [old, e] of entries) {
       if (entries.size <= 1 || (entries.size <= kept.sessions && steps <= kept.steps)) break;
       entries.delete(old);
-      steps -= e.session.timeline.length;
+      steps -= e.inputs.session.timeline.length;
     }
     return entry;
   };
@@ -102,18 +107,14 @@ export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
     },
     async code(id: string): Promise<SessionCode> {
       const e = await this.get(id);
-      e.code ??= work.run(() =>
-        prepareSessionCode(e.session, { git: deps.git, read, turn: pagedTurns() }, {
-          facts: e.facts,
-        })
-      );
+      e.code ??= work.run(() => sessionCode(e.inputs, { git: deps.git, read, turn: pagedTurns() }));
       return await e.code;
     },
   };
 }
 
 /** The step a request names: `op=<operation id>` or `at=<timeline position>`; default the end. */
-function stepOf(url: URL, session: CanonicalSession): number {
+function stepOf(url: URL, session: CodeSession): number {
   const op = url.searchParams.get("op");
   if (op) {
     const entry = session.timeline.find((t) => t.op === op);
@@ -206,7 +207,7 @@ export function causalityRoutes(deps: AppDeps): Route[] {
       handler: async ({ params, url }) => {
         const entry = await cache.get(params.id);
         const code = await cache.code(params.id);
-        const tree = await code.treeAt(stepOf(url, entry.session));
+        const tree = await code.treeAt(stepOf(url, entry.inputs.session));
         return json({ ...tree, start: code.start, commits: code.commits, steps: code.steps });
       },
     },
@@ -217,7 +218,7 @@ export function causalityRoutes(deps: AppDeps): Route[] {
         const entry = await cache.get(params.id);
         const path = pathParam(url, true)!;
         const code = await cache.code(params.id);
-        return json(await code.fileAt(path, stepOf(url, entry.session)));
+        return json(await code.fileAt(path, stepOf(url, entry.inputs.session)));
       },
     },
     {
@@ -227,7 +228,7 @@ export function causalityRoutes(deps: AppDeps): Route[] {
         const entry = await cache.get(params.id);
         const code = await cache.code(params.id);
         return json(
-          await code.changeAt(stepOf(url, entry.session), { path: pathParam(url, false) }),
+          await code.changeAt(stepOf(url, entry.inputs.session), { path: pathParam(url, false) }),
         );
       },
     },
