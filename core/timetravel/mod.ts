@@ -246,8 +246,13 @@ export async function sessionCode(
     : undefined;
   const edits: StepEdit[] = [];
   const observations: Observation[] = [];
-  for (const [i, f] of facts.entries()) {
-    if (deps.turn && i > 0 && i % PAGE_STEPS === 0) await deps.turn();
+  let page = 0;
+  for (const f of facts) {
+    // a turn every PAGE_STEPS steps of the session, however few of them read or change files
+    if (deps.turn && Math.floor(f.seq / PAGE_STEPS) > page) {
+      page = Math.floor(f.seq / PAGE_STEPS);
+      await deps.turn();
+    }
     const op = session.operations[f.op];
     if (f.change) {
       edits.push(...stepEdits(op, f, deps.read(op.request, 4 << 20), deps.read(op.response, 2000)));

@@ -107,3 +107,24 @@ Deno.test("the code inputs keep a command's payloads, a search's files, every st
   // the commit names no file: its step is kept for its command alone
   assertEquals(kept.facts.map((f) => f.seq), [0, 1, 4]);
 });
+
+Deno.test("the code is prepared with a turn every page of steps, however few change files", async () => {
+  const steps = Array.from(
+    { length: 2_500 },
+    (_, i) =>
+      i === 10 || i === 1_500 || i === 2_400
+        ? edit("src/a.py")
+        : { tool: "", kind: "reply" as const, input: "ok" },
+  );
+  const session = sessionOf(steps);
+  const facts = sessionFacts(session, inlineReader);
+  let turns = 0;
+  const code = await sessionCode(codeInputs(session, facts), {
+    read: inlineReader,
+    git: GONE,
+    turn: () => (turns++, Promise.resolve()),
+  });
+  assertEquals(code.steps, 2_500);
+  // the changes at steps 1,500 and 2,400 are on the second and third pages of 1,000 steps
+  assertEquals(turns, 2);
+});
