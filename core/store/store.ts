@@ -289,15 +289,28 @@ export class ChronicleStore {
     }
   }
 
-  /** Commits the open transaction; outside a bulk import, the packs it wrote reach the disk first. */
   /** What the write side's parts (apply.ts, canonical.ts) write with. */
   private writer(): Writer {
     return { sql: this.sql, payloads: this.payloads, changes: this.changes };
   }
 
+  /** Opens a write transaction, the write lock taken at once (another writer waits for it). */
+  private begin(): void {
+    this.db.exec("BEGIN IMMEDIATE");
+  }
+
+  /** Commits the open transaction; outside a bulk import, the packs it wrote reach the disk first. */
   private commit(): void {
     if (!this.relaxed) this.payloads.sync();
     this.db.exec("COMMIT");
+  }
+
+  /**
+   * Undoes the open transaction, unless SQLite already has (it does on its own for a full disk):
+   * the error that got here is the one to tell.
+   */
+  private rollback(): void {
+    if (this.db.isTransaction) this.db.exec("ROLLBACK");
   }
 
   /**
@@ -327,7 +340,7 @@ export class ChronicleStore {
       }
       this.commit();
     } catch (e) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      this.rollback();
       throw e;
     }
     // A migration that rebuilds a table (21-23) leaves its old pages free: back to the disk.
@@ -369,14 +382,13 @@ export class ChronicleStore {
         this.savepoints--;
       }
     }
-    this.db.exec("BEGIN IMMEDIATE");
+    this.begin();
     try {
       const out = fn();
       this.commit();
       return out;
     } catch (e) {
-      // SQLite may have rolled back already (a full disk): the first error is the one to tell
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      this.rollback();
       throw e;
     }
   }
@@ -500,16 +512,16 @@ export class ChronicleStore {
    */
   writeGroup(limits: WriteGroupLimits = DEFAULT_GROUP_LIMITS): WriteGroup {
     return new WriteGroup({
-      begin: () => this.db.exec("BEGIN IMMEDIATE"),
+      begin: () => this.begin(),
       commit: () => {
         try {
           this.commit();
         } catch (e) {
-          if (this.db.isTransaction) this.db.exec("ROLLBACK");
+          this.rollback();
           throw e;
         }
       },
-      rollback: () => this.db.exec("ROLLBACK"),
+      rollback: () => this.rollback(),
       join: (on) => this.joinNested = on,
     }, limits);
   }
@@ -757,7 +769,7 @@ export class ChronicleStore {
       throw new TypeError("putCanonicalPages runs in a transaction of its own");
     }
     const id = session.head.session.id;
-    this.db.exec("BEGIN IMMEDIATE");
+    this.begin();
     try {
       const write = beginCanonical(this.writer(), session, {
         ...options,
@@ -776,7 +788,7 @@ export class ChronicleStore {
       this.commit();
       return outcome;
     } catch (e) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      this.rollback();
       throw e;
     }
   }
