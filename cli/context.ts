@@ -35,15 +35,25 @@ export async function loadNamedSession(
   io: CliIo,
   options: { textChars?: number } = {},
 ): Promise<CanonicalSession | null> {
-  let resolved: string;
+  const resolved = namedSessionId(store, id, io);
+  if (resolved === null) return null;
+  const session = await store.loadSessionInTurns(resolved, { ...options, turn: pagedTurns() });
+  if (!session) unreadableSession(resolved, io);
+  return session;
+}
+
+/** The id of the session a user named (id, native id or unique prefix); null after saying there is none. */
+export function namedSessionId(store: ChronicleStore, id: string, io: CliIo): string | null {
   try {
-    resolved = store.requireSessionId(id);
+    return store.requireSessionId(id);
   } catch (e) {
     if (!(e instanceof ChronicleError)) throw e;
     io.stderr(`chronicle: ${termSafe(e.message)}\n`);
     return null;
   }
-  const session = await store.loadSessionInTurns(resolved, { ...options, turn: pagedTurns() });
-  if (!session) io.stderr(`chronicle: session "${termSafe(resolved)}" cannot be read\n`);
-  return session;
+}
+
+/** Says that a session found a moment ago cannot be read (it went meanwhile). */
+export function unreadableSession(id: string, io: CliIo): void {
+  io.stderr(`chronicle: session "${termSafe(id)}" cannot be read\n`);
 }

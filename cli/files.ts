@@ -4,18 +4,18 @@
  * from. The loader here is shared with `chronicle diff`.
  */
 import { pagedTurns } from "../core/paged.ts";
-import { sessionFactsInTurns } from "../core/causality/mod.ts";
 import type { PayloadRef } from "../core/model/mod.ts";
 import { createGitEngine, gitEnv } from "../core/git/mod.ts";
 import {
   ANALYSED_TEXT_CHARS,
-  prepareSessionCode,
+  gatherSession,
   type RepoState,
   type SessionCode,
+  sessionCode,
 } from "../core/timetravel/mod.ts";
 import { denoProcessRunner } from "../runtime/process_runner.ts";
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
-import { loadNamedSession, openUserStore } from "./context.ts";
+import { namedSessionId, openUserStore, unreadableSession } from "./context.ts";
 import type { CliIo, Command } from "./io.ts";
 
 export const FILES_HELP = `Usage: chronicle files ID [--at SEQ] [--touched] [--json]
@@ -42,16 +42,23 @@ export async function openSessionCode(
 ): Promise<number> {
   const { store } = await openUserStore(io);
   try {
-    const session = await loadNamedSession(store, id, io, { textChars: ANALYSED_TEXT_CHARS });
-    if (!session) return 1;
+    const resolved = namedSessionId(store, id, io);
+    if (resolved === null) return 1;
     const read = (ref: PayloadRef | undefined, max?: number) => store.payloadText(ref, max);
     const turn = pagedTurns();
-    const code = await prepareSessionCode(session, {
+    // read a page at a time: what the code reads of the session is kept, the session is not
+    const parts = store.sessionParts(resolved, { textChars: ANALYSED_TEXT_CHARS });
+    const got = await gatherSession(parts, read, turn);
+    if (!got) {
+      unreadableSession(resolved, io);
+      return 1;
+    }
+    const code = await sessionCode(got.inputs, {
       git: createGitEngine(denoProcessRunner, { env: gitEnv(io.env) }),
       read,
       turn,
-    }, { facts: await sessionFactsInTurns(session, read, { turn }) });
-    return await run(code, session.timeline.length);
+    });
+    return await run(code, got.inputs.session.timeline.length);
   } finally {
     store.close();
   }

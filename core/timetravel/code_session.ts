@@ -3,7 +3,7 @@
  * session's causality for its later requests keeps this, not the session it loaded. Of the
  * bench's 35,342-step session (86 MiB of heap kept with its facts and report) it keeps 44.
  */
-import type { OpFacts } from "../causality/mod.ts";
+import { type OpFacts, type PayloadReader, sessionFacts } from "../causality/mod.ts";
 import type { CanonicalSession, Operation, SessionInfo, TimelineEntry } from "../model/mod.ts";
 
 /** The fields of an operation the code at a step reads. */
@@ -57,4 +57,43 @@ export function codeInputs(session: CanonicalSession, facts: readonly OpFacts[])
     },
     facts: facts.filter((f) => f.change || f.source),
   };
+}
+
+/** A session read a part at a time: what its causality and its code need of it. */
+export interface GatheredSession {
+  /** The session's own fields (its first part without operations or timeline). */
+  head: CanonicalSession;
+  /** Every step's facts, in timeline order. */
+  facts: OpFacts[];
+  inputs: CodeInputs;
+}
+
+/**
+ * A session's facts and code inputs from its parts (the store's `sessionParts`, in timeline
+ * order), `turn` awaited after each: an operation's facts are its own, so they are the whole
+ * session's, and no more than a part of it is held at once. Null when there was no part.
+ */
+export async function gatherSession(
+  parts: Iterable<CanonicalSession>,
+  read: PayloadReader,
+  turn?: () => Promise<unknown>,
+): Promise<GatheredSession | null> {
+  let head: CanonicalSession | undefined;
+  const facts: OpFacts[] = [];
+  const timeline: TimelineEntry[] = [];
+  const operations: Record<string, CodeOperation> = {};
+  const kept: OpFacts[] = [];
+  for (const part of parts) {
+    head ??= { ...part, operations: {}, timeline: [] };
+    const partFacts = sessionFacts(part, read);
+    const one = codeInputs(part, partFacts);
+    for (const f of partFacts) facts.push(f);
+    for (const t of one.session.timeline) timeline.push(t);
+    Object.assign(operations, one.session.operations);
+    for (const f of one.facts) kept.push(f);
+    await turn?.();
+  }
+  if (!head) return null;
+  const session = codeInputs(head, []).session.session;
+  return { head, facts, inputs: { session: { session, timeline, operations }, facts: kept } };
 }

@@ -9,7 +9,6 @@ import {
   analyseSession,
   type CausalityReport,
   chainTo,
-  sessionFactsInTurns,
   TIER_LABELS,
   TIER_SCORES,
 } from "../../core/causality/mod.ts";
@@ -17,8 +16,8 @@ import type { ChronicleStore } from "../../core/store/mod.ts";
 import {
   ANALYSED_TEXT_CHARS,
   type CodeInputs,
-  codeInputs,
   type CodeSession,
+  gatherSession,
   type SessionCode,
   sessionCode,
 } from "../../core/timetravel/mod.ts";
@@ -63,16 +62,12 @@ export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
   const notFound = (id: string) =>
     new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
   const analyse = async (id: string, key: string): Promise<Entry> => {
-    const turn = pagedTurns();
-    const session = await store.loadSessionInTurns(id, { textChars: ANALYSED_TEXT_CHARS, turn });
-    if (!session) throw notFound(id);
-    const facts = await sessionFactsInTurns(session, read, { turn });
-    await turn();
-    const entry: Entry = {
-      key,
-      inputs: codeInputs(session, facts),
-      report: analyseSession(session, read, { facts }),
-    };
+    // a page of the session at a time: its facts and what the code reads of it stay, it does not
+    const parts = store.sessionParts(id, { textChars: ANALYSED_TEXT_CHARS });
+    const got = await gatherSession(parts, read, pagedTurns());
+    if (!got) throw notFound(id);
+    const { head, facts, inputs } = got;
+    const entry: Entry = { key, inputs, report: analyseSession(head, read, { facts }) };
     entries.set(id, entry);
     let steps = 0;
     for (const e of entries.values()) steps += e.inputs.session.timeline.length;

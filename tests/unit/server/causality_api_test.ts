@@ -139,13 +139,17 @@ Deno.test("the analyses kept are bounded by their steps as well as their number,
   const store = await fixtureStore(["claude/s4-long", "codex/s4-long", "gemini/s4-long"]);
   try {
     const [a, b] = store.listSessions().items;
+    // an analysis reads its session a part at a time, never the whole session at once
     let loads = 0;
     const counting = new Proxy(store, {
       get(target, prop) {
         const v = Reflect.get(target, prop, target);
-        if (prop !== "loadSessionInTurns") return typeof v === "function" ? v.bind(target) : v;
+        if (prop === "loadSession" || prop === "loadSessionInTurns") {
+          throw new Error(`an analysis called ${prop}`);
+        }
+        if (prop !== "sessionParts") return typeof v === "function" ? v.bind(target) : v;
         return (
-          ...args: Parameters<typeof store.loadSessionInTurns>
+          ...args: Parameters<typeof store.sessionParts>
         ) => (loads++, v.apply(target, args));
       },
     });

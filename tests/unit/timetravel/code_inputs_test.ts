@@ -6,6 +6,7 @@
 import { sessionFacts } from "../../../core/causality/mod.ts";
 import {
   codeInputs,
+  gatherSession,
   type SessionCode,
   sessionCode,
   type TimeTravelDeps,
@@ -127,4 +128,35 @@ Deno.test("the code is prepared with a turn every page of steps, however few cha
   assertEquals(code.steps, 2_500);
   // the changes at steps 1,500 and 2,400 are on the second and third pages of 1,000 steps
   assertEquals(turns, 2);
+});
+
+for (const scenario of SCENARIOS) {
+  Deno.test(`${scenario} gathered a few steps at a time gives the whole session's facts and inputs`, async () => {
+    const store = await fixtureStore([scenario]);
+    try {
+      const id = store.listSessions().items[0].id;
+      const read = (ref: Parameters<typeof store.payloadText>[0], max?: number) =>
+        store.payloadText(ref, max);
+      const session = store.loadSession(id)!;
+      const facts = sessionFacts(session, read);
+      let turns = 0;
+      const got = await gatherSession(
+        store.sessionParts(id, { steps: 3 }),
+        read,
+        () => (turns++, Promise.resolve()),
+      );
+      assert(got && turns > 3, `${turns} parts`);
+      // an operation's facts are its own: the parts' facts are the whole session's
+      assertEquals(got.facts, facts);
+      assertEquals(got.inputs, codeInputs(session, facts));
+      assertEquals(got.head.session, session.session);
+      assertEquals([got.head.timeline, got.head.operations], [[], {}]);
+    } finally {
+      store.close();
+    }
+  });
+}
+
+Deno.test("a session of no part gathers to nothing", async () => {
+  assertEquals(await gatherSession([], inlineReader), null);
 });
