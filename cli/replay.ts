@@ -5,13 +5,15 @@ import {
   buildPlan,
   finalStateOf,
   loadArtifactSession,
-  type PayloadText,
+  planInParts,
   REASONING_CHARS,
+  type ReplayPlan,
   type ReplayReport,
   ReplayRun,
   seedSandbox,
   type StepResult,
 } from "../core/replay/mod.ts";
+import { pagedTurns } from "../core/paged.ts";
 import type { ChronicleStore } from "../core/store/mod.ts";
 import { denoArtifactReader } from "../runtime/artifact_fs.ts";
 import { createBwrapShell } from "../runtime/bwrap.ts";
@@ -90,8 +92,9 @@ export const replayCommand: Command = async (args, io) => {
   const json = p.values.json === true;
 
   let store: ChronicleStore | null = null;
+  // the session's own fields: its steps are in the plan
   let session: CanonicalSession;
-  let text: PayloadText;
+  let plan: ReplayPlan;
   const notices: string[] = [];
   let data: string;
   if (from) {
@@ -103,32 +106,32 @@ export const replayCommand: Command = async (args, io) => {
       throw new UsageError(`${from} holds session ${a.session.session.id}, not "${id}"`);
     }
     session = a.session;
-    text = a.text;
+    plan = buildPlan(a.session, a.text);
     notices.push(...a.problems.map((p) => `Artifacts: ${p}.`));
     data = await ensureDataDir(dataDirOf(io.env));
   } else {
     const opened = await openUserStore(io);
     store = opened.store;
     data = opened.dir;
-    let loaded: CanonicalSession | null = null;
+    const s = store;
+    let planned: Awaited<ReturnType<typeof planInParts>> = null;
     try {
-      // (a plan shows the opening of the reasoning before a step: texts need no more)
-      loaded = store.loadSession(store.requireSessionId(id), { textChars: REASONING_CHARS });
+      // a page at a time (a plan shows the opening of the reasoning before a step: texts need
+      // no more)
+      const parts = s.sessionParts(s.requireSessionId(id), { textChars: REASONING_CHARS });
+      planned = await planInParts(parts, (ref) => s.payloadText(ref), pagedTurns());
     } catch (e) {
-      store.close();
+      s.close();
       throw e;
     }
-    if (!loaded) {
-      store.close();
+    if (!planned) {
+      s.close();
       throw new ChronicleError("not_found", `Session "${id}" cannot be read`);
     }
-    session = loaded;
-    const s = store;
-    text = (ref) => s.payloadText(ref);
+    ({ head: session, plan } = planned);
   }
 
   try {
-    const plan = buildPlan(session, text);
     const dir = await createSandboxDir(data, session.session.id);
     const files = await openSandboxFiles(dir);
     try {

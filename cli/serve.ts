@@ -237,7 +237,7 @@ export const serveCommand: Command = async (args, io) => {
     const sessionWork = oneAtATime();
     const security = securityFor(store, io, { events, checks, sessionWork });
     const stop = new AbortController();
-    const replay = createReplayService(store, { dataDir: dir, env: io.env });
+    const replay = createReplayService(store, { dataDir: dir, env: io.env, sessionWork });
     // The port is bound (or reported busy) before anything is imported.
     const server = await startServer({
       store,

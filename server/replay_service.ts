@@ -4,11 +4,13 @@
  * the steps run so far. The oldest replays are closed when too many are open.
  */
 import { createGitEngine, gitEnv } from "../core/git/mod.ts";
-import { ChronicleError } from "../core/model/mod.ts";
+import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
+import { pagedTurns } from "../core/paged.ts";
+import { oneAtATime, type SessionWork } from "./session_work.ts";
 import {
-  buildPlan,
   type FinalComparison,
   finalStateOf,
+  planInParts,
   type Preview,
   REASONING_CHARS,
   ReplayRun,
@@ -64,7 +66,8 @@ export interface ReplayService {
 
 interface Open {
   id: string;
-  sessionId: string;
+  /** The session's own fields (no operations: its steps are in the run's plan). */
+  head: CanonicalSession;
   run: ReplayRun;
   files: SandboxFiles;
   shell: { ok: boolean; detail: string };
@@ -76,8 +79,14 @@ const FILE_BYTES = 1 << 20;
 
 export function createReplayService(
   store: ChronicleStore,
-  options: { dataDir: string; env: Record<string, string | undefined> },
+  options: {
+    dataDir: string;
+    env: Record<string, string | undefined>;
+    /** Where planning a replay waits its turn (server/session_work.ts). Default: its own. */
+    sessionWork?: SessionWork;
+  },
 ): ReplayService {
+  const work = options.sessionWork ?? oneAtATime();
   const open = new Map<string, Open>();
   const git = createGitEngine(denoProcessRunner, { env: gitEnv(options.env) });
   const shell = createBwrapShell(denoProcessRunner, {
@@ -95,7 +104,7 @@ export function createReplayService(
     const report = o.run.report(o.final);
     return {
       id: o.id,
-      session_id: o.sessionId,
+      session_id: o.head.session.id,
       sandbox: o.run.sandbox,
       seeded_from: o.run.seed.seeded_from,
       notices: o.run.notices,
@@ -119,12 +128,16 @@ export function createReplayService(
 
   return {
     async start(sessionId) {
-      // (a plan shows the opening of the reasoning before a step: texts need no more)
-      const session = store.loadSession(sessionId, { textChars: REASONING_CHARS });
-      if (!session) {
+      // a page at a time (a plan shows the opening of the reasoning before a step: texts need no
+      // more), other requests answered between pages
+      const parts = store.sessionParts(sessionId, { textChars: REASONING_CHARS });
+      const planned = await work.run(() =>
+        planInParts(parts, (ref) => store.payloadText(ref), pagedTurns())
+      );
+      if (!planned) {
         throw new ChronicleError("not_found", `No session "${sessionId.slice(0, 200)}"`);
       }
-      const plan = buildPlan(session, (ref) => store.payloadText(ref));
+      const { head: session, plan } = planned;
       const dir = await createSandboxDir(options.dataDir, session.session.id);
       const files = await openSandboxFiles(dir);
       try {
@@ -134,7 +147,7 @@ export function createReplayService(
         const id = dir.slice(dir.lastIndexOf("/") + 1);
         const o: Open = {
           id,
-          sessionId: session.session.id,
+          head: session,
           run,
           files,
           shell: { ok: avail.ok, detail: avail.ok ? avail.description : avail.reason },
@@ -173,10 +186,8 @@ export function createReplayService(
     },
     async compare(id) {
       const o = get(id);
-      const session = store.loadSession(o.sessionId, { textChars: REASONING_CHARS });
-      if (!session) return null;
-      const final = await finalStateOf(git, o.run.seed, session, {
-        lastToTouch: lastToTouch(store, session),
+      const final = await finalStateOf(git, o.run.seed, o.head, {
+        lastToTouch: lastToTouch(store, o.head),
         readWorkingFile: readProjectFile,
       });
       o.final = final ? await o.run.compareFinal(final) : null;

@@ -14,6 +14,7 @@ import {
   parseToolInput,
   type PayloadRef,
   type ReplayBlocker,
+  type TimelineEntry,
 } from "../model/mod.ts";
 import { parsePatch, type PatchSection, type Replacement } from "./edits.ts";
 
@@ -244,82 +245,126 @@ function commandOf(input: unknown): { command?: string | string[]; workdir?: str
 
 /** Builds the plan of a session. `text` reads payloads (store, or checked artifacts). */
 export function buildPlan(session: CanonicalSession, text: PayloadText): ReplayPlan {
+  const planning = planner(session, text);
+  planning.add(session);
+  return planning.done();
+}
+
+/**
+ * The plan of a session given a part at a time (the store's `sessionParts`, in timeline order),
+ * `turn` awaited after each: the plan {@link buildPlan} makes of the whole session, which is
+ * never held, with the session's own fields (its first part without operations or timeline).
+ * Null when there was no part.
+ */
+export async function planInParts(
+  parts: Iterable<CanonicalSession>,
+  text: PayloadText,
+  turn?: () => Promise<unknown>,
+): Promise<{ head: CanonicalSession; plan: ReplayPlan } | null> {
+  let head: CanonicalSession | undefined;
+  let planning: ReturnType<typeof planner> | undefined;
+  for (const part of parts) {
+    head ??= { ...part, operations: {}, timeline: [] };
+    planning ??= planner(head, text);
+    planning.add(part);
+    await turn?.();
+  }
+  return head && planning ? { head, plan: planning.done() } : null;
+}
+
+/** A plan made a part of the session at a time: the reasoning pending carries across parts. */
+function planner(session: CanonicalSession, text: PayloadText) {
   const project = session.session.project.path ? normalizePath(session.session.project.path) : null;
   const steps: PlanStep[] = [];
   const pending = new Map<string, Reasoning[]>();
-  for (const t of session.timeline) {
-    const op = session.operations[t.op];
-    if (!op) continue;
-    if (op.kind === "thinking" || op.kind === "reply") {
-      if (op.text?.trim()) {
-        const list = pending.get(t.connection) ?? [];
-        list.push({ kind: op.kind, text: op.text.slice(0, REASONING_CHARS) });
-        pending.set(t.connection, list);
+  return {
+    add(part: Pick<CanonicalSession, "timeline" | "operations">): void {
+      for (const t of part.timeline) {
+        const step = planStep(part.operations[t.op], t, pending, project, text);
+        if (step) steps.push(step);
       }
-      continue;
+    },
+    done: (): ReplayPlan => ({ session: session.session.id, project, steps }),
+  };
+}
+
+/** The plan step of one operation, or none (reasoning goes to `pending`, for its connection's next step). */
+function planStep(
+  op: Operation | undefined,
+  t: TimelineEntry,
+  pending: Map<string, Reasoning[]>,
+  project: string | null,
+  text: PayloadText,
+): PlanStep | undefined {
+  if (!op) return;
+  if (op.kind === "thinking" || op.kind === "reply") {
+    if (op.text?.trim()) {
+      const list = pending.get(t.connection) ?? [];
+      list.push({ kind: op.kind, text: op.text.slice(0, REASONING_CHARS) });
+      pending.set(t.connection, list);
     }
-    const isFile = op.effect === "fs_write" && (op.kind === "write" || op.kind === "edit");
-    const isExec = op.effect === "process" && op.kind === "exec";
-    if (!isFile && !isExec) continue;
-    const blockers = [...op.replay.blockers];
-    let replayable = op.replay.replayable;
-    const requestText = text(op.request);
-    const input = parseToolInput(requestText);
-    const responseText = op.response ? text(op.response) : null;
-    const step: PlanStep = {
-      seq: t.seq,
-      op: t.op,
-      connection: t.connection,
-      kind: isExec ? "exec" : op.kind === "write" ? "write" : "edit",
-      tool: op.tool,
-      target: op.target ?? null,
-      reasoning: pending.get(t.connection) ?? [],
-      recorded: { is_error: op.is_error ?? null, text: responseText },
-      replayable,
-      blockers,
-    };
-    pending.delete(t.connection);
-    const block = (b: ReplayBlocker, why?: string) => {
-      if (!blockers.includes(b)) blockers.push(b);
-      replayable = false;
-      if (why) step.detail = why;
-    };
-    if (op.request && requestText === null) block("missing_payload");
-    if (replayable && isFile) {
-      const f = fileStep(op, input, project);
-      Object.assign(step, {
-        kind: f.kind,
-        target: f.target,
-        path: f.path,
-        moveTo: f.moveTo,
-        action: f.action,
-      });
-      if (f.outside) block("out_of_scope", f.outside);
-      else if (f.problem) block("unsupported_tool", f.problem);
-    } else if (replayable && isExec) {
-      const c = commandOf(input);
-      if (c.command === undefined) block("unsupported_tool", "the call names no command");
-      else {
-        step.command = c.command;
-        step.target = typeof c.command === "string" ? c.command : c.command.join(" ");
-        const w = mapDir(project, c.workdir ?? "");
-        if (w.outside) block("out_of_scope", w.outside);
-        else step.workdir = w.path;
-      }
-      if (!blockers.includes("needs_confirmation") && replayable) {
-        blockers.push("needs_confirmation");
-      }
-    }
-    step.replayable = replayable;
-    if (!replayable) step.detail = step.detail ?? blockerDetail(blockers);
-    else if (isFile && !step.path) {
-      step.replayable = false;
-      step.detail = "the step names no file";
-    }
-    if (!step.replayable && isExec && step.target === null) {
-      step.target = op.summary ?? null;
-    }
-    steps.push(step);
+    return;
   }
-  return { session: session.session.id, project, steps };
+  const isFile = op.effect === "fs_write" && (op.kind === "write" || op.kind === "edit");
+  const isExec = op.effect === "process" && op.kind === "exec";
+  if (!isFile && !isExec) return;
+  const blockers = [...op.replay.blockers];
+  let replayable = op.replay.replayable;
+  const requestText = text(op.request);
+  const input = parseToolInput(requestText);
+  const responseText = op.response ? text(op.response) : null;
+  const step: PlanStep = {
+    seq: t.seq,
+    op: t.op,
+    connection: t.connection,
+    kind: isExec ? "exec" : op.kind === "write" ? "write" : "edit",
+    tool: op.tool,
+    target: op.target ?? null,
+    reasoning: pending.get(t.connection) ?? [],
+    recorded: { is_error: op.is_error ?? null, text: responseText },
+    replayable,
+    blockers,
+  };
+  pending.delete(t.connection);
+  const block = (b: ReplayBlocker, why?: string) => {
+    if (!blockers.includes(b)) blockers.push(b);
+    replayable = false;
+    if (why) step.detail = why;
+  };
+  if (op.request && requestText === null) block("missing_payload");
+  if (replayable && isFile) {
+    const f = fileStep(op, input, project);
+    Object.assign(step, {
+      kind: f.kind,
+      target: f.target,
+      path: f.path,
+      moveTo: f.moveTo,
+      action: f.action,
+    });
+    if (f.outside) block("out_of_scope", f.outside);
+    else if (f.problem) block("unsupported_tool", f.problem);
+  } else if (replayable && isExec) {
+    const c = commandOf(input);
+    if (c.command === undefined) block("unsupported_tool", "the call names no command");
+    else {
+      step.command = c.command;
+      step.target = typeof c.command === "string" ? c.command : c.command.join(" ");
+      const w = mapDir(project, c.workdir ?? "");
+      if (w.outside) block("out_of_scope", w.outside);
+      else step.workdir = w.path;
+    }
+    if (!blockers.includes("needs_confirmation") && replayable) {
+      blockers.push("needs_confirmation");
+    }
+  }
+  step.replayable = replayable;
+  if (!replayable) step.detail = step.detail ?? blockerDetail(blockers);
+  else if (isFile && !step.path) {
+    step.replayable = false;
+    step.detail = "the step names no file";
+  }
+  if (!step.replayable && isExec && step.target === null) {
+    step.target = op.summary ?? null;
+  }
+  return step;
 }

@@ -1,0 +1,45 @@
+/**
+ * A replay's plan made a page of the session at a time (`planInParts`, what `chronicle replay`
+ * and the server's replay mode plan with) is the plan of the whole session: reasoning before a
+ * step carries across pages, for every real client's recordings.
+ */
+import { buildPlan, planInParts, REASONING_CHARS } from "../../../core/replay/mod.ts";
+import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { fixtureStore } from "../server/_helpers.ts";
+
+const SCENARIOS = [
+  "claude/s4-long",
+  "claude/s6-subagent",
+  "codex/s4-long",
+  "gemini/s4-long",
+  "opencode/s4-long",
+];
+
+for (const scenario of SCENARIOS) {
+  Deno.test(`the plan of ${scenario} made two steps at a time is the whole session's`, async () => {
+    const store = await fixtureStore([scenario]);
+    try {
+      const id = store.listSessions().items[0].id;
+      const text = (ref: Parameters<typeof store.payloadText>[0]) => store.payloadText(ref);
+      const whole = store.loadSession(id, { textChars: REASONING_CHARS })!;
+      const want = buildPlan(whole, text);
+      let turns = 0;
+      const got = await planInParts(
+        store.sessionParts(id, { textChars: REASONING_CHARS, steps: 2 }),
+        text,
+        () => (turns++, Promise.resolve()),
+      );
+      assert(got && turns > 3, `${turns} parts`);
+      assertEquals(got.plan, want);
+      assertEquals(got.head.session, whole.session);
+      assertEquals([got.head.timeline, got.head.operations], [[], {}]);
+      assert(want.steps.some((s) => s.reasoning.length), "some step has reasoning before it");
+    } finally {
+      store.close();
+    }
+  });
+}
+
+Deno.test("a session of no part plans to nothing", async () => {
+  assertEquals(await planInParts([], () => null), null);
+});
