@@ -2,7 +2,6 @@
 import { createGitEngine, gitEnv } from "../core/git/mod.ts";
 import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
 import {
-  buildPlan,
   finalStateOf,
   loadArtifactSession,
   planInParts,
@@ -105,8 +104,8 @@ export const replayCommand: Command = async (args, io) => {
     ) {
       throw new UsageError(`${from} holds session ${a.session.session.id}, not "${id}"`);
     }
-    session = a.session;
-    plan = buildPlan(a.session, a.text);
+    // a page of its timeline at a time, with that page's payloads
+    ({ head: session, plan } = (await planInParts(a.parts(), a.text, pagedTurns()))!);
     notices.push(...a.problems.map((p) => `Artifacts: ${p}.`));
     data = await ensureDataDir(dataDirOf(io.env));
   } else {

@@ -468,9 +468,10 @@ async function payloadsOf(reader: ArtifactReader, dir: string, manifest: Manifes
 /**
  * A `session.json` stream: `operations()` parses it as it is read and hashes its bytes; once it
  * is done (or stopped by a file that is not JSON: the rest is still hashed), `sha256()` is the
- * file's checksum and `head()` its head (`operations` `{}` when they were an object).
+ * file's checksum and `head()` its head (`operations` `{}` when they were an object). Verify,
+ * import and a replay from exported files read it so.
  */
-function sessionFile(bytes: AsyncIterable<Uint8Array>) {
+export function sessionFile(bytes: AsyncIterable<Uint8Array>) {
   const reader = new SessionFileReader();
   const hash = createHash("sha256");
   let sha = "";

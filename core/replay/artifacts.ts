@@ -3,33 +3,68 @@
  * from `session.json` (checked against the manifest's checksum) and every payload is checked
  * against its SHA-256 before use; one that fails is treated as missing, never used.
  */
-import type { ArtifactReader } from "../artifacts/mod.ts";
+import {
+  type ArtifactReader,
+  MAX_MANIFEST_BYTES,
+  MAX_SESSION_BYTES,
+  sessionFile,
+} from "../artifacts/mod.ts";
 import {
   type CanonicalSession,
+  checkSchemaVersion,
   ChronicleError,
+  isJsonObject,
+  type Operation,
   type PayloadRef,
-  readCanonicalSession,
+  sessionChecker,
   sha256Hex,
+  throwProblems,
 } from "../model/mod.ts";
-import type { PayloadText } from "./plan.ts";
+import { type PayloadText, REASONING_CHARS } from "./plan.ts";
 
 const decoder = new TextDecoder();
 
 export interface ArtifactSession {
+  /** The session's head, with the operations a replay plans with (see {@link planned}). */
   session: CanonicalSession;
+  /**
+   * The session a page of its timeline at a time (for `planInParts`), each page's payloads read
+   * and checked as it is given: {@link text} reads the payloads of the page given last. Read
+   * once: each operation moves from {@link session} to its page.
+   */
+  parts(): AsyncIterable<CanonicalSession>;
   /** Payload text by ref; null for a missing payload or one that fails its hash. */
   text: PayloadText;
-  /** Payloads that were missing or did not match their hash, as sentences. */
+  /** Payloads read so far that were missing or did not match their hash, as sentences. */
   problems: string[];
+}
+
+/** Steps of the timeline a part holds, with their payloads (default of `partSteps`). */
+const PART_STEPS = 500;
+
+/**
+ * Whether a replay's plan reads an operation (`buildPlan`): a file change or a command, whole,
+ * and the opening of a thinking or a reply, shown before the next step.
+ */
+function planned(op: Operation): Operation | null {
+  if (op.kind === "thinking" || op.kind === "reply") {
+    return op.text ? { ...op, text: op.text.slice(0, REASONING_CHARS) } : null;
+  }
+  const file = op.effect === "fs_write" && (op.kind === "write" || op.kind === "edit");
+  return file || (op.effect === "process" && op.kind === "exec") ? op : null;
 }
 
 /**
  * Loads one exported session: `dir` is a session folder (with manifest.json) or an export
- * folder holding exactly one session under `sessions/`.
+ * folder holding exactly one session under `sessions/`. Its `session.json` is read as it
+ * streams in, hashed and checked an operation at a time (a session of 35,000 steps parsed
+ * whole held 316 MiB), and only the operations a replay plans with are kept, with the
+ * payloads they name, each checked against its SHA-256.
  */
 export async function loadArtifactSession(
   reader: ArtifactReader,
   dir: string,
+  { partSteps = PART_STEPS }: { partSteps?: number } = {},
 ): Promise<ArtifactSession> {
   let folder = dir;
   if (!(await reader.readFile(`${dir}/manifest.json`))) {
@@ -44,8 +79,8 @@ export async function loadArtifactSession(
     }
     folder = `${dir}/sessions/${names[0]}`;
   }
-  const manifestBytes = await reader.readFile(`${folder}/manifest.json`);
-  const sessionBytes = await reader.readFile(`${folder}/session.json`);
+  const manifestBytes = await reader.readFile(`${folder}/manifest.json`, MAX_MANIFEST_BYTES);
+  const sessionBytes = await reader.stream(`${folder}/session.json`, MAX_SESSION_BYTES);
   if (!manifestBytes || !sessionBytes) {
     throw new ChronicleError("invalid_session", `${folder} lacks manifest.json or session.json`);
   }
@@ -55,39 +90,74 @@ export async function loadArtifactSession(
   } catch {
     throw new ChronicleError("invalid_session", `${folder}/manifest.json is not valid JSON`);
   }
-  if (sha256Hex(sessionBytes) !== manifest.session_sha256) {
+  const file = sessionFile(sessionBytes);
+  const check = sessionChecker();
+  const operations: Record<string, Operation> = {};
+  let invalid: Error | null = null;
+  try {
+    for await (const [id, value] of file.operations()) {
+      check.operation(id, value);
+      const op = isJsonObject(value) ? planned(value as unknown as Operation) : null;
+      if (op) operations[id] = op;
+    }
+  } catch (e) {
+    invalid = e as Error;
+  }
+  if (file.sha256() !== manifest.session_sha256) {
     throw new ChronicleError(
       "checksum_mismatch",
       `${folder}/session.json does not match the checksum in manifest.json`,
     );
   }
-  const session = readCanonicalSession(JSON.parse(decoder.decode(sessionBytes)));
+  if (invalid) throw new ChronicleError("invalid_session", invalid.message, { cause: invalid });
+  const head = file.head();
+  checkSchemaVersion(head);
+  throwProblems(check.finish(head));
+  const session = { ...head, operations } as unknown as CanonicalSession;
   const problems: string[] = [];
-  const cache = new Map<string, string | null>();
-  const shas = new Set<string>();
-  for (const op of Object.values(session.operations)) {
-    for (const ref of [op.request, op.response]) if (ref && "sha256" in ref) shas.add(ref.sha256);
-  }
-  for (const sha of shas) {
-    if (!/^[0-9a-f]{64}$/.test(sha)) {
-      problems.push(`payload ${sha.slice(0, 80)} is not a SHA-256`);
-      cache.set(sha, null);
-      continue;
-    }
+  let page = new Map<string, string | null>();
+  // a payload named on several pages is read again for each, and told of once
+  const told = new Set<string>();
+  const read = async (sha: string): Promise<string | null> => {
+    const tell = (problem: string) => {
+      if (!told.has(sha)) problems.push(problem);
+      told.add(sha);
+      return null;
+    };
+    if (!/^[0-9a-f]{64}$/.test(sha)) return tell(`payload ${sha.slice(0, 80)} is not a SHA-256`);
     const bytes = await reader.readFile(`${folder}/payloads/${sha}`);
-    if (!bytes) {
-      problems.push(`payload ${sha} is missing`);
-      cache.set(sha, null);
-    } else if (sha256Hex(bytes) !== sha) {
-      problems.push(`payload ${sha} does not match its SHA-256: not used`);
-      cache.set(sha, null);
-    } else cache.set(sha, decoder.decode(bytes));
+    if (!bytes) return tell(`payload ${sha} is missing`);
+    if (sha256Hex(bytes) !== sha) {
+      return tell(`payload ${sha} does not match its SHA-256: not used`);
+    }
+    return decoder.decode(bytes);
+  };
+  async function* parts(): AsyncGenerator<CanonicalSession> {
+    const timeline = session.timeline;
+    for (let at = 0; at < timeline.length || at === 0; at += partSteps) {
+      const steps = timeline.slice(at, at + partSteps);
+      const ops: Record<string, Operation> = {};
+      const next = new Map<string, string | null>();
+      for (const t of steps) {
+        const op = operations[t.op];
+        if (!op) continue;
+        ops[t.op] = op;
+        delete operations[t.op];
+        for (const ref of [op.request, op.response]) {
+          if (!ref || !("sha256" in ref) || next.has(ref.sha256)) continue;
+          const known = page.get(ref.sha256);
+          next.set(ref.sha256, known !== undefined ? known : await read(ref.sha256));
+        }
+      }
+      page = next;
+      yield { ...session, operations: ops, timeline: steps };
+    }
   }
   const text = (ref: PayloadRef | undefined): string | null => {
     if (!ref) return null;
     if ("inline" in ref) return ref.inline;
-    if ("sha256" in ref) return cache.get(ref.sha256) ?? null;
+    if ("sha256" in ref) return page.get(ref.sha256) ?? null;
     return null;
   };
-  return { session, text, problems };
+  return { session, parts, text, problems };
 }

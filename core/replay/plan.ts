@@ -251,19 +251,20 @@ export function buildPlan(session: CanonicalSession, text: PayloadText): ReplayP
 }
 
 /**
- * The plan of a session given a part at a time (the store's `sessionParts`, in timeline order),
+ * The plan of a session given a part at a time (the store's `sessionParts`, or an export's
+ * parts, in timeline order),
  * `turn` awaited after each: the plan {@link buildPlan} makes of the whole session, which is
  * never held, with the session's own fields (its first part without operations or timeline).
  * Null when there was no part.
  */
 export async function planInParts(
-  parts: Iterable<CanonicalSession>,
+  parts: Iterable<CanonicalSession> | AsyncIterable<CanonicalSession>,
   text: PayloadText,
   turn?: () => Promise<unknown>,
 ): Promise<{ head: CanonicalSession; plan: ReplayPlan } | null> {
   let head: CanonicalSession | undefined;
   let planning: ReturnType<typeof planner> | undefined;
-  for (const part of parts) {
+  for await (const part of parts) {
     head ??= { ...part, operations: {}, timeline: [] };
     planning ??= planner(head, text);
     planning.add(part);

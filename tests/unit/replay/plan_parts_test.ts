@@ -1,9 +1,17 @@
 /**
  * A replay's plan made a page of the session at a time (`planInParts`, what `chronicle replay`
  * and the server's replay mode plan with) is the plan of the whole session: reasoning before a
- * step carries across pages, for every real client's recordings.
+ * step carries across pages, for every real client's recordings, from the store and from the
+ * session's exported files.
  */
-import { buildPlan, planInParts, REASONING_CHARS } from "../../../core/replay/mod.ts";
+import { exportSession } from "../../../core/artifacts/mod.ts";
+import {
+  buildPlan,
+  loadArtifactSession,
+  planInParts,
+  REASONING_CHARS,
+} from "../../../core/replay/mod.ts";
+import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { fixtureStore } from "../server/_helpers.ts";
 
@@ -34,6 +42,23 @@ for (const scenario of SCENARIOS) {
       assertEquals(got.head.session, whole.session);
       assertEquals([got.head.timeline, got.head.operations], [[], {}]);
       assert(want.steps.some((s) => s.reasoning.length), "some step has reasoning before it");
+      // from its exported files, read as they stream in, a page and its payloads at a time
+      const out = await Deno.makeTempDir({ prefix: "chronicle-plan-test-" });
+      try {
+        const dir = await exportSession(store.loadSession(id)!, {
+          writer: denoArtifactWriter,
+          readPayload: (sha) => store.payload(sha),
+        }, out);
+        const a = await loadArtifactSession(denoArtifactReader, dir, { partSteps: 3 });
+        let parts = 0;
+        const fromFiles = await planInParts(a.parts(), a.text, () => (parts++, Promise.resolve()));
+        assert(parts > 3, `${parts} parts`);
+        assertEquals(fromFiles?.plan, want);
+        assertEquals(fromFiles?.head.session, whole.session);
+        assertEquals([a.problems, Object.keys(a.session.operations)], [[], []]);
+      } finally {
+        await Deno.remove(out, { recursive: true });
+      }
     } finally {
       store.close();
     }
