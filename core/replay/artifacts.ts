@@ -109,7 +109,11 @@ export async function loadArtifactSession(
       `${folder}/session.json does not match the checksum in manifest.json`,
     );
   }
-  if (invalid) throw new ChronicleError("invalid_session", invalid.message, { cause: invalid });
+  if (invalid instanceof SyntaxError) {
+    // (the reader's messages name session.json: here with its folder)
+    throw new ChronicleError("invalid_session", `${folder}/${invalid.message}`, { cause: invalid });
+  }
+  if (invalid) throw invalid;
   const head = file.head();
   checkSchemaVersion(head);
   throwProblems(check.finish(head));

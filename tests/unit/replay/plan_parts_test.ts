@@ -12,7 +12,8 @@ import {
   REASONING_CHARS,
 } from "../../../core/replay/mod.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
-import { assert, assertEquals } from "../../_helpers/assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "../../_helpers/assert.ts";
+import { ChronicleError, sha256Hex } from "../../../core/model/mod.ts";
 import { fixtureStore } from "../server/_helpers.ts";
 
 const SCENARIOS = [
@@ -67,4 +68,26 @@ for (const scenario of SCENARIOS) {
 
 Deno.test("a session of no part plans to nothing", async () => {
   assertEquals(await planInParts([], () => null), null);
+});
+
+Deno.test("an export whose session.json is not JSON, though its checksum matches, is refused by name", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "chronicle-plan-test-" });
+  try {
+    for (const [body, said] of [["hello", /is not valid JSON/], ["[]", /is not a JSON object/]]) {
+      await Deno.writeTextFile(`${dir}/session.json`, body as string);
+      await Deno.writeTextFile(
+        `${dir}/manifest.json`,
+        JSON.stringify({ session_sha256: sha256Hex(new TextEncoder().encode(body as string)) }),
+      );
+      const e = await assertRejects(
+        () => loadArtifactSession(denoArtifactReader, dir),
+        ChronicleError,
+      ) as ChronicleError;
+      assertEquals(e.code, "invalid_session");
+      assertMatch(e.message, new RegExp(`^${dir}/session.json `));
+      assertMatch(e.message, said as RegExp);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
