@@ -74,7 +74,13 @@ interface Open {
   final: FinalComparison | null;
 }
 
-const MAX_OPEN = 8;
+/**
+ * The replays kept open: at most this many, and at most this many planned steps in all, however
+ * few replays that is (the newest is kept whatever its size); the oldest are closed first. A
+ * plan holds its steps' inputs and recorded outputs: the bench's 35,342-step session plans 7,861
+ * steps in about 42 MiB, and three replays of it open took the server to 490 MiB.
+ */
+export const REPLAYS_KEPT = { replays: 8, steps: 10_000 };
 const FILE_BYTES = 1 << 20;
 
 export function createReplayService(
@@ -84,9 +90,12 @@ export function createReplayService(
     env: Record<string, string | undefined>;
     /** Where planning a replay waits its turn (server/session_work.ts). Default: its own. */
     sessionWork?: SessionWork;
+    /** The replays kept open (default {@link REPLAYS_KEPT}). */
+    kept?: typeof REPLAYS_KEPT;
   },
 ): ReplayService {
   const work = options.sessionWork ?? oneAtATime();
+  const kept = options.kept ?? REPLAYS_KEPT;
   const open = new Map<string, Open>();
   const git = createGitEngine(denoProcessRunner, { env: gitEnv(options.env) });
   const shell = createBwrapShell(denoProcessRunner, {
@@ -126,8 +135,27 @@ export function createReplayService(
     };
   }
 
+  /**
+   * Closes the oldest open replays until `room` more planned steps and `keep` (the one just
+   * opened) fit {@link REPLAYS_KEPT}; the last `keep` stay whatever their size.
+   */
+  function closeOldest(room: number, keep: number): void {
+    let steps = room;
+    for (const r of open.values()) steps += r.run.plan.steps.length;
+    for (const [oldest, first] of open) {
+      if (open.size <= keep) break;
+      if (open.size + (keep ? 0 : 1) <= kept.replays && steps <= kept.steps) break;
+      first.files.close();
+      open.delete(oldest);
+      steps -= first.run.plan.steps.length;
+    }
+  }
+
   return {
     async start(sessionId) {
+      // room for its plan first, each of its steps counted (two plans of a big session were
+      // held at once while the second was made)
+      closeOldest(store.getSession(sessionId)?.op_count ?? 0, 0);
       // a page at a time (a plan shows the opening of the reasoning before a step: texts need no
       // more), other requests answered between pages
       const parts = store.sessionParts(sessionId, { textChars: REASONING_CHARS });
@@ -154,11 +182,8 @@ export function createReplayService(
           final: null,
         };
         open.set(id, o);
-        while (open.size > MAX_OPEN) {
-          const [oldest, first] = open.entries().next().value!;
-          first.files.close();
-          open.delete(oldest);
-        }
+        // the oldest go first, never the one just opened
+        closeOldest(0, 1);
         return view(o);
       } catch (e) {
         files.close();

@@ -114,3 +114,73 @@ Deno.test("the replay API refuses request paths, previews, steps, lists files an
     await Deno.remove(data, { recursive: true });
   }
 });
+
+Deno.test("the replays kept open are bounded by their steps as well as their number", async () => {
+  const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-replay-api-" }));
+  const store = await fixtureStore(["claude/s4-long", "codex/s4-long"]);
+  const [a, b] = store.listSessions().items.map((s) => s.id);
+  const env = Deno.env.toObject();
+  const open = async (replay: ReturnType<typeof createReplayService>, id: string) =>
+    (await replay.start(id)).id;
+  const isOpen = async (replay: ReturnType<typeof createReplayService>, rid: string) => {
+    try {
+      await replay.view(rid);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    const planned = async (id: string) => {
+      const r = createReplayService(store, { dataDir: data, env });
+      try {
+        return (await r.start(id)).steps.length;
+      } finally {
+        r.close();
+      }
+    };
+    const [stepsA, stepsB] = [await planned(a), await planned(b)];
+    assert(stepsA > 3 && stepsB > 3, `${stepsA} and ${stepsB} steps`);
+    // room for both: before a session is planned, each of its steps is counted
+    const opCount = (id: string) => store.getSession(id)!.op_count;
+    assert(opCount(b) > stepsB, "a plan holds fewer steps than its session");
+    const roomy = createReplayService(store, {
+      dataDir: data,
+      env,
+      kept: { replays: 8, steps: stepsA + opCount(b) },
+    });
+    const [ra, rb] = [await open(roomy, a), await open(roomy, b)];
+    assertEquals([await isOpen(roomy, ra), await isOpen(roomy, rb)], [true, true]);
+    roomy.close();
+    // one step short of that: the older is closed before the newer is planned
+    const short = createReplayService(store, {
+      dataDir: data,
+      env,
+      kept: { replays: 8, steps: stepsA + opCount(b) - 1 },
+    });
+    const [sa, sb] = [await open(short, a), await open(short, b)];
+    assertEquals([await isOpen(short, sa), await isOpen(short, sb)], [false, true]);
+    short.close();
+    // room for one: the older is closed, the newest kept even when it alone is over the room
+    const tight = createReplayService(store, {
+      dataDir: data,
+      env,
+      kept: { replays: 8, steps: 1 },
+    });
+    const [ta, tb] = [await open(tight, a), await open(tight, b)];
+    assertEquals([await isOpen(tight, ta), await isOpen(tight, tb)], [false, true]);
+    tight.close();
+    // and by number
+    const few = createReplayService(store, {
+      dataDir: data,
+      env,
+      kept: { replays: 1, steps: 1e9 },
+    });
+    const [fa, fb] = [await open(few, a), await open(few, b)];
+    assertEquals([await isOpen(few, fa), await isOpen(few, fb)], [false, true]);
+    few.close();
+  } finally {
+    store.close();
+    await Deno.remove(data, { recursive: true });
+  }
+});
