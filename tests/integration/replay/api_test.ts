@@ -141,44 +141,26 @@ Deno.test("the replays kept open are bounded by their steps as well as their num
     };
     const [stepsA, stepsB] = [await planned(a), await planned(b)];
     assert(stepsA > 3 && stepsB > 3, `${stepsA} and ${stepsB} steps`);
+    // which of a's and b's replays, opened in that order, are still open
+    const openBoth = async (steps: number, replays = 8) => {
+      const r = createReplayService(store, { dataDir: data, env, kept: { replays, steps } });
+      try {
+        const [ra, rb] = [await open(r, a), await open(r, b)];
+        return [await isOpen(r, ra), await isOpen(r, rb)];
+      } finally {
+        r.close();
+      }
+    };
     // room for both: before a session is planned, each of its steps is counted
     const opCount = (id: string) => store.getSession(id)!.op_count;
     assert(opCount(b) > stepsB, "a plan holds fewer steps than its session");
-    const roomy = createReplayService(store, {
-      dataDir: data,
-      env,
-      kept: { replays: 8, steps: stepsA + opCount(b) },
-    });
-    const [ra, rb] = [await open(roomy, a), await open(roomy, b)];
-    assertEquals([await isOpen(roomy, ra), await isOpen(roomy, rb)], [true, true]);
-    roomy.close();
+    assertEquals(await openBoth(stepsA + opCount(b)), [true, true]);
     // one step short of that: the older is closed before the newer is planned
-    const short = createReplayService(store, {
-      dataDir: data,
-      env,
-      kept: { replays: 8, steps: stepsA + opCount(b) - 1 },
-    });
-    const [sa, sb] = [await open(short, a), await open(short, b)];
-    assertEquals([await isOpen(short, sa), await isOpen(short, sb)], [false, true]);
-    short.close();
-    // room for one: the older is closed, the newest kept even when it alone is over the room
-    const tight = createReplayService(store, {
-      dataDir: data,
-      env,
-      kept: { replays: 8, steps: 1 },
-    });
-    const [ta, tb] = [await open(tight, a), await open(tight, b)];
-    assertEquals([await isOpen(tight, ta), await isOpen(tight, tb)], [false, true]);
-    tight.close();
+    assertEquals(await openBoth(stepsA + opCount(b) - 1), [false, true]);
+    // room for one: the newest kept even when it alone is over the room
+    assertEquals(await openBoth(1), [false, true]);
     // and by number
-    const few = createReplayService(store, {
-      dataDir: data,
-      env,
-      kept: { replays: 1, steps: 1e9 },
-    });
-    const [fa, fb] = [await open(few, a), await open(few, b)];
-    assertEquals([await isOpen(few, fa), await isOpen(few, fb)], [false, true]);
-    few.close();
+    assertEquals(await openBoth(1e9, 1), [false, true]);
   } finally {
     store.close();
     await Deno.remove(data, { recursive: true });
