@@ -79,6 +79,7 @@ export async function gatherSession(
   turn?: () => Promise<unknown>,
 ): Promise<GatheredSession | null> {
   let head: CanonicalSession | undefined;
+  let session: CodeSession["session"] | undefined;
   const facts: OpFacts[] = [];
   const timeline: TimelineEntry[] = [];
   const operations: Record<string, CodeOperation> = {};
@@ -87,13 +88,13 @@ export async function gatherSession(
     head ??= { ...part, operations: {}, timeline: [] };
     const partFacts = sessionFacts(part, read);
     const one = codeInputs(part, partFacts);
+    session ??= one.session.session;
     for (const f of partFacts) facts.push(f);
     for (const t of one.session.timeline) timeline.push(t);
     Object.assign(operations, one.session.operations);
     for (const f of one.facts) kept.push(f);
     await turn?.();
   }
-  if (!head) return null;
-  const session = codeInputs(head, []).session.session;
+  if (!head || !session) return null;
   return { head, facts, inputs: { session: { session, timeline, operations }, facts: kept } };
 }
