@@ -97,13 +97,13 @@ export const replayCommand: Command = async (args, io) => {
   const notices: string[] = [];
   let data: string;
   if (from) {
-    const a = await loadArtifactSession(denoArtifactReader, absolute(from, io.cwd));
-    if (
-      id !== a.session.session.id && id !== a.session.session.native_id &&
-      !a.session.session.id.startsWith(id) && !a.session.session.native_id.startsWith(id)
-    ) {
-      throw new UsageError(`${from} holds session ${a.session.session.id}, not "${id}"`);
-    }
+    // the session named, by the manifest before its session.json is read, then by that
+    const accept = (s: { id: string; native_id: string }) => {
+      if (![s.id, s.native_id].some((known) => known.startsWith(id))) {
+        throw new UsageError(`${from} holds session ${s.id}, not "${id}"`);
+      }
+    };
+    const a = await loadArtifactSession(denoArtifactReader, absolute(from, io.cwd), { accept });
     // a page of its timeline at a time, with that page's payloads
     ({ head: session, plan } = (await planInParts(a.parts(), a.text, pagedTurns()))!);
     notices.push(...a.problems.map((p) => `Artifacts: ${p}.`));

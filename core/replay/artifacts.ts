@@ -64,7 +64,14 @@ function planned(op: Operation): Operation | null {
 export async function loadArtifactSession(
   reader: ArtifactReader,
   dir: string,
-  { partSteps = PART_STEPS }: { partSteps?: number } = {},
+  { partSteps = PART_STEPS, accept }: {
+    partSteps?: number;
+    /**
+     * Told the session's id and native id, and throws to refuse it: first as the manifest
+     * names them, before `session.json` is read, then as `session.json` says.
+     */
+    accept?: (ids: { id: string; native_id: string }) => void;
+  } = {},
 ): Promise<ArtifactSession> {
   let folder = dir;
   if (!(await reader.readFile(`${dir}/manifest.json`))) {
@@ -79,17 +86,21 @@ export async function loadArtifactSession(
     }
     folder = `${dir}/sessions/${names[0]}`;
   }
+  const lacks = () =>
+    new ChronicleError("invalid_session", `${folder} lacks manifest.json or session.json`);
   const manifestBytes = await reader.readFile(`${folder}/manifest.json`, MAX_MANIFEST_BYTES);
-  const sessionBytes = await reader.stream(`${folder}/session.json`, MAX_SESSION_BYTES);
-  if (!manifestBytes || !sessionBytes) {
-    throw new ChronicleError("invalid_session", `${folder} lacks manifest.json or session.json`);
-  }
-  let manifest: { session_sha256?: string };
+  if (!manifestBytes) throw lacks();
+  let manifest: { session_sha256?: string; session_id?: unknown; native_id?: unknown };
   try {
     manifest = JSON.parse(decoder.decode(manifestBytes));
   } catch {
     throw new ChronicleError("invalid_session", `${folder}/manifest.json is not valid JSON`);
   }
+  if (typeof manifest.session_id === "string" && typeof manifest.native_id === "string") {
+    accept?.({ id: manifest.session_id, native_id: manifest.native_id });
+  }
+  const sessionBytes = await reader.stream(`${folder}/session.json`, MAX_SESSION_BYTES);
+  if (!sessionBytes) throw lacks();
   const file = sessionFile(sessionBytes);
   const check = sessionChecker();
   const operations: Record<string, Operation> = {};
@@ -118,6 +129,7 @@ export async function loadArtifactSession(
   checkSchemaVersion(head);
   throwProblems(check.finish(head));
   const session = { ...head, operations } as unknown as CanonicalSession;
+  accept?.({ id: session.session.id, native_id: session.session.native_id });
   const problems: string[] = [];
   let page = new Map<string, string | null>();
   // a payload named on several pages is read again for each, and told of once

@@ -50,7 +50,31 @@ for (const scenario of SCENARIOS) {
           writer: denoArtifactWriter,
           readPayload: (sha) => store.payload(sha),
         }, out);
-        const a = await loadArtifactSession(denoArtifactReader, dir, { partSteps: 3 });
+        const told: unknown[] = [];
+        const a = await loadArtifactSession(denoArtifactReader, dir, {
+          partSteps: 3,
+          accept: (ids) => told.push(ids),
+        });
+        // the manifest's ids, then session.json's
+        const ids = { id: whole.session.id, native_id: whole.session.native_id };
+        assertEquals(told, [ids, ids]);
+        // refused as the manifest names it: session.json is never opened
+        const opened: string[] = [];
+        const watching = {
+          ...denoArtifactReader,
+          stream: (
+            path: string,
+            max?: number,
+          ) => (opened.push(path), denoArtifactReader.stream(path, max)),
+        };
+        const refuse = () => {
+          throw new RangeError("not this one");
+        };
+        await assertRejects(
+          () => loadArtifactSession(watching, dir, { accept: refuse }),
+          RangeError,
+        );
+        assertEquals(opened, []);
         let parts = 0;
         const fromFiles = await planInParts(a.parts(), a.text, () => (parts++, Promise.resolve()));
         assert(parts > 3, `${parts} parts`);
