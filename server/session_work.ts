@@ -12,12 +12,27 @@ import { jsMemory } from "../core/paged.ts";
 export interface SessionWork {
   /** Runs `work` once the work queued before it has ended (however it ended). */
   run<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Registers what a route keeps of sessions between requests and can make again (the
+   * causality's analyses): `drop` lets it all go.
+   */
+  keep(drop: () => void): void;
+  /**
+   * Lets go of everything registered: before work whose result is the user's own and stays
+   * (a replay's plan), the caches make room for it.
+   */
+  dropKept(): void;
 }
 
 /** `memory`: JavaScript's memory (default core/paged.ts's `jsMemory`), for tests. */
 export function oneAtATime({ memory = jsMemory }: { memory?: () => number } = {}): SessionWork {
   let last: Promise<unknown> = Promise.resolve();
+  const kept: (() => void)[] = [];
   return {
+    keep: (drop) => void kept.push(drop),
+    dropKept() {
+      for (const drop of kept) drop();
+    },
     run<T>(work: () => Promise<T>): Promise<T> {
       const piece = async () => {
         const before = memory();

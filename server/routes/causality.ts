@@ -57,6 +57,8 @@ export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
   const pending = new Map<string, { key: string; entry: Promise<Entry> }>();
   const store: ChronicleStore = deps.store;
   const work = deps.sessionWork ?? oneAtATime();
+  // a cache: the session work lets it go for work that needs the room (a replay's plan)
+  work.keep(() => entries.clear());
   const read = (ref: Parameters<ChronicleStore["payloadText"]>[0], max?: number) =>
     store.payloadText(ref, max);
   const notFound = (id: string) =>

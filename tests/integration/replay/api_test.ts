@@ -2,6 +2,8 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
 import { call, callJson, fixtureStore, testApp } from "../../unit/server/_helpers.ts";
 import { createReplayService } from "../../../server/replay_service.ts";
+import { createAnalysisCache } from "../../../server/routes/causality.ts";
+import { oneAtATime } from "../../../server/session_work.ts";
 
 Deno.test("the replay API refuses request paths, previews, steps, lists files and compares", async () => {
   const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-replay-api-" }));
@@ -162,6 +164,41 @@ Deno.test("the replays kept open are bounded by their steps as well as their num
     // and by number
     assertEquals(await openBoth(1e9, 1), [false, true]);
   } finally {
+    store.close();
+    await Deno.remove(data, { recursive: true });
+  }
+});
+
+Deno.test("opening a replay lets the causality's analyses go: they are made again when asked", async () => {
+  const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-replay-api-" }));
+  const store = await fixtureStore(["claude/s4-long", "codex/s4-long"]);
+  const [a, b] = store.listSessions().items.map((s) => s.id);
+  let loads = 0;
+  const counting = new Proxy(store, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop !== "sessionParts") return typeof v === "function" ? v.bind(target) : v;
+      return (...args: Parameters<typeof store.sessionParts>) => (loads++, v.apply(target, args));
+    },
+  });
+  const sessionWork = oneAtATime();
+  const deps = { store: counting, token: "t", port: 1, version: "test", sessionWork };
+  const analyses = createAnalysisCache(deps);
+  const replay = createReplayService(counting, {
+    dataDir: data,
+    env: Deno.env.toObject(),
+    sessionWork,
+  });
+  try {
+    await analyses.get(a);
+    await analyses.get(a);
+    assertEquals(loads, 1);
+    await replay.start(b);
+    assertEquals(loads, 2);
+    await analyses.get(a);
+    assertEquals(loads, 3);
+  } finally {
+    replay.close();
     store.close();
     await Deno.remove(data, { recursive: true });
   }

@@ -49,3 +49,13 @@ Deno.test("a piece of work that grew memory leaves the next a collection; a smal
     assertEquals(collections(), 2);
   });
 });
+
+Deno.test("what is kept of sessions is let go when asked, every keeper's", () => {
+  const work = oneAtATime();
+  const dropped: string[] = [];
+  work.keep(() => dropped.push("analyses"));
+  work.keep(() => dropped.push("other"));
+  assertEquals(dropped, []);
+  work.dropKept();
+  assertEquals(dropped, ["analyses", "other"]);
+});
