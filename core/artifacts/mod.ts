@@ -377,35 +377,20 @@ async function verifySession(
       } is not ${CANONICAL_SCHEMA_VERSION}`,
     );
   }
-  const file = sessionFile(sessionBytes);
-  const check = sessionChecker();
   const refs = new Set<string>();
   const times = new Map<string, number>();
-  let invalid: Error | null = null;
-  try {
-    for await (const [id, op] of file.operations()) {
-      check.operation(id, op);
-      if (!isJsonObject(op)) continue;
-      addPayloadHashes(op as unknown as Operation, refs);
-      if (typeof op.ts_ms === "number") times.set(id, op.ts_ms);
-    }
-  } catch (e) {
-    invalid = e as Error;
-  }
-  if (file.sha256() !== manifest.session_sha256) {
+  const read = await readSessionFile(sessionBytes, (id, op) => {
+    addPayloadHashes(op, refs);
+    if (typeof op.ts_ms === "number") times.set(id, op.ts_ms);
+  });
+  if (read.sha256 !== manifest.session_sha256) {
     fail("session.json does not match the checksum in manifest.json");
   }
-  let head: CanonicalSession;
-  try {
-    if (invalid) throw invalid;
-    const read = file.head();
-    checkSchemaVersion(read);
-    throwProblems(check.finish(read));
-    head = read as unknown as CanonicalSession;
-  } catch (e) {
-    fail((e as Error).message);
+  if (!read.head) {
+    fail(read.error.message);
     return null;
   }
+  const head = read.head;
   entry.id = head.session.id;
   if (options.payloads) await checkPayloads(reader, entry, { manifest, refs });
   return entry.ok ? { manifest, head, times, refs } : null;
@@ -465,13 +450,44 @@ async function payloadsOf(reader: ArtifactReader, dir: string, manifest: Manifes
   };
 }
 
+/** A `session.json` read through ({@link readSessionFile}): its checksum, its head or what is wrong. */
+export type CheckedSessionFile =
+  & { sha256: string }
+  & ({ head: CanonicalSession; error?: undefined } | { head?: undefined; error: Error });
+
+/**
+ * Reads a `session.json` stream through, hashed, parsed and checked an operation at a time
+ * (validate.ts's `sessionChecker`: the problems `readCanonicalSession` finds), each operation
+ * that is an object handed to `each` and dropped; then its head is checked. `error` is the
+ * first thing wrong: a file that is not JSON (a SyntaxError), a read that failed, another
+ * schema version, or the session's problems. Verify and a replay from exported files read it so.
+ */
+export async function readSessionFile(
+  bytes: AsyncIterable<Uint8Array>,
+  each: (id: string, op: Operation) => void,
+): Promise<CheckedSessionFile> {
+  const file = sessionFile(bytes);
+  const check = sessionChecker();
+  try {
+    for await (const [id, op] of file.operations()) {
+      check.operation(id, op);
+      if (isJsonObject(op)) each(id, op as unknown as Operation);
+    }
+    const head = file.head();
+    checkSchemaVersion(head);
+    throwProblems(check.finish(head));
+    return { sha256: file.sha256(), head: head as unknown as CanonicalSession };
+  } catch (e) {
+    return { sha256: file.sha256(), error: e as Error };
+  }
+}
+
 /**
  * A `session.json` stream: `operations()` parses it as it is read and hashes its bytes; once it
  * is done (or stopped by a file that is not JSON: the rest is still hashed), `sha256()` is the
- * file's checksum and `head()` its head (`operations` `{}` when they were an object). Verify,
- * import and a replay from exported files read it so.
+ * file's checksum and `head()` its head (`operations` `{}` when they were an object).
  */
-export function sessionFile(bytes: AsyncIterable<Uint8Array>) {
+function sessionFile(bytes: AsyncIterable<Uint8Array>) {
   const reader = new SessionFileReader();
   const hash = createHash("sha256");
   let sha = "";

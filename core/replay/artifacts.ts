@@ -7,18 +7,14 @@ import {
   type ArtifactReader,
   MAX_MANIFEST_BYTES,
   MAX_SESSION_BYTES,
-  sessionFile,
+  readSessionFile,
 } from "../artifacts/mod.ts";
 import {
   type CanonicalSession,
-  checkSchemaVersion,
   ChronicleError,
-  isJsonObject,
   type Operation,
   type PayloadRef,
-  sessionChecker,
   sha256Hex,
-  throwProblems,
 } from "../model/mod.ts";
 import { type PayloadText, REASONING_CHARS } from "./plan.ts";
 
@@ -101,40 +97,31 @@ export async function loadArtifactSession(
   }
   const sessionBytes = await reader.stream(`${folder}/session.json`, MAX_SESSION_BYTES);
   if (!sessionBytes) throw lacks();
-  const file = sessionFile(sessionBytes);
-  const check = sessionChecker();
   const operations: Record<string, Operation> = {};
-  let invalid: Error | null = null;
-  try {
-    for await (const [id, value] of file.operations()) {
-      check.operation(id, value);
-      const op = isJsonObject(value) ? planned(value as unknown as Operation) : null;
-      if (op) operations[id] = op;
-    }
-  } catch (e) {
-    invalid = e as Error;
-  }
-  if (file.sha256() !== manifest.session_sha256) {
+  const read = await readSessionFile(sessionBytes, (id, value) => {
+    const op = planned(value);
+    if (op) operations[id] = op;
+  });
+  if (read.sha256 !== manifest.session_sha256) {
     throw new ChronicleError(
       "checksum_mismatch",
       `${folder}/session.json does not match the checksum in manifest.json`,
     );
   }
-  if (invalid instanceof SyntaxError) {
+  if (read.error instanceof SyntaxError) {
     // (the reader's messages name session.json: here with its folder)
-    throw new ChronicleError("invalid_session", `${folder}/${invalid.message}`, { cause: invalid });
+    throw new ChronicleError("invalid_session", `${folder}/${read.error.message}`, {
+      cause: read.error,
+    });
   }
-  if (invalid) throw invalid;
-  const head = file.head();
-  checkSchemaVersion(head);
-  throwProblems(check.finish(head));
-  const session = { ...head, operations } as unknown as CanonicalSession;
+  if (!read.head) throw read.error;
+  const session: CanonicalSession = { ...read.head, operations };
   accept?.({ id: session.session.id, native_id: session.session.native_id });
   const problems: string[] = [];
   let page = new Map<string, string | null>();
   // a payload named on several pages is read again for each, and told of once
   const told = new Set<string>();
-  const read = async (sha: string): Promise<string | null> => {
+  const payload = async (sha: string): Promise<string | null> => {
     const tell = (problem: string) => {
       if (!told.has(sha)) problems.push(problem);
       told.add(sha);
@@ -162,7 +149,7 @@ export async function loadArtifactSession(
         for (const ref of [op.request, op.response]) {
           if (!ref || !("sha256" in ref) || next.has(ref.sha256)) continue;
           const known = page.get(ref.sha256);
-          next.set(ref.sha256, known !== undefined ? known : await read(ref.sha256));
+          next.set(ref.sha256, known !== undefined ? known : await payload(ref.sha256));
         }
       }
       page = next;
