@@ -6,7 +6,7 @@
 import { createGitEngine, gitEnv } from "../core/git/mod.ts";
 import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
 import { pagedTurns } from "../core/paged.ts";
-import { oneAtATime, type SessionWork } from "./session_work.ts";
+import { makeRoom, oneAtATime, type SessionWork } from "./session_work.ts";
 import {
   type FinalComparison,
   finalStateOf,
@@ -135,28 +135,21 @@ export function createReplayService(
     };
   }
 
-  /**
-   * Closes the oldest open replays until `room` more planned steps and `keep` (the one just
-   * opened) fit {@link REPLAYS_KEPT}; the last `keep` stay whatever their size.
-   */
-  function closeOldest(room: number, keep: number): void {
-    let steps = room;
-    for (const r of open.values()) steps += r.run.plan.steps.length;
-    for (const [oldest, first] of open) {
-      if (open.size <= keep) break;
-      if (open.size + (keep ? 0 : 1) <= kept.replays && steps <= kept.steps) break;
-      first.files.close();
-      open.delete(oldest);
-      steps -= first.run.plan.steps.length;
-    }
-  }
+  // the open replays, bounded as REPLAYS_KEPT says: the oldest closed first
+  const bound = { count: kept.replays, steps: kept.steps };
+  const planSteps = (r: Open) => r.run.plan.steps.length;
+  const close = (r: Open) => r.files.close();
 
   return {
     async start(sessionId) {
       // room for its plan first, each of its steps counted (two plans of a big session were
       // held at once while the second was made), and the caches of session work let go (the
       // big session's causality kept, 44 MiB, and its plan, 42, took the server over 300 MB)
-      closeOldest(store.getSession(sessionId)?.op_count ?? 0, 0);
+      makeRoom(open, bound, planSteps, {
+        room: store.getSession(sessionId)?.op_count ?? 0,
+        adding: 1,
+        drop: close,
+      });
       work.dropKept();
       // a page at a time (a plan shows the opening of the reasoning before a step: texts need no
       // more), other requests answered between pages
@@ -185,7 +178,7 @@ export function createReplayService(
         };
         open.set(id, o);
         // the oldest go first, never the one just opened
-        closeOldest(0, 1);
+        makeRoom(open, bound, planSteps, { keep: 1, drop: close });
         return view(o);
       } catch (e) {
         files.close();

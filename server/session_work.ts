@@ -59,3 +59,32 @@ export function oneAtATime({ memory = jsMemory }: { memory?: () => number } = {}
  * way (the analysis it keeps stays, RESULTS.md).
  */
 const AFTER_GROWTH = 16 << 20;
+
+/**
+ * Drops the oldest entries of `kept` (a map in the order they were made, the oldest first) until
+ * they fit `bound`: at most `bound.count` entries and `bound.steps` steps (`steps` of each), with
+ * room left for `room` more steps and `adding` more entries. The newest `keep` stay whatever
+ * their size. `drop` hears each entry dropped. The causality's analyses and the open replays are
+ * bounded so.
+ */
+export function makeRoom<K, V>(
+  kept: Map<K, V>,
+  bound: { count: number; steps: number },
+  steps: (entry: V) => number,
+  { room = 0, adding = 0, keep = 0, drop }: {
+    room?: number;
+    adding?: number;
+    keep?: number;
+    drop?: (entry: V) => void;
+  } = {},
+): void {
+  let total = room;
+  for (const e of kept.values()) total += steps(e);
+  for (const [key, oldest] of kept) {
+    if (kept.size <= keep) break;
+    if (kept.size + adding <= bound.count && total <= bound.steps) break;
+    drop?.(oldest);
+    kept.delete(key);
+    total -= steps(oldest);
+  }
+}

@@ -25,7 +25,7 @@ import type { AppDeps } from "../deps.ts";
 import { HttpError, json } from "../errors.ts";
 import type { Route } from "./_http.ts";
 import { pagedTurns } from "../../core/paged.ts";
-import { oneAtATime } from "../session_work.ts";
+import { makeRoom, oneAtATime } from "../session_work.ts";
 
 /**
  * The analyses kept (each holds its report, what the code at a step reads of its session, and
@@ -61,6 +61,7 @@ export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
   work.keep(() => entries.clear());
   const read = (ref: Parameters<ChronicleStore["payloadText"]>[0], max?: number) =>
     store.payloadText(ref, max);
+  const stepsOf = (e: Entry) => e.inputs.session.timeline.length;
   const notFound = (id: string) =>
     new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
   const analyse = async (id: string, key: string): Promise<Entry> => {
@@ -71,14 +72,8 @@ export function createAnalysisCache(deps: AppDeps, kept = ANALYSES_KEPT) {
     const { head, facts, inputs } = got;
     const entry: Entry = { key, inputs, report: analyseSession(head, read, { facts }) };
     entries.set(id, entry);
-    let steps = 0;
-    for (const e of entries.values()) steps += e.inputs.session.timeline.length;
     // the oldest go first, never the one just made
-    for (const [old, e] of entries) {
-      if (entries.size <= 1 || (entries.size <= kept.sessions && steps <= kept.steps)) break;
-      entries.delete(old);
-      steps -= e.inputs.session.timeline.length;
-    }
+    makeRoom(entries, { count: kept.sessions, steps: kept.steps }, stepsOf, { keep: 1 });
     return entry;
   };
   return {
