@@ -4,7 +4,6 @@
  * deletes, and shell commands whose words show the files they change). Paths are normalised
  * against the operation's working folder or the session's project, so one file has one key.
  */
-import { drain, drainInTurns, PAGE_STEPS } from "../paged.ts";
 import { ERROR_SCAN_CHARS, isErrorResult } from "../analytics/error_heuristic.ts";
 import {
   type CanonicalSession,
@@ -408,37 +407,12 @@ export function sessionFacts(
   read: PayloadReader,
   options: FactsOptions = {},
 ): OpFacts[] {
-  return drain(factsOf(session, read, options));
-}
-
-/**
- * {@link sessionFacts} awaiting `turn` after every {@link PAGE_STEPS} operations (a server's
- * turn of the event loop: the results a big session's facts read take seconds in all).
- */
-export async function sessionFactsInTurns(
-  session: CanonicalSession,
-  read: PayloadReader,
-  options: FactsOptions & { turn: () => Promise<unknown> },
-): Promise<OpFacts[]> {
-  return await drainInTurns(factsOf(session, read, options), options.turn);
-}
-
-function* factsOf(
-  session: CanonicalSession,
-  read: PayloadReader,
-  options: FactsOptions,
-): Generator<void, OpFacts[]> {
   const project = session.session.project.path;
-  const out: OpFacts[] = [];
-  for (const t of session.timeline) {
-    out.push(
-      opFacts(session.operations[t.op], { seq: t.seq, op: t.op, connection: t.connection }, {
-        project,
-        read,
-        resultChars: options.resultChars,
-      }),
-    );
-    if (out.length % PAGE_STEPS === 0) yield;
-  }
-  return out;
+  return session.timeline.map((t) =>
+    opFacts(session.operations[t.op], { seq: t.seq, op: t.op, connection: t.connection }, {
+      project,
+      read,
+      resultChars: options.resultChars,
+    })
+  );
 }
