@@ -21,11 +21,10 @@
  * - as bytes go by ({@link collectEvery}): every 16 MiB a text stream sends (a download, a share
  *   page, `session.json`: core/text_stream.ts), every 16 MiB of lines a share packs (making a
  *   share of a 35,342-step session: 294-299 MiB without, 274-277 with), every 64 MiB of
- *   payloads a canonical export
- *   writes (core/artifacts), every 32 MiB of payloads a canonical import stores (the store's
- *   `putCanonicalPages`: a 35,342-step export peaked at 268 MiB with 64, 261 with 32), every
- *   32 MiB of a stored session hashed to compare it with an export (the store's
- *   `canonicalSkip`); and once an import of exports has read a session's `session.json`
+ *   payloads a canonical export writes (core/artifacts), every 32 MiB of payloads a canonical
+ *   import stores (the store's `putCanonicalPages`: a 35,342-step export peaked at 268 MiB with
+ *   64, 261 with 32), every 32 MiB of a stored session hashed to compare it with an export (the
+ *   store's `canonicalSkip`); and once an import of exports has read a session's `session.json`
  *   (`importArtifacts`: its unchanged re-import 279 MiB without, 253 with).
  */
 export function collectGarbage(): void {

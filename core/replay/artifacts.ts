@@ -16,7 +16,7 @@ import {
   type PayloadRef,
   sha256Hex,
 } from "../model/mod.ts";
-import { type PayloadText, REASONING_CHARS } from "./plan.ts";
+import { type PayloadText, planRole, REASONING_CHARS } from "./plan.ts";
 
 const decoder = new TextDecoder();
 
@@ -39,15 +39,15 @@ export interface ArtifactSession {
 const PART_STEPS = 500;
 
 /**
- * Whether a replay's plan reads an operation (`buildPlan`): a file change or a command, whole,
- * and the opening of a thinking or a reply, shown before the next step.
+ * An operation as a replay's plan reads it ({@link planRole}): a file change or a command whole,
+ * the opening of a thinking or a reply; null for one it does not read.
  */
 function planned(op: Operation): Operation | null {
-  if (op.kind === "thinking" || op.kind === "reply") {
+  const role = planRole(op);
+  if (role === "reasoning") {
     return op.text ? { ...op, text: op.text.slice(0, REASONING_CHARS) } : null;
   }
-  const file = op.effect === "fs_write" && (op.kind === "write" || op.kind === "edit");
-  return file || (op.effect === "process" && op.kind === "exec") ? op : null;
+  return role ? op : null;
 }
 
 /**

@@ -252,10 +252,9 @@ export function buildPlan(session: CanonicalSession, text: PayloadText): ReplayP
 
 /**
  * The plan of a session given a part at a time (the store's `sessionParts`, or an export's
- * parts, in timeline order),
- * `turn` awaited after each: the plan {@link buildPlan} makes of the whole session, which is
- * never held, with the session's own fields (its first part without operations or timeline).
- * Null when there was no part.
+ * parts, in timeline order), `turn` awaited after each: the plan {@link buildPlan} makes of the
+ * whole session, which is never held, with the session's own fields (its first part without
+ * operations or timeline). Null when there was no part.
  */
 export async function planInParts(
   parts: Iterable<CanonicalSession> | AsyncIterable<CanonicalSession>,
@@ -289,6 +288,17 @@ function planner(session: CanonicalSession, text: PayloadText) {
   };
 }
 
+/**
+ * What a plan reads an operation as: the reasoning shown before its connection's next step
+ * (a thinking or a reply), a file step (a write or an edit), a shell step, or nothing.
+ */
+export function planRole(op: Operation): "reasoning" | "file" | "exec" | null {
+  if (op.kind === "thinking" || op.kind === "reply") return "reasoning";
+  if (op.effect === "fs_write" && (op.kind === "write" || op.kind === "edit")) return "file";
+  if (op.effect === "process" && op.kind === "exec") return "exec";
+  return null;
+}
+
 /** The plan step of one operation, or none (reasoning goes to `pending`, for its connection's next step). */
 function planStep(
   op: Operation | undefined,
@@ -298,17 +308,18 @@ function planStep(
   text: PayloadText,
 ): PlanStep | undefined {
   if (!op) return;
-  if (op.kind === "thinking" || op.kind === "reply") {
+  const role = planRole(op);
+  if (role === "reasoning") {
     if (op.text?.trim()) {
       const list = pending.get(t.connection) ?? [];
-      list.push({ kind: op.kind, text: op.text.slice(0, REASONING_CHARS) });
+      list.push({ kind: op.kind as Reasoning["kind"], text: op.text.slice(0, REASONING_CHARS) });
       pending.set(t.connection, list);
     }
     return;
   }
-  const isFile = op.effect === "fs_write" && (op.kind === "write" || op.kind === "edit");
-  const isExec = op.effect === "process" && op.kind === "exec";
-  if (!isFile && !isExec) return;
+  if (!role) return;
+  const isFile = role === "file";
+  const isExec = role === "exec";
   const blockers = [...op.replay.blockers];
   let replayable = op.replay.replayable;
   const requestText = text(op.request);
