@@ -6,6 +6,7 @@ import {
   loadArtifactSession,
   planInParts,
   REASONING_CHARS,
+  type ReplayDeps,
   type ReplayPlan,
   type ReplayReport,
   ReplayRun,
@@ -94,6 +95,8 @@ export const replayCommand: Command = async (args, io) => {
   // the session's own fields: its steps are in the plan
   let session: CanonicalSession;
   let plan: ReplayPlan;
+  // a step's recorded result, read as the step runs
+  let output: ReplayDeps["output"];
   const notices: string[] = [];
   let data: string;
   if (from) {
@@ -107,6 +110,7 @@ export const replayCommand: Command = async (args, io) => {
     // a page of its timeline at a time, with that page's payloads
     ({ head: session, plan } = (await planInParts(a.parts(), a.text, pagedTurns()))!);
     notices.push(...a.problems.map((p) => `Artifacts: ${p}.`));
+    output = a.output;
     data = await ensureDataDir(dataDirOf(io.env));
   } else {
     const opened = await openUserStore(io);
@@ -128,6 +132,7 @@ export const replayCommand: Command = async (args, io) => {
       throw new ChronicleError("not_found", `Session "${id}" cannot be read`);
     }
     ({ head: session, plan } = planned);
+    output = (ref) => s.payloadText(ref);
   }
 
   try {
@@ -140,7 +145,7 @@ export const replayCommand: Command = async (args, io) => {
       });
       seed.notices.unshift(...notices);
       const shell = createBwrapShell(denoProcessRunner, { home: io.env.HOME, dataDir: data });
-      const run = new ReplayRun(plan, seed, { files, shell });
+      const run = new ReplayRun(plan, seed, { files, shell, output });
       if (!json) {
         io.stdout(
           `Replaying ${session.session.id}: ${plan.steps.length} steps\nSandbox: ${files.root}\n` +

@@ -77,8 +77,9 @@ interface Open {
 /**
  * The replays kept open: at most this many, and at most this many planned steps in all, however
  * few replays that is (the newest is kept whatever its size); the oldest are closed first. A
- * plan holds its steps' inputs and recorded outputs: the bench's 35,342-step session plans 7,861
- * steps in about 42 MiB, and three replays of it open took the server to 490 MiB.
+ * plan holds its steps' inputs (a command's recorded output is read as it runs): the bench's
+ * 35,342-step session plans 7,861 steps in 26 MiB of heap, and three replays of it open took
+ * the server to 490 MiB before they were bounded.
  */
 export const REPLAYS_KEPT = { replays: 8, steps: 10_000 };
 const FILE_BYTES = 1 << 20;
@@ -165,7 +166,11 @@ export function createReplayService(
       const files = await openSandboxFiles(dir);
       try {
         const seed = await seedSandbox(session, { files, git });
-        const run = new ReplayRun(plan, seed, { files, shell });
+        const run = new ReplayRun(plan, seed, {
+          files,
+          shell,
+          output: (ref) => store.payloadText(ref),
+        });
         const avail = await shell.available();
         const id = dir.slice(dir.lastIndexOf("/") + 1);
         const o: Open = {

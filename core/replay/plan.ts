@@ -51,8 +51,12 @@ export interface PlanStep {
   workdir?: string;
   /** Thinking and replies between the previous step of this connection and this one. */
   reasoning: Reasoning[];
-  /** What the recording says happened. */
-  recorded: { is_error: boolean | null; text: string | null };
+  /**
+   * What the recording says happened: whether it failed, and its recorded result, read when the
+   * step runs (`ReplayDeps.output`): a 35,000-step session's plan held with every command's
+   * output was 54 MiB of heap, 26 without.
+   */
+  recorded: { is_error: boolean | null; output: PayloadRef | null };
   replayable: boolean;
   blockers: ReplayBlocker[];
   /** Why the step is blocked, in a sentence, when it is. */
@@ -324,7 +328,6 @@ function planStep(
   let replayable = op.replay.replayable;
   const requestText = text(op.request);
   const input = parseToolInput(requestText);
-  const responseText = op.response ? text(op.response) : null;
   const step: PlanStep = {
     seq: t.seq,
     op: t.op,
@@ -333,7 +336,7 @@ function planStep(
     tool: op.tool,
     target: op.target ?? null,
     reasoning: pending.get(t.connection) ?? [],
-    recorded: { is_error: op.is_error ?? null, text: responseText },
+    recorded: { is_error: op.is_error ?? null, output: op.response ?? null },
     replayable,
     blockers,
   };

@@ -6,7 +6,7 @@
  */
 import { createTwoFilesPatch } from "diff";
 import type { CommitInfo, GitEngine } from "../git/mod.ts";
-import { type CanonicalSession, ChronicleError } from "../model/mod.ts";
+import { type CanonicalSession, ChronicleError, type PayloadRef } from "../model/mod.ts";
 import { applyPatchSection, applyReplacements, type ChangeResult } from "./edits.ts";
 import { compareOutput, recordedRun } from "./fidelity.ts";
 import { mapPath, type PlanStep, type ReplayPlan } from "./plan.ts";
@@ -198,6 +198,17 @@ function cut(s: string, n: number): string {
   return s.length > n ? s.slice(0, n) + "\n… (cut)" : s;
 }
 
+/** What a run works with: the sandbox, the jail for shell steps, and the recording's payloads. */
+export interface ReplayDeps {
+  files: SandboxFiles;
+  shell?: ShellRunner | null;
+  /**
+   * A step's recorded result (`PlanStep.recorded.output`), read as the step runs (the store's
+   * payload, or an export's checked one); null when it cannot be read.
+   */
+  output: (ref: PayloadRef) => string | null | Promise<string | null>;
+}
+
 /** A seeded sandbox and its plan: preview and execute steps, then compare the end state. */
 export class ReplayRun {
   readonly results = new Map<number, StepResult>();
@@ -206,7 +217,7 @@ export class ReplayRun {
   constructor(
     readonly plan: ReplayPlan,
     readonly seed: SeedResult,
-    private readonly deps: { files: SandboxFiles; shell?: ShellRunner | null },
+    private readonly deps: ReplayDeps,
   ) {
     this.notices = [...seed.notices];
     for (const s of plan.steps) this.results.set(s.seq, this.initial(s));
@@ -366,7 +377,8 @@ export class ReplayRun {
       r.detail = "timed out and was killed";
       return r;
     }
-    const rec = recordedRun(s.recorded.is_error, s.recorded.text);
+    const text = s.recorded.output ? await this.deps.output(s.recorded.output) : null;
+    const rec = recordedRun(s.recorded.is_error, text);
     const failed = out.code !== 0;
     const problems: string[] = [];
     if (rec.exitCode !== null && rec.exitCode !== out.code) {
@@ -378,7 +390,7 @@ export class ReplayRun {
         }`,
       );
     }
-    if (s.recorded.text !== null) {
+    if (text !== null) {
       const d = compareOutput(out.output, rec);
       if (d) problems.push(d);
     }

@@ -81,6 +81,10 @@ for (const scenario of SCENARIOS) {
         assertEquals(fromFiles?.plan, want);
         assertEquals(fromFiles?.head.session, whole.session);
         assertEquals([a.problems, Object.keys(a.session.operations)], [[], []]);
+        // a step's recorded result is read from its file as the step runs, as the store has it
+        const outputs = want.steps.flatMap((s) => s.recorded.output ?? []);
+        assert(outputs.some((ref) => "sha256" in ref), "some result is a payload file");
+        for (const ref of outputs) assertEquals(await a.output(ref), text(ref));
       } finally {
         await Deno.remove(out, { recursive: true });
       }

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
-import { ChronicleError } from "../../../core/model/mod.ts";
+import { ChronicleError, type PayloadRef } from "../../../core/model/mod.ts";
 import {
   type PlanStep,
   type ReplayPlan,
@@ -46,7 +46,7 @@ function step(seq: number, s: Partial<PlanStep>): PlanStep {
     kind: "edit",
     target: null,
     reasoning: [],
-    recorded: { is_error: false, text: "ok" },
+    recorded: { is_error: false, output: { inline: "ok" } },
     replayable: true,
     blockers: [],
     ...s,
@@ -54,6 +54,9 @@ function step(seq: number, s: Partial<PlanStep>): PlanStep {
 }
 
 const seed: SeedResult = { seeded_from: "abc", repo: "/repo", files: 1, notices: [] };
+
+/** The recorded results of these plans are inline. */
+const output = (ref: PayloadRef) => ("inline" in ref ? ref.inline : null);
 
 function shell(
   results: Record<string, { code: number; output: string }>,
@@ -88,7 +91,7 @@ Deno.test("ReplayRun previews where an edit applies and pauses auto-play at the 
       step(4, { kind: "exec", command: "true", workdir: "", blockers: ["needs_confirmation"] }),
     ],
   };
-  const run = new ReplayRun(plan, seed, { files, shell: shell({}) });
+  const run = new ReplayRun(plan, seed, { files, shell: shell({}), output });
   const p = await run.preview(1);
   assertEquals([p.applies, p.lines], [true, [2]]);
   assertMatch(p.diff!, /-two\n\+2/);
@@ -113,26 +116,97 @@ Deno.test("ReplayRun runs a shell step only when confirmed and where the jail ex
       command: "make test",
       workdir: "",
       blockers: ["needs_confirmation"],
-      recorded: { is_error: true, text: "Exit code 2\nboom" },
+      recorded: { is_error: true, output: { inline: "Exit code 2\nboom" } },
     })],
   };
   const fake = shell({ "make test": { code: 2, output: "boom\n" } });
-  const run = new ReplayRun(plan, seed, { files: memFiles(), shell: fake });
+  const run = new ReplayRun(plan, seed, { files: memFiles(), shell: fake, output });
   assertEquals((await run.execute(1)).status, "skipped");
   assertEquals(fake.ran, []);
   const r = await run.execute(1, { confirm: true });
   assertEquals([r.status, r.exit_code], ["applied", 2]);
   assertMatch(r.detail, /failing as recorded/);
   const other = shell({ "make test": { code: 0, output: "fine\n" } });
-  const d = await new ReplayRun(plan, seed, { files: memFiles(), shell: other }).execute(1, {
-    confirm: true,
-  });
+  const d = await new ReplayRun(plan, seed, { files: memFiles(), shell: other, output }).execute(
+    1,
+    {
+      confirm: true,
+    },
+  );
   assertEquals(d.status, "diverged");
   assertMatch(d.detail, /exit code 0, recorded 2/);
-  const none = await new ReplayRun(plan, seed, { files: memFiles(), shell: shell({}, false) })
+  const none = await new ReplayRun(plan, seed, {
+    files: memFiles(),
+    shell: shell({}, false),
+    output,
+  })
     .execute(1, { confirm: true });
   assertEquals(none.status, "skipped");
   assert(none.detail.includes("apt-get install bubblewrap"), none.detail);
+});
+
+Deno.test("a plan holds a step's recorded result by reference: it is read as the step runs", async () => {
+  const { buildPlan } = await import("../../../core/replay/mod.ts");
+  const sha = (c: string) => ({ sha256: c.repeat(64), size: 1 });
+  const op = (kind: string, effect: string, request: string, response: string) => ({
+    kind,
+    effect,
+    tool: kind === "exec" ? "Bash" : "Write",
+    request: sha(request),
+    response: sha(response),
+    is_error: false,
+    completeness: "complete",
+    provenance: { epoch: 0, source_range: { file: "f", lines: [1, 1], bytes: [0, 1] } },
+    replay: { replayable: true, blockers: [] },
+  });
+  const session = {
+    session: { id: "s", native_id: "s", source: "claude-code", project: { path: "/p" } },
+    timeline: [
+      { seq: 0, op: "w", connection: "main", offset_ns: 0 },
+      { seq: 1, op: "x", connection: "main", offset_ns: 0 },
+    ],
+    operations: { w: op("write", "fs_write", "a", "b"), x: op("exec", "process", "c", "d") },
+  } as unknown as Parameters<typeof buildPlan>[0];
+  const payloads: Record<string, string> = {
+    a: JSON.stringify({ file_path: "/p/n.txt", content: "n\n" }),
+    b: "File created",
+    c: JSON.stringify({ command: "wc -l n.txt" }),
+    d: "1 n.txt",
+  };
+  const planRead: string[] = [];
+  const plan = buildPlan(session, (ref) => {
+    const c = ref && "sha256" in ref ? ref.sha256[0] : "?";
+    planRead.push(c);
+    return payloads[c] ?? null;
+  });
+  // the plan reads the requests only
+  assertEquals(planRead, ["a", "c"]);
+  assertEquals(plan.steps[1].recorded, { is_error: false, output: sha("d") });
+  const runRead: string[] = [];
+  const deps = (results: Record<string, { code: number; output: string }>) => ({
+    files: memFiles(),
+    shell: shell(results),
+    output: (ref: PayloadRef) => {
+      const c = "sha256" in ref ? ref.sha256[0] : "?";
+      runRead.push(c);
+      return Promise.resolve(payloads[c] ?? null);
+    },
+  });
+  const run = new ReplayRun(plan, seed, deps({ "wc -l n.txt": { code: 0, output: "1 n.txt\n" } }));
+  // a file step reads none, a shell step not run reads none
+  assertEquals((await run.runAll()).map((r) => r.status), ["applied", "skipped"]);
+  assertEquals(runRead, []);
+  assertEquals((await run.execute(1, { confirm: true })).status, "applied");
+  assertEquals(runRead, ["d"]);
+  // and compares with what it read
+  const other = new ReplayRun(
+    plan,
+    seed,
+    deps({ "wc -l n.txt": { code: 0, output: "2 n.txt\n" } }),
+  );
+  const d = await other.execute(1, { confirm: true });
+  assertEquals(d.status, "diverged");
+  assertMatch(d.detail, /"2 n\.txt" is not in it/);
 });
 
 Deno.test("ReplayRun reports a path the sandbox refuses as a failed step", async () => {
@@ -141,7 +215,7 @@ Deno.test("ReplayRun reports a path the sandbox refuses as a failed step", async
     project: "/p",
     steps: [step(1, { path: "../x", kind: "write", action: { type: "write", content: "x" } })],
   };
-  const r = await new ReplayRun(plan, seed, { files: memFiles() }).execute(1);
+  const r = await new ReplayRun(plan, seed, { files: memFiles(), output }).execute(1);
   assertEquals(r.status, "failed");
   assertMatch(r.detail, /^refused: \.\.\/x leaves the sandbox/);
 });
@@ -178,7 +252,7 @@ Deno.test("an apply_patch that moves a file writes the new path and removes the 
   const plan = buildPlan(session, (ref) => (ref && "inline" in ref ? ref.inline : null));
   assertEquals([plan.steps[0].path, plan.steps[0].moveTo], ["src/old.py", "src/new.py"]);
   const files = memFiles({ "src/old.py": "x = 1\n" });
-  const r = await new ReplayRun(plan, seed, { files }).execute(0);
+  const r = await new ReplayRun(plan, seed, { files, output }).execute(0);
   assertEquals(r.status, "applied");
   assertEquals([...files.map.entries()], [["src/new.py", "x = 2\n"]]);
 });
