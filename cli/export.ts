@@ -143,7 +143,7 @@ async function writeFileAtomic(path: string, pieces: Iterable<string>): Promise<
   try {
     await denoArtifactWriter.writeFile(
       tmp,
-      textStream(pieces, (b) => (bytes += b.byteLength)),
+      textStream(pieces, { bytes: (b) => (bytes += b.byteLength) }),
       0o600,
     );
   } catch (e) {

@@ -253,7 +253,7 @@ export async function exportSession(
       addPayloadHashes(op, refs);
       countOp(op, counts);
     });
-    const body = textStream(chunks, (bytes) => hash.update(bytes));
+    const body = textStream(chunks, { bytes: (bytes) => hash.update(bytes) });
     await writer.writeFile(`${tmp}/session.json`, body, 0o600);
     let bytes = 0;
     let count = 0;

@@ -35,7 +35,7 @@ import type { AppDeps } from "../deps.ts";
 import { errorResponse, HttpError, json, SECURITY_HEADERS } from "../errors.ts";
 import { readJson, type Route } from "./_http.ts";
 import { pagedTurns } from "../../core/paged.ts";
-import { oneAtATime, type SessionWork } from "../session_work.ts";
+import { oneAtATime } from "../session_work.ts";
 
 /** Headers of every share page, found or not. */
 export const SHARE_HEADERS: Readonly<Record<string, string>> = {
@@ -74,24 +74,24 @@ export function createSharePages(deps: AppDeps): (req: Request, url: URL) => Res
 }
 
 /**
- * A session's redacted document, built a page at a time with the event loop's turns between
- * (core/paged.ts's `pagedTurns`): a session of tens of thousands of steps takes seconds, and the
- * server answers other requests meanwhile.
+ * The work of building a session's redacted document, a page at a time with the event loop's
+ * turns between (core/paged.ts's `pagedTurns`): a session of tens of thousands of steps takes
+ * seconds, and the server answers other requests meanwhile. Run in the session work's turn.
  */
-async function requireDocument(
+function documentWork(
   store: ChronicleStore,
   id: string,
-  { work, ...options }: DocumentOptions & { work: SessionWork },
-): Promise<SteppedDocument> {
-  const doc = await work.run(() =>
-    documentInTurns(store, id, {
+  options: DocumentOptions,
+): () => Promise<SteppedDocument> {
+  return async () => {
+    const doc = await documentInTurns(store, id, {
       ...options,
       rules: new RuleStore(store.ruleTable).active(),
       turn: pagedTurns(),
-    })
-  );
-  if (!doc) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
-  return doc;
+    });
+    if (!doc) throw new HttpError(404, "not_found", `No session "${id.slice(0, 200)}"`);
+    return doc;
+  };
 }
 
 function flag(url: URL, name: string): boolean {
@@ -125,12 +125,11 @@ export function shareRoutes(deps: AppDeps): Route[] {
       handler: async ({ params, url }) =>
         json(
           preview(
-            await requireDocument(store, params.id, {
-              work,
+            await work.run(documentWork(store, params.id, {
               now,
               thinking: flag(url, "thinking"),
               summaryOnly: true,
-            }),
+            })),
           ),
         ),
     },
@@ -146,11 +145,13 @@ export function shareRoutes(deps: AppDeps): Route[] {
             `Unknown format "${format.slice(0, 20)}" (md, html)`,
           );
         }
-        const doc = await requireDocument(store, params.id, {
-          work,
+        // built and streamed in one turn of the session work: the next heavy piece starts once
+        // the download is rendered, or its reader stops reading
+        const turn = await work.hold(documentWork(store, params.id, {
           now,
           thinking: flag(url, "thinking"),
-        });
+        }));
+        const doc = turn.value;
         const f = format as DocumentFormat;
         const headers = new Headers(SECURITY_HEADERS);
         headers.set(
@@ -162,7 +163,10 @@ export function shareRoutes(deps: AppDeps): Route[] {
         // A download, never a page of this origin: the policy of an export page applies anyway.
         headers.set("content-security-policy", `${EXPORT_CSP}; frame-ancestors 'none'; sandbox`);
         // streamed as it is rendered: the Markdown of a 35,000-step session is 54 MB
-        return new Response(textStream(documentChunks(doc, f)), { headers });
+        return new Response(
+          textStream(documentChunks(doc, f), { pull: turn.touch, end: turn.release }),
+          { headers },
+        );
       },
     },
     {
@@ -182,11 +186,10 @@ export function shareRoutes(deps: AppDeps): Route[] {
         if (typeof days !== "number") {
           throw new HttpError(400, "bad_request", 'Field "days" must be a number');
         }
-        const doc = await requireDocument(store, params.id, {
-          work,
+        const doc = await work.run(documentWork(store, params.id, {
           now,
           thinking: body.thinking === true,
-        });
+        }));
         const created = createShare(shares, doc, { days });
         return json({
           share: view(created.share),

@@ -14,6 +14,7 @@ import { createRedactor } from "../../../core/export/redactor.ts";
 import { createDenoFs } from "../../../runtime/deno_fs.ts";
 import { appendClaudePrompt, writeClaudeSession } from "../../e2e/_synthetic.ts";
 import { call, callJson, fixtureStore, testApp } from "./_helpers.ts";
+import { oneAtATime, type SessionWork } from "../../../server/session_work.ts";
 import {
   DOCUMENT_FORMATS,
   documentInTurns,
@@ -278,6 +279,35 @@ Deno.test("a big session's download streams the document renderDocument makes, a
   // the preview keeps no step, and counts what the whole document redacts
   const summary = documentOf(big.store, big.id, { rules, summaryOnly: true })!;
   assertEquals([summary.steps, summary.redaction], [[], doc.redaction]);
+});
+
+Deno.test("a download holds the session work until its reader has it all, or cancels it", async () => {
+  await using big = await bigSession(300);
+  const inner = oneAtATime({ idleMs: 60_000 });
+  const log: string[] = [];
+  const sessionWork: SessionWork = {
+    ...inner,
+    run: (w) => inner.run(() => (log.push("piece"), w())),
+    hold: (w) => inner.hold(() => (log.push("download"), w())),
+  };
+  const app = testApp(big.store, { git: GONE, now: () => 0, sessionWork });
+  const base = `/api/sessions/${encodeURIComponent(big.id)}`;
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 0));
+  };
+  for (const end of ["read", "cancelled"]) {
+    log.length = 0;
+    const res = await call(app, "GET", `${base}/export?format=md`);
+    assertEquals(res.status, 200);
+    const preview = call(app, "GET", `${base}/redaction`);
+    await turns(5);
+    assertEquals(log, ["download"], "the preview waits for the download");
+    if (end === "read") assert((await res.text()).length > 2 << 16, "several pieces");
+    else await res.body!.cancel();
+    await turns(5);
+    assertEquals(log, ["download", "piece"], `the preview starts once the download is ${end}`);
+    assertEquals((await preview).status, 200);
+  }
 });
 
 Deno.test("a big session's share is kept as lines and served a step at a time, the page sharePage makes", async () => {

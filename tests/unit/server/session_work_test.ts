@@ -59,3 +59,31 @@ Deno.test("what is kept of sessions is let go when asked, every keeper's", () =>
   work.dropKept();
   assertEquals(dropped, ["analyses", "other"]);
 });
+
+Deno.test("a held turn keeps the next piece waiting until it is released, or left untouched", async () => {
+  const log: string[] = [];
+  const work = oneAtATime({ idleMs: 30 });
+  const held = await work.hold(() => (log.push("download built"), Promise.resolve("doc")));
+  assertEquals(held.value, "doc");
+  const next = work.run(() => (log.push("causality"), Promise.resolve()));
+  // touched as its reader reads: the next waits
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    held.touch();
+  }
+  assertEquals(log, ["download built"]);
+  held.release();
+  held.release();
+  held.touch(); // after the end: nothing
+  await next;
+  assertEquals(log, ["download built", "causality"]);
+  // a holder that stops touching: the turn ends by itself
+  const idle = await work.hold(() => Promise.resolve(1));
+  await work.run(() => (log.push("after the idle hold"), Promise.resolve()));
+  assertEquals(log.at(-1), "after the idle hold");
+  idle.release();
+  // work that fails holds nothing
+  await assertRejects(() => work.hold(() => Promise.reject(new Error("no session"))), Error);
+  await work.run(() => (log.push("after a failed hold"), Promise.resolve()));
+  assertEquals(log.at(-1), "after a failed hold");
+});
