@@ -175,7 +175,7 @@ export function createSecurityService(options: SecurityServiceOptions): Security
         sessions: [],
       };
       for (const id of ids) {
-        const one = await work.run(() => checkOne(id));
+        const one = await work.run(() => checkOne(id), { room: true });
         // let other requests in between two sessions, whoever runs the scan
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (!one) continue;

@@ -125,11 +125,14 @@ export function shareRoutes(deps: AppDeps): Route[] {
       handler: async ({ params, url }) =>
         json(
           preview(
-            await work.run(documentWork(store, params.id, {
-              now,
-              thinking: flag(url, "thinking"),
-              summaryOnly: true,
-            })),
+            await work.run(
+              documentWork(store, params.id, {
+                now,
+                thinking: flag(url, "thinking"),
+                summaryOnly: true,
+              }),
+              { room: true },
+            ),
           ),
         ),
     },
@@ -147,10 +150,10 @@ export function shareRoutes(deps: AppDeps): Route[] {
         }
         // built and streamed in one turn of the session work: the next heavy piece starts once
         // the download is rendered, or its reader stops reading
-        const turn = await work.hold(documentWork(store, params.id, {
-          now,
-          thinking: flag(url, "thinking"),
-        }));
+        const turn = await work.hold(
+          documentWork(store, params.id, { now, thinking: flag(url, "thinking") }),
+          { room: true },
+        );
         const doc = turn.value;
         const f = format as DocumentFormat;
         const headers = new Headers(SECURITY_HEADERS);
@@ -186,11 +189,14 @@ export function shareRoutes(deps: AppDeps): Route[] {
         if (typeof days !== "number") {
           throw new HttpError(400, "bad_request", 'Field "days" must be a number');
         }
-        const doc = await work.run(documentWork(store, params.id, {
-          now,
-          thinking: body.thinking === true,
-        }));
-        const created = createShare(shares, doc, { days });
+        // its document built and packed in one turn of the session work
+        const { doc, created } = await work.run(async () => {
+          const doc = await documentWork(store, params.id, {
+            now,
+            thinking: body.thinking === true,
+          })();
+          return { doc, created: createShare(shares, doc, { days }) };
+        }, { room: true });
         return json({
           share: view(created.share),
           path: created.path,

@@ -87,3 +87,23 @@ Deno.test("a held turn keeps the next piece waiting until it is released, or lef
   await work.run(() => (log.push("after a failed hold"), Promise.resolve()));
   assertEquals(log.at(-1), "after a failed hold");
 });
+
+Deno.test("work asking for room lets the kept caches go first, only in a process already big", async () => {
+  let resident = 150 << 20;
+  const work = oneAtATime({ resident: () => resident });
+  const dropped: string[] = [];
+  work.keep(() => dropped.push("analyses"));
+  await work.run(() => Promise.resolve(), { room: true });
+  assertEquals(dropped, [], "a small process keeps its caches");
+  resident = 260 << 20;
+  await work.run(() => Promise.resolve());
+  assertEquals(dropped, [], "work that does not ask keeps them");
+  const seen: string[] = [];
+  await work.run(() => (seen.push(`while ${dropped.length} dropped`), Promise.resolve()), {
+    room: true,
+  });
+  assertEquals(seen, ["while 1 dropped"], "let go before the work starts");
+  const held = await work.hold(() => Promise.resolve(), { room: true });
+  held.release();
+  assertEquals(dropped, ["analyses", "analyses"]);
+});
