@@ -7,7 +7,7 @@
  * download, reached 502 MiB with the three side by side. A download's document is rendered as
  * it streams, so its turn lasts until the stream ends ({@link SessionWork.hold}).
  */
-import { collectGarbage } from "../core/gc.ts";
+import { releaseGarbage } from "../core/gc.ts";
 import { memoryUsage } from "node:process";
 import { jsMemory } from "../core/paged.ts";
 
@@ -45,7 +45,7 @@ export interface WorkOptions {
 
 /**
  * Resident memory past which work asking for room starts from the caches let go: a server that
- * analysed, replayed or exported the bench's 35,342-step session stays at 230-275 MiB resident
+ * analysed, replayed or exported the bench's 35,342-step session stays at 190-275 MiB resident
  * (the allocators keep what they freed), where one that read ordinary sessions is under 150.
  * There, the big session's causality and then its share peaked at 290-298 MiB with the analysis
  * kept, 276 without; its security check, causality and Markdown download 292 and 282.
@@ -85,7 +85,7 @@ export function oneAtATime(
   const kept: (() => void)[] = [];
   // work that grew JavaScript's memory leaves what follows its garbage collected
   const collectIfGrown = (before: number) => {
-    if (memory() > before + AFTER_GROWTH) collectGarbage();
+    if (memory() > before + AFTER_GROWTH) releaseGarbage();
   };
   const dropKept = () => {
     for (const drop of kept) drop();
@@ -94,7 +94,7 @@ export function oneAtATime(
     const piece = async () => {
       if (room && resident() > ROOM_RSS) {
         dropKept();
-        collectGarbage();
+        releaseGarbage();
       }
       const before = memory();
       try {
@@ -143,11 +143,13 @@ export function oneAtATime(
 
 /**
  * How much a piece of work grows JavaScript's memory (its heap and the buffers outside it)
- * before the next piece starts from a collection: a small session's work never does. On the
- * bench's 35,342-step session, its causality, security check and Markdown download asked at
- * once, the check first, peaked at 278-317 MiB over four runs without this and the check
- * worker's own collections, 262-265 over three with them; the causality first, 317-331 either
- * way (the analysis it keeps stays, RESULTS.md).
+ * before the next piece starts from a collection that gives the emptied pages back
+ * (core/gc.ts's `releaseGarbage`): a small session's work never does. On the bench's
+ * 35,342-step session, its causality, security check and Markdown download asked at once, the
+ * check first, peaked at 278-317 MiB over four runs without this and the check worker's own
+ * collections, 262-265 over three with them. Its causality and then its Markdown download, the
+ * pages kept by V8 after a plain collection: 283-285 MiB, and 232 resident between the two;
+ * given back, 273-275 and 190-204.
  */
 const AFTER_GROWTH = 16 << 20;
 

@@ -1,9 +1,9 @@
 /**
  * One very big session in the server: the 200 MiB Claude Code session (35,342 steps) of the
  * import bench, each heavy per-session route asked once of a fresh `chronicle serve`, with its
- * time and the server's peak RSS against the 286 MiB (300 MB) goal; and how long the session's
- * timeline pages take while its causality is analysed (a page at a time, core/paged.ts's
- * `pagedTurns`). Figures only: no limit is asserted on this shared machine.
+ * time and the server's peak RSS against the 286 MiB (300 MB) goal; heavy routes asked together
+ * and in a row; how long the session's timeline pages take while its causality is analysed (a
+ * page at a time, core/paged.ts's `pagedTurns`). Figures only: no limit is asserted on this shared machine.
  *
  *   deno task bench:big-session
  */
@@ -123,6 +123,54 @@ try {
       await s.stop();
     }
   }
+  // heavy requests together, 0.3 s apart (as a user clicking through them), and then in a row:
+  // heavy work on one session runs one piece at a time (server/session_work.ts), so the peak is
+  // what each leaves behind for the next
+  const named = new Map(routes.map(([name, path, init]) => [name, { path, init }]));
+  const together = async (names: string[], gapMs: number) => {
+    const s = await serve();
+    try {
+      const t = performance.now();
+      const asked: Promise<unknown>[] = [];
+      for (const name of names) {
+        const r = named.get(name)!;
+        const answered = get(s, r.path, r.init);
+        if (gapMs) {
+          asked.push(answered);
+          await new Promise((done) => setTimeout(done, gapMs));
+        } else await answered;
+      }
+      await Promise.all(asked);
+      const peak = await peakMiB(s.pid);
+      console.log(
+        `  ${names.join(", ")}: ${((performance.now() - t) / 1000).toFixed(2)} s, peak ${
+          peak.toFixed(0)
+        } MiB (${(peak / GOAL_MIB).toFixed(2)}x the goal)`,
+      );
+    } finally {
+      await s.stop();
+    }
+  };
+  const [causality, preview, download] = ["causality", "redaction preview", "Markdown download"];
+  console.log("three at once, 0.3 s apart, a fresh server each:");
+  for (
+    const names of [
+      [causality, preview, download],
+      [preview, causality, download],
+      [download, causality, preview],
+      [causality, download, preview],
+      ["security check", causality, download],
+      [causality, "share made", preview],
+    ]
+  ) await together(names, 300);
+  console.log("in a row, a fresh server each:");
+  for (
+    const names of [
+      [causality, "share made"],
+      ["security check", causality, download],
+      ["replay opened", causality, download],
+    ]
+  ) await together(names, 0);
   // the timeline's pages while the causality is analysed
   {
     const s = await serve();
