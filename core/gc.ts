@@ -1,3 +1,5 @@
+import { memoryUsage } from "node:process";
+
 /**
  * A full garbage collection, where the runtime offers one (V8's `--expose-gc`, which every task
  * that runs Chronicle passes); elsewhere nothing.
@@ -33,6 +35,17 @@ export function collectGarbage(): void {
 }
 
 /**
+ * Resident memory past which a process of Chronicle's gives the pages its collections empty back
+ * to the system (core/paged.ts's `collectOnGrowth`), and the server's work that asks for room
+ * lets its caches go first (server/session_work.ts): a server that read ordinary sessions stays
+ * under 150 MiB; one that did heavy work on the bench's 35,342-step session, 190-275. Paged work
+ * on that session collecting so: its causality peaked at 212 MiB against 229-232 and its
+ * Markdown download at 197 against 217, in the same time; giving pages back from 160 MiB took
+ * another 15-20 MiB off and 30% more time.
+ */
+export const RELEASE_ABOVE = 192 << 20;
+
+/**
  * A full collection that gives the pages it empties back to the system (V8's last-resort
  * collection, which also shrinks the young generation): after a full collection V8 keeps its
  * emptied pages for its own next allocations, where the allocator behind buffers, SQLite and
@@ -60,4 +73,14 @@ export function collectEvery(every: number): (n: number) => void {
     since = 0;
     collectGarbage();
   };
+}
+
+/**
+ * {@link releaseGarbage} in a process past {@link RELEASE_ABOVE} resident memory, else nothing:
+ * between the phases of heavy work (a share's document built, then packed: making the bench's
+ * 35,342-step session's share peaked at 266-273 MiB without, 217 with; after its causality,
+ * 285-325 and 273-276).
+ */
+export function releaseIfBig(): void {
+  if (memoryUsage.rss() > RELEASE_ABOVE) releaseGarbage();
 }

@@ -4,7 +4,7 @@
  * (`drainInTurns`, with `pagedTurns`), so a server answers other requests meanwhile.
  */
 import { memoryUsage } from "node:process";
-import { collectGarbage } from "./gc.ts";
+import { collectGarbage, RELEASE_ABOVE, releaseGarbage } from "./gc.ts";
 
 /**
  * Steps a paged piece of work does between two turns (a session's load, its causality facts,
@@ -53,20 +53,32 @@ export function pagedTurns(growthMiB = 24): () => Promise<void> {
 
 /**
  * A full collection when JavaScript's memory (`memory`, default {@link jsMemory}) has grown
- * `growthMiB` since the last one, or (with `every`) at the `every`th call since.
+ * `growthMiB` since the last one, or (with `every`) at the `every`th call since; one that gives
+ * the emptied pages back (core/gc.ts's `releaseGarbage`) in a process past `releaseAbove`
+ * resident memory (`resident`, default node's `memoryUsage.rss`; default core/gc.ts's
+ * `RELEASE_ABOVE`).
  */
 export function collectOnGrowth(
-  { growthMiB = 24, every = Infinity, memory = jsMemory }: {
+  {
+    growthMiB = 24,
+    every = Infinity,
+    memory = jsMemory,
+    resident = memoryUsage.rss,
+    releaseAbove = RELEASE_ABOVE,
+  }: {
     growthMiB?: number;
     every?: number;
     memory?: () => number;
+    resident?: () => number;
+    releaseAbove?: number;
   } = {},
 ): () => void {
   let after = memory();
   let calls = 0;
   return () => {
     if (++calls >= every || memory() > after + growthMiB * 2 ** 20) {
-      collectGarbage();
+      if (resident() > releaseAbove) releaseGarbage();
+      else collectGarbage();
       after = memory();
       calls = 0;
     }

@@ -7,7 +7,7 @@
  * download, reached 502 MiB with the three side by side. A download's document is rendered as
  * it streams, so its turn lasts until the stream ends ({@link SessionWork.hold}).
  */
-import { releaseGarbage } from "../core/gc.ts";
+import { RELEASE_ABOVE, releaseGarbage } from "../core/gc.ts";
 import { memoryUsage } from "node:process";
 import { jsMemory } from "../core/paged.ts";
 
@@ -37,20 +37,14 @@ export interface SessionWork {
 export interface WorkOptions {
   /**
    * Work that reads a whole session and keeps nothing of it (a document of it, its security
-   * check): in a process already past {@link ROOM_RSS}, the caches kept of sessions are let go
-   * and collected before it starts, for its pages to reuse their room.
+   * check): in a process already past core/gc.ts's `RELEASE_ABOVE` resident memory, the caches
+   * kept of sessions are let go and their pages given back before it starts. The bench's
+   * 35,342-step session's causality and then its share peaked at 281-322 MiB with the analysis
+   * kept, 284-286 without; its security check, causality and Markdown download 293-300 and
+   * 286-299 (three interleaved pairs).
    */
   room?: boolean;
 }
-
-/**
- * Resident memory past which work asking for room starts from the caches let go: a server that
- * analysed, replayed or exported the bench's 35,342-step session stays at 190-275 MiB resident
- * (the allocators keep what they freed), where one that read ordinary sessions is under 150.
- * There, the big session's causality and then its share peaked at 290-298 MiB with the analysis
- * kept, 276 without; its security check, causality and Markdown download 292 and 282.
- */
-export const ROOM_RSS = 200 << 20;
 
 /** A turn of session work kept once its work is done ({@link SessionWork.hold}). */
 export interface HeldTurn<T> {
@@ -92,7 +86,7 @@ export function oneAtATime(
   };
   function run<T>(work: () => Promise<T>, { room = false }: WorkOptions = {}): Promise<T> {
     const piece = async () => {
-      if (room && resident() > ROOM_RSS) {
+      if (room && resident() > RELEASE_ABOVE) {
         dropKept();
         releaseGarbage();
       }

@@ -6,6 +6,7 @@
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { ChronicleStore, importAll, inProcessRunner } from "../../../core/store/mod.ts";
 import { collectOnGrowth, PAGE_STEPS } from "../../../core/paged.ts";
+import { RELEASE_ABOVE } from "../../../core/gc.ts";
 import { countingCollections } from "../../_helpers/gc_trace.ts";
 import { sessionFacts } from "../../../core/causality/mod.ts";
 import { gatherSession } from "../../../core/timetravel/mod.ts";
@@ -335,6 +336,23 @@ Deno.test("a big session's share is kept as lines and served a step at a time, t
   const token = made.path.slice(SHARE_PATH.length);
   assertEquals(page, sharePage(openShare(deps, token)!));
   assert(page.length > 4 << 16, `${page.length} characters: several pieces`);
+});
+
+Deno.test("collectOnGrowth() gives the emptied pages back in a process past its resident bound", () => {
+  const g = globalThis as { gc?: (options?: { flavor?: string }) => void };
+  const real = g.gc;
+  const asked: string[] = [];
+  g.gc = (options) => void asked.push(options?.flavor ?? "plain");
+  try {
+    let resident = 150 << 20;
+    const collect = collectOnGrowth({ every: 1, resident: () => resident });
+    collect();
+    resident = RELEASE_ABOVE + 1;
+    collect();
+    assertEquals(asked, ["plain", "last-resort"]);
+  } finally {
+    g.gc = real;
+  }
 });
 
 Deno.test("collectOnGrowth() collects once memory grew by its step, or at its every-nth call", async () => {
