@@ -1,5 +1,3 @@
-import { memoryUsage } from "node:process";
-
 /**
  * A full garbage collection, where the runtime offers one (V8's `--expose-gc`, which every task
  * that runs Chronicle passes); elsewhere nothing.
@@ -52,7 +50,9 @@ export const RELEASE_ABOVE = 192 << 20;
  * workers cannot use them; it gives them back only when it finds the process idle. A heap
  * filled to 1.5 GB and emptied stayed at 1.3 GB resident after `gc()`, 70 MiB after this.
  * Dearer than {@link collectGarbage} (the next pages are the system's to map again): for the
- * ends of pieces of heavy work in a server (server/session_work.ts), not for their pages.
+ * ends of pieces of heavy work in a server (server/session_work.ts), a share's document before
+ * it is packed (making the bench's 35,342-step session's share peaked at 266-273 MiB without,
+ * 217 with), and paged work only once resident memory is high and rising (core/paged.ts).
  */
 export function releaseGarbage(): void {
   (globalThis as { gc?: (options?: object) => void }).gc?.({
@@ -73,14 +73,4 @@ export function collectEvery(every: number): (n: number) => void {
     since = 0;
     collectGarbage();
   };
-}
-
-/**
- * {@link releaseGarbage} in a process past {@link RELEASE_ABOVE} resident memory, else nothing:
- * between the phases of heavy work (a share's document built, then packed: making the bench's
- * 35,342-step session's share peaked at 266-273 MiB without, 217 with; after its causality,
- * 285-325 and 273-276).
- */
-export function releaseIfBig(): void {
-  if (memoryUsage.rss() > RELEASE_ABOVE) releaseGarbage();
 }
