@@ -6,10 +6,11 @@ import { collectEvery } from "./gc.ts";
 
 /**
  * Pieces of text as a stream of UTF-8 bytes, encoded about 64 Ki characters at a time as the
- * reader asks (a download, or a file, written as it is rendered). Its owner may hear
- * each write's bytes, the reader asking for more, and the end. Every 16 MiB sent, the garbage of rendering them is collected:
- * the Markdown download of a 35,342-step session (54 MB) peaked the server at 260 MiB in some
- * runs and 289-291 in others, the rise all in its rendering, after the document was built.
+ * reader asks (a download, or a file, written as it is rendered). Its owner may hear each
+ * write's bytes, the reader asking for more, and the end. Every 16 MiB sent, the garbage of
+ * rendering them is collected: the Markdown download of a 35,342-step session (54 MB) peaked the
+ * server at 260 MiB in some runs and 289-291 in others, the rise all in its rendering, after the
+ * document was built.
  */
 export function textStream(
   pieces: Iterable<string>,
