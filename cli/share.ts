@@ -1,7 +1,6 @@
 /** `chronicle share`: links to a session's redacted copy, frozen when made; list and revoke. */
 import { documentInTurns } from "../core/export/mod.ts";
 import { pagedTurns } from "../core/paged.ts";
-import { releaseGarbage } from "../core/gc.ts";
 import { RuleStore, termSafe } from "../core/security/mod.ts";
 import {
   createShare,
@@ -129,7 +128,6 @@ export const shareCommand: Command = async (args, io) => {
       io.stderr(`chronicle: no session "${termSafe(arg)}" (see \`chronicle sessions\`)\n`);
       return 1;
     }
-    releaseGarbage(); // the document's pages, before it is packed
     const created = createShare(deps, doc, { days });
     const url = `http://127.0.0.1:${port}${created.path}`;
     if (p.values.json) {

@@ -51,7 +51,7 @@ export const RELEASE_ABOVE = 192 << 20;
  * filled to 1.5 GB and emptied stayed at 1.3 GB resident after `gc()`, 70 MiB after this.
  * Dearer than {@link collectGarbage} (the next pages are the system's to map again): for the
  * ends of pieces of heavy work in a server (server/session_work.ts), a share's document before
- * it is packed (making the bench's 35,342-step session's share peaked at 266-273 MiB without,
+ * it is packed (core/shares: making the bench's 35,342-step session's share peaked at 266-273 MiB without,
  * 217 with), and paged work only once resident memory is high and rising (core/paged.ts).
  */
 export function releaseGarbage(): void {

@@ -36,7 +36,6 @@ import { errorResponse, HttpError, json, SECURITY_HEADERS } from "../errors.ts";
 import { readJson, type Route } from "./_http.ts";
 import { pagedTurns } from "../../core/paged.ts";
 import { oneAtATime } from "../session_work.ts";
-import { releaseGarbage } from "../../core/gc.ts";
 
 /** Headers of every share page, found or not. */
 export const SHARE_HEADERS: Readonly<Record<string, string>> = {
@@ -196,7 +195,6 @@ export function shareRoutes(deps: AppDeps): Route[] {
             now,
             thinking: body.thinking === true,
           })();
-          releaseGarbage(); // the document's pages, before it is packed
           return { doc, created: createShare(shares, doc, { days }) };
         }, { room: true });
         return json({
