@@ -5,12 +5,30 @@ import { createReplayService } from "../../../server/replay_service.ts";
 import { createAnalysisCache } from "../../../server/routes/causality.ts";
 import { oneAtATime } from "../../../server/session_work.ts";
 
-Deno.test("the replay API refuses request paths, previews, steps, lists files and compares", async () => {
+/**
+ * A data folder of its own and a store of real-client recordings (their session ids in `ids`),
+ * both gone when disposed.
+ */
+async function replayFixtures(scenarios: string[]) {
   const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-replay-api-" }));
-  const store = await fixtureStore(["claude/s1-basic"]);
+  const store = await fixtureStore(scenarios);
+  return {
+    data,
+    store,
+    ids: store.listSessions().items.map((s) => s.id),
+    async [Symbol.asyncDispose]() {
+      store.close();
+      await Deno.remove(data, { recursive: true });
+    },
+  };
+}
+
+Deno.test("the replay API refuses request paths, previews, steps, lists files and compares", async () => {
+  await using fixtures = await replayFixtures(["claude/s1-basic"]);
+  const { data, store } = fixtures;
   const replay = createReplayService(store, { dataDir: data, env: Deno.env.toObject() });
   const app = testApp(store, { replay });
-  const id = encodeURIComponent(store.listSessions().items[0].id);
+  const id = encodeURIComponent(fixtures.ids[0]);
   try {
     // A request carrying a workspace path is refused and nothing is made there.
     for (const body of [{ sandbox: `${data}/evil` }, { repo: "/etc" }, { path: `${data}/x` }]) {
@@ -112,15 +130,12 @@ Deno.test("the replay API refuses request paths, previews, steps, lists files an
     assertEquals((await call(app, "GET", `/api/replays/nope`)).status, 404);
   } finally {
     replay.close();
-    store.close();
-    await Deno.remove(data, { recursive: true });
   }
 });
 
 Deno.test("the replays kept open are bounded by their steps as well as their number", async () => {
-  const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-replay-api-" }));
-  const store = await fixtureStore(["claude/s4-long", "codex/s4-long"]);
-  const [a, b] = store.listSessions().items.map((s) => s.id);
+  await using fixtures = await replayFixtures(["claude/s4-long", "codex/s4-long"]);
+  const { data, store, ids: [a, b] } = fixtures;
   const env = Deno.env.toObject();
   const open = async (replay: ReturnType<typeof createReplayService>, id: string) =>
     (await replay.start(id)).id;
@@ -132,47 +147,41 @@ Deno.test("the replays kept open are bounded by their steps as well as their num
       return false;
     }
   };
-  try {
-    const planned = async (id: string) => {
-      const r = createReplayService(store, { dataDir: data, env });
-      try {
-        return (await r.start(id)).steps.length;
-      } finally {
-        r.close();
-      }
-    };
-    const [stepsA, stepsB] = [await planned(a), await planned(b)];
-    assert(stepsA > 3 && stepsB > 3, `${stepsA} and ${stepsB} steps`);
-    // which of a's and b's replays, opened in that order, are still open
-    const openBoth = async (steps: number, replays = 8) => {
-      const r = createReplayService(store, { dataDir: data, env, kept: { replays, steps } });
-      try {
-        const [ra, rb] = [await open(r, a), await open(r, b)];
-        return [await isOpen(r, ra), await isOpen(r, rb)];
-      } finally {
-        r.close();
-      }
-    };
-    // room for both: before a session is planned, each of its steps is counted
-    const opCount = (id: string) => store.getSession(id)!.op_count;
-    assert(opCount(b) > stepsB, "a plan holds fewer steps than its session");
-    assertEquals(await openBoth(stepsA + opCount(b)), [true, true]);
-    // one step short of that: the older is closed before the newer is planned
-    assertEquals(await openBoth(stepsA + opCount(b) - 1), [false, true]);
-    // room for one: the newest kept even when it alone is over the room
-    assertEquals(await openBoth(1), [false, true]);
-    // and by number
-    assertEquals(await openBoth(1e9, 1), [false, true]);
-  } finally {
-    store.close();
-    await Deno.remove(data, { recursive: true });
-  }
+  const planned = async (id: string) => {
+    const r = createReplayService(store, { dataDir: data, env });
+    try {
+      return (await r.start(id)).steps.length;
+    } finally {
+      r.close();
+    }
+  };
+  const [stepsA, stepsB] = [await planned(a), await planned(b)];
+  assert(stepsA > 3 && stepsB > 3, `${stepsA} and ${stepsB} steps`);
+  // which of a's and b's replays, opened in that order, are still open
+  const openBoth = async (steps: number, replays = 8) => {
+    const r = createReplayService(store, { dataDir: data, env, kept: { replays, steps } });
+    try {
+      const [ra, rb] = [await open(r, a), await open(r, b)];
+      return [await isOpen(r, ra), await isOpen(r, rb)];
+    } finally {
+      r.close();
+    }
+  };
+  // room for both: before a session is planned, each of its steps is counted
+  const opCount = (id: string) => store.getSession(id)!.op_count;
+  assert(opCount(b) > stepsB, "a plan holds fewer steps than its session");
+  assertEquals(await openBoth(stepsA + opCount(b)), [true, true]);
+  // one step short of that: the older is closed before the newer is planned
+  assertEquals(await openBoth(stepsA + opCount(b) - 1), [false, true]);
+  // room for one: the newest kept even when it alone is over the room
+  assertEquals(await openBoth(1), [false, true]);
+  // and by number
+  assertEquals(await openBoth(1e9, 1), [false, true]);
 });
 
 Deno.test("opening a replay lets the causality's analyses go: they are made again when asked", async () => {
-  const data = await Deno.realPath(await Deno.makeTempDir({ prefix: "chronicle-replay-api-" }));
-  const store = await fixtureStore(["claude/s4-long", "codex/s4-long"]);
-  const [a, b] = store.listSessions().items.map((s) => s.id);
+  await using fixtures = await replayFixtures(["claude/s4-long", "codex/s4-long"]);
+  const { data, store, ids: [a, b] } = fixtures;
   let loads = 0;
   const counting = new Proxy(store, {
     get(target, prop) {
@@ -199,7 +208,5 @@ Deno.test("opening a replay lets the causality's analyses go: they are made agai
     assertEquals(loads, 3);
   } finally {
     replay.close();
-    store.close();
-    await Deno.remove(data, { recursive: true });
   }
 });
