@@ -31,7 +31,8 @@ export interface ReplayStepView extends StepResult {
   replayable: boolean;
   needs_confirmation: boolean;
   blockers: string[];
-  reasoning: { kind: string; text: string }[];
+  /** How many thinking and reply steps came before it: their texts come with its preview. */
+  reasoning_count: number;
 }
 
 export interface ReplayView {
@@ -77,9 +78,10 @@ interface Open {
 /**
  * The replays kept open: at most this many, and at most this many planned steps in all, however
  * few replays that is (the newest is kept whatever its size); the oldest are closed first. A
- * plan holds its steps' inputs (a command's recorded output is read as it runs): the bench's
- * 35,342-step session plans 7,861 steps in 26 MiB of heap, and three replays of it open took
- * the server to 490 MiB before they were bounded.
+ * plan holds its steps' inputs (a command's recorded output is read as it runs, the reasoning
+ * before a step when it is previewed): the bench's 35,342-step session plans 7,861 steps in 15
+ * MiB of heap (26 with the reasoning's texts), and three replays of it open took the server to
+ * 490 MiB before they were bounded.
  */
 export const REPLAYS_KEPT = { replays: 8, steps: 10_000 };
 const FILE_BYTES = 1 << 20;
@@ -128,7 +130,7 @@ export function createReplayService(
           replayable: s.replayable,
           needs_confirmation: s.kind === "exec",
           blockers: s.blockers,
-          reasoning: s.reasoning,
+          reasoning_count: s.reasoning.length,
         };
       }),
       divergences: report.divergences,
@@ -170,6 +172,7 @@ export function createReplayService(
           files,
           shell,
           output: (ref) => store.payloadText(ref),
+          reasoning: (op) => store.operationText(session.session.id, op),
         });
         const avail = await shell.available();
         const id = dir.slice(dir.lastIndexOf("/") + 1);

@@ -9,7 +9,13 @@ import type { CommitInfo, GitEngine } from "../git/mod.ts";
 import { type CanonicalSession, ChronicleError, type PayloadRef } from "../model/mod.ts";
 import { applyPatchSection, applyReplacements, type ChangeResult } from "./edits.ts";
 import { compareOutput, recordedRun } from "./fidelity.ts";
-import { mapPath, type PlanStep, type ReplayPlan } from "./plan.ts";
+import {
+  mapPath,
+  type PlanStep,
+  type ReasoningText,
+  reasoningTexts,
+  type ReplayPlan,
+} from "./plan.ts";
 import type { SandboxFiles, ShellRunner, StepResult } from "./types.ts";
 
 const encoder = new TextEncoder();
@@ -143,6 +149,8 @@ export interface Preview {
   workdir?: string;
   isolation?: string;
   blocked?: string;
+  /** The thinking and replies before the step (each text's opening), oldest first. */
+  reasoning: ReasoningText[];
 }
 
 export interface RunOptions {
@@ -207,6 +215,11 @@ export interface ReplayDeps {
    * payload, or an export's checked one); null when it cannot be read.
    */
   output: (ref: PayloadRef) => string | null | Promise<string | null>;
+  /**
+   * An operation's own text (`PlanStep.reasoning`'s: the store's `operationText`), read when a
+   * step is previewed; without it a preview shows no reasoning.
+   */
+  reasoning?: (op: string) => string | null;
 }
 
 /** A seeded sandbox and its plan: preview and execute steps, then compare the end state. */
@@ -262,7 +275,8 @@ export class ReplayRun {
   /** The diff a step would make now, or for a shell step what would run and how. */
   async preview(seq: number): Promise<Preview> {
     const s = this.step(seq);
-    const base: Preview = { seq, kind: s.kind };
+    const reasoning = this.deps.reasoning ? reasoningTexts(s, this.deps.reasoning) : [];
+    const base: Preview = { seq, kind: s.kind, reasoning };
     if (!s.replayable) return { ...base, blocked: s.detail };
     if (s.kind === "exec") {
       const avail = this.deps.shell ? await this.deps.shell.available() : null;

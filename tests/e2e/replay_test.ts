@@ -35,6 +35,11 @@ Deno.test({
       assert.equal(await page.locator(".replay-step").count(), 3);
       // The first step is selected: its preview diff shows the file it would create.
       await page.locator(".replay-detail .dl-add", { hasText: "wirte docs" }).waitFor();
+      // and the reasoning before it, read from the store with the preview
+      await page.locator(".replay-detail summary", { hasText: "Reasoning before this step" })
+        .click();
+      const reasoning = await page.locator(".replay-detail .replay-reasoning").allTextContents();
+      assert.ok(reasoning.length > 0 && reasoning.every((r) => /^(reply|thinking): \S/.test(r)));
       await screenshot(page, "20_replay_preview");
 
       await page.getByRole("button", { name: "Step", exact: true }).click();

@@ -5,6 +5,7 @@
  * by file. Shell steps run under bubblewrap, which `.ci/run` installs.
  */
 import { assert, assertEquals, assertMatch } from "../../_helpers/assert.ts";
+import { reasoningTexts } from "../../../core/replay/mod.ts";
 import { fixtureStore } from "../../unit/server/_helpers.ts";
 import { finalFiles, projectRepo } from "./_projects.ts";
 import { replay, treeOf } from "./_run.ts";
@@ -64,11 +65,13 @@ for (const agent of AGENTS) {
           );
           assertEquals(edited.size, 8);
           assertEquals([...written].sort(), ["docs/CHANGELOG.md", "src/i18n.py"]);
-          // Each edit carries the reply that preceded it.
+          // Each edit carries the reply that preceded it, read from the store when shown.
+          const text = (op: string) => store.operationText(session.session.id, op);
           for (const s of r.plan.steps.filter((s) => s.kind === "edit")) {
+            const shown = reasoningTexts(s, text);
             assert(
-              s.reasoning.some((x) => x.text.includes(`Resolving the TODO in ${s.path}`)),
-              `${s.seq}: ${JSON.stringify(s.reasoning)}`,
+              shown.some((x) => x.text.includes(`Resolving the TODO in ${s.path}`)),
+              `${s.seq}: ${JSON.stringify(shown)}`,
             );
           }
         }

@@ -7,6 +7,8 @@ import {
   compareOutput,
   mapPath,
   parsePatch,
+  REASONING_CHARS,
+  reasoningTexts,
   recordedRun,
 } from "../../../core/replay/mod.ts";
 
@@ -234,7 +236,24 @@ Deno.test("buildPlan() keeps reasoning, maps targets and says why a step is bloc
   );
   const by = new Map(plan.steps.map((s) => [s.op, s]));
   assertEquals(by.get("e1")!.path, "a.txt");
-  assertEquals(by.get("e1")!.reasoning.map((r) => r.kind), ["thinking", "reply"]);
+  // the reasoning names its operations; their texts are read when shown, each at most
+  // REASONING_CHARS, one that cannot be read left out
+  assertEquals(by.get("e1")!.reasoning, [{ kind: "thinking", op: "t" }, {
+    kind: "reply",
+    op: "r",
+  }]);
+  const texts: Record<string, string> = {
+    t: "I should fix a.",
+    r: "x".repeat(REASONING_CHARS + 5),
+  };
+  assertEquals(reasoningTexts(by.get("e1")!, (op) => texts[op] ?? null), [
+    { kind: "thinking", text: "I should fix a." },
+    { kind: "reply", text: "x".repeat(REASONING_CHARS) },
+  ]);
+  assertEquals(reasoningTexts(by.get("e1")!, (op) => (op === "r" ? "Fixing a." : null)), [
+    { kind: "reply", text: "Fixing a." },
+  ]);
+  assertEquals(by.get("e2")!.reasoning, []);
   assertEquals(by.get("e2")!.replayable, false);
   assertEquals(by.get("e2")!.blockers, ["out_of_scope"]);
   assertEquals(by.get("e3")!.blockers, ["out_of_scope"]);

@@ -107,6 +107,34 @@ Deno.test("ReplayRun previews where an edit applies and pauses auto-play at the 
   assertEquals(run.report().divergences, 1);
 });
 
+Deno.test("ReplayRun's preview reads the reasoning before a step, blocked or not, and only then", async () => {
+  const plan: ReplayPlan = {
+    session: "s",
+    project: "/p",
+    steps: [
+      step(1, {
+        path: "a.txt",
+        kind: "write",
+        action: { type: "write", content: "a\n" },
+        reasoning: [{ kind: "thinking", op: "t1" }, { kind: "reply", op: "gone" }],
+      }),
+      step(2, { replayable: false, detail: "out", reasoning: [{ kind: "reply", op: "r2" }] }),
+    ],
+  };
+  const texts: Record<string, string> = { t1: "Write a.", r2: "Then b." };
+  const read: string[] = [];
+  const reasoning = (op: string) => (read.push(op), texts[op] ?? null);
+  const run = new ReplayRun(plan, seed, { files: memFiles(), output, reasoning });
+  assertEquals(read, []); // a plan holds no reasoning text: nothing read until a step is shown
+  assertEquals((await run.preview(1)).reasoning, [{ kind: "thinking", text: "Write a." }]);
+  const blocked = await run.preview(2);
+  assertEquals([blocked.blocked, blocked.reasoning], ["out", [{ kind: "reply", text: "Then b." }]]);
+  assertEquals(read, ["t1", "gone", "r2"]);
+  // without a reader (the CLI, which shows no reasoning), none
+  const bare = new ReplayRun(plan, seed, { files: memFiles(), output });
+  assertEquals((await bare.preview(1)).reasoning, []);
+});
+
 Deno.test("ReplayRun runs a shell step only when confirmed and where the jail exists", async () => {
   const plan: ReplayPlan = {
     session: "s",

@@ -24,7 +24,7 @@ interface StepView {
   replayable: boolean;
   needs_confirmation: boolean;
   blockers: string[];
-  reasoning: { kind: string; text: string }[];
+  reasoning_count: number;
 }
 
 interface ReplayView {
@@ -105,11 +105,13 @@ function createReplayState(sessionId: string) {
         busy.value = false;
       }
     },
+    /** Selects a step and loads its preview (the diff it would make, the reasoning before it). */
     async select(seq: number) {
       selected.value = seq;
       preview.value = null;
       try {
-        preview.value = await api<Preview>(`${base()}/steps/${seq}/preview`);
+        const p = await api<Preview>(`${base()}/steps/${seq}/preview`);
+        if (selected.value === seq) preview.value = p; // not a slower answer to an earlier click
       } catch (e) {
         fail(e);
       }
@@ -201,10 +203,10 @@ function StepDetail({ state }: { state: ReplayState }): VNode | null {
       </h3>
       <div class="mono replay-target">{s.target}</div>
       {s.detail && <p class="replay-why">{s.detail}</p>}
-      {s.reasoning.length > 0 && (
+      {p?.seq === s.seq && p.reasoning.length > 0 && (
         <details>
-          <summary>Reasoning before this step ({s.reasoning.length})</summary>
-          {s.reasoning.map((r, i) => <p key={i} class="replay-reasoning">{r.kind}: {r.text}</p>)}
+          <summary>Reasoning before this step ({p.reasoning.length})</summary>
+          {p.reasoning.map((r, i) => <p key={i} class="replay-reasoning">{r.kind}: {r.text}</p>)}
         </details>
       )}
       {s.diff ? <DiffText diff={s.diff} /> : p?.diff && s.status === "pending" && (
