@@ -95,8 +95,8 @@ export const replayCommand: Command = async (args, io) => {
   // the session's own fields: its steps are in the plan
   let session: CanonicalSession;
   let plan: ReplayPlan;
-  // a step's recorded result, read as the step runs
-  let output: ReplayDeps["output"];
+  // a payload's text (a step's recorded result or input), read as the step runs
+  let payload: ReplayDeps["payload"];
   const notices: string[] = [];
   let data: string;
   if (from) {
@@ -110,7 +110,7 @@ export const replayCommand: Command = async (args, io) => {
     // a page of its timeline at a time, with that page's payloads
     ({ head: session, plan } = (await planInParts(a.parts(), a.text, pagedTurns()))!);
     notices.push(...a.problems.map((p) => `Artifacts: ${p}.`));
-    output = a.output;
+    payload = a.payload;
     data = await ensureDataDir(dataDirOf(io.env));
   } else {
     const opened = await openUserStore(io);
@@ -132,7 +132,7 @@ export const replayCommand: Command = async (args, io) => {
       throw new ChronicleError("not_found", `Session "${id}" cannot be read`);
     }
     ({ head: session, plan } = planned);
-    output = (ref) => s.payloadText(ref);
+    payload = (ref) => s.payloadText(ref);
   }
 
   try {
@@ -145,7 +145,7 @@ export const replayCommand: Command = async (args, io) => {
       });
       seed.notices.unshift(...notices);
       const shell = createBwrapShell(denoProcessRunner, { home: io.env.HOME, dataDir: data });
-      const run = new ReplayRun(plan, seed, { files, shell, output });
+      const run = new ReplayRun(plan, seed, { files, shell, payload });
       if (!json) {
         io.stdout(
           `Replaying ${session.session.id}: ${plan.steps.length} steps\nSandbox: ${files.root}\n` +

@@ -78,10 +78,10 @@ interface Open {
 /**
  * The replays kept open: at most this many, and at most this many planned steps in all, however
  * few replays that is (the newest is kept whatever its size); the oldest are closed first. A
- * plan holds its steps' inputs (a command's recorded output is read as it runs, the reasoning
- * before a step when it is previewed): the bench's 35,342-step session plans 7,861 steps in 15
- * MiB of heap (26 with the reasoning's texts), and three replays of it open took the server to
- * 490 MiB before they were bounded.
+ * plan names what its steps read (a command's recorded output is read as it runs, a file
+ * step's change as it is previewed or applied, the reasoning before a step as it is previewed):
+ * the bench's 35,342-step session plans 7,861 steps in 7.6 MiB of heap (26 with those texts),
+ * and three replays of it open took the server to 490 MiB before they were bounded.
  */
 export const REPLAYS_KEPT = { replays: 8, steps: 10_000 };
 const FILE_BYTES = 1 << 20;
@@ -171,7 +171,7 @@ export function createReplayService(
         const run = new ReplayRun(plan, seed, {
           files,
           shell,
-          output: (ref) => store.payloadText(ref),
+          payload: (ref) => store.payloadText(ref),
           reasoning: (op) => store.operationText(session.session.id, op),
         });
         const avail = await shell.available();

@@ -32,10 +32,10 @@ export interface ArtifactSession {
   /** Payload text by ref; null for a missing payload or one that fails its hash. */
   text: PayloadText;
   /**
-   * A step's recorded result, read from its file and checked again as the step runs
-   * (`ReplayDeps.output`; its page read it once, to tell of a problem before the run).
+   * A payload's text, read from its file and checked again as a step runs or is previewed
+   * (`ReplayDeps.payload`; its page read it once, to tell of a problem before the run).
    */
-  output(ref: PayloadRef): Promise<string | null>;
+  payload(ref: PayloadRef): Promise<string | null>;
   /** Payloads read so far that were missing or did not match their hash, as sentences. */
   problems: string[];
 }
@@ -167,7 +167,7 @@ export async function loadArtifactSession(
     if ("sha256" in ref) return page.get(ref.sha256) ?? null;
     return null;
   };
-  const output = async (ref: PayloadRef): Promise<string | null> =>
+  const byRef = async (ref: PayloadRef): Promise<string | null> =>
     "inline" in ref ? ref.inline : "sha256" in ref ? await payload(ref.sha256) : null;
-  return { session, parts, text, output, problems };
+  return { session, parts, text, payload: byRef, problems };
 }

@@ -1,8 +1,10 @@
 /**
  * The replay plan: the executable steps of a canonical session (file writes, edits, deletes,
- * shell commands) in timeline order, each with the reasoning that preceded it, its target
+ * shell commands) in timeline order, each naming the reasoning that preceded it, its target
  * mapped into the sandbox, and its blockers. Reads canonical operations only: kind, effect,
- * target, completeness, replay attributes, and the request payload's fields.
+ * target, completeness, replay attributes, and the request payload's fields. Texts a step
+ * shows or applies (its change, its recorded output, its reasoning) stay in the store or the
+ * export, named by reference, and are read when the step is previewed or run.
  */
 import { normalizePath, relativeInside } from "../git/mod.ts";
 import {
@@ -70,7 +72,14 @@ export interface PlanStep {
   path?: string;
   /** For a patch that moves the file: where it goes (inside the sandbox). */
   moveTo?: string;
-  action?: FileAction;
+  /**
+   * For file steps: the change the plan found, its text read again from `input` when the step
+   * is previewed or applied ({@link fileAction}): the bench's 35,342-step session's plan held 8
+   * Mi characters of written and replaced text.
+   */
+  action?: FileAction["type"];
+  /** For file steps: the call's recorded input (its request), whose fields are the change. */
+  input?: PayloadRef;
   /** For shell steps: the command (a string for a shell, an array for an argument vector). */
   command?: string | string[];
   /** For shell steps: the folder it ran in, relative to the project root ("" for the root). */
@@ -206,43 +215,77 @@ function mapDir(project: string | null, dir: string): Mapped {
   return { path: n === "." ? "" : n };
 }
 
+/**
+ * A planned file step's change, read from the text of its recorded input (`PlanStep.input`);
+ * null when the input no longer holds the change the plan found (unreadable, or changed).
+ */
+export function fileAction(
+  step: Pick<PlanStep, "action" | "target">,
+  inputText: string | null,
+): FileAction | null {
+  if (!step.action || inputText === null) return null;
+  return actionOf(step.action, step.target, parseToolInput(inputText));
+}
+
+/** The change of type `type` a call's parsed `input` holds, for `target`; null when none. */
+function actionOf(
+  type: FileAction["type"],
+  target: string | null,
+  input: unknown,
+): FileAction | null {
+  const o = input && typeof input === "object" && !Array.isArray(input) ? input as Json : {};
+  if (type === "delete") return { type };
+  if (type === "write") {
+    const content = str(o, ...CONTENT_KEYS);
+    return content === undefined ? null : { type, content };
+  }
+  if (type === "replace") {
+    const edits = replacementsOf(o);
+    return edits ? { type, edits } : null;
+  }
+  const sections = parsePatch(patchText(input) ?? "");
+  const section = sections.find((s) => s.path === target) ??
+    (sections.length === 1 ? sections[0] : undefined);
+  return section ? { type, section } : null;
+}
+
 function fileStep(
   op: Operation,
   input: unknown,
   project: string | null,
-): Pick<PlanStep, "kind" | "target" | "path" | "action" | "moveTo"> & {
+): Pick<PlanStep, "kind" | "target" | "path" | "moveTo"> & {
+  action?: FileAction;
   problem?: string;
   outside?: string;
 } {
   const o = input && typeof input === "object" && !Array.isArray(input) ? input as Json : {};
-  const patch = patchText(input);
   let target = op.target ?? str(o, ...FILE_KEYS) ?? null;
   let action: FileAction | undefined;
   let kind: StepKind = op.kind === "write" ? "write" : "edit";
   let problem: string | undefined;
-  if (patch !== undefined) {
-    const sections = parsePatch(patch);
-    const section = sections.find((s) => s.path === target) ??
-      (sections.length === 1 ? sections[0] : undefined);
-    if (!section) problem = `the patch has no section for ${target ?? "this operation"}`;
-    else {
+  if (patchText(input) !== undefined) {
+    const patch = actionOf("patch", target, input);
+    if (patch?.type !== "patch") {
+      problem = `the patch has no section for ${target ?? "this operation"}`;
+    } else {
+      const { section } = patch;
       target = section.path;
       kind = section.action === "add" ? "write" : section.action === "delete" ? "delete" : "edit";
-      action = { type: "patch", section };
+      action = patch;
     }
   } else if (DELETE_TOOLS.has((op.tool ?? "").toLowerCase())) {
     kind = "delete";
     action = { type: "delete" };
   } else if (op.kind === "write") {
-    const content = str(o, ...CONTENT_KEYS);
-    if (content === undefined) problem = "the write's input has no content";
-    else action = { type: "write", content };
+    action = actionOf("write", target, input) ?? undefined;
+    if (!action) problem = "the write's input has no content";
   } else {
-    const edits = replacementsOf(o);
-    if (edits) action = { type: "replace", edits };
-    else if (typeof o.code_edit === "string") {
-      problem = "the edit is a sketch the agent's own model applied, not exact text";
-    } else problem = "the edit's input names no old and new text";
+    action = actionOf("replace", target, input) ?? undefined;
+    if (!action) {
+      problem = typeof o.code_edit === "string"
+        ? "the edit is a sketch the agent's own model applied, not exact text"
+        : "the edit's input names no old and new text";
+    }
   }
   if (target === null) return { kind, target, problem: problem ?? "the step names no file" };
   const mapped = mapPath(project, target);
@@ -375,12 +418,14 @@ function planStep(
   if (op.request && requestText === null) block("missing_payload");
   if (replayable && isFile) {
     const f = fileStep(op, input, project);
+    // the change's type only: its text is read again from the input when the step is shown
     Object.assign(step, {
       kind: f.kind,
       target: f.target,
       path: f.path,
       moveTo: f.moveTo,
-      action: f.action,
+      action: f.action?.type,
+      input: op.request,
     });
     if (f.outside) block("out_of_scope", f.outside);
     else if (f.problem) block("unsupported_tool", f.problem);

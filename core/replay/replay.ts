@@ -10,6 +10,7 @@ import { type CanonicalSession, ChronicleError, type PayloadRef } from "../model
 import { applyPatchSection, applyReplacements, type ChangeResult } from "./edits.ts";
 import { compareOutput, recordedRun } from "./fidelity.ts";
 import {
+  fileAction,
   mapPath,
   type PlanStep,
   type ReasoningText,
@@ -211,10 +212,11 @@ export interface ReplayDeps {
   files: SandboxFiles;
   shell?: ShellRunner | null;
   /**
-   * A step's recorded result (`PlanStep.recorded.output`), read as the step runs (the store's
-   * payload, or an export's checked one); null when it cannot be read.
+   * A payload's text: a step's recorded result (`PlanStep.recorded.output`) as the step runs, a
+   * file step's input (`PlanStep.input`) as it is previewed or applied (the store's payload, or
+   * an export's checked one); null when it cannot be read.
    */
-  output: (ref: PayloadRef) => string | null | Promise<string | null>;
+  payload: (ref: PayloadRef) => string | null | Promise<string | null>;
   /**
    * An operation's own text (`PlanStep.reasoning`'s: the store's `operationText`), read when a
    * step is previewed; without it a preview shows no reasoning.
@@ -259,7 +261,13 @@ export class ReplayRun {
   private async change(s: PlanStep): Promise<{ before: string | null; result: ChangeResult }> {
     const bytes = await this.deps.files.read(s.path!);
     const before = bytes === null ? null : decoder.decode(bytes);
-    const a = s.action!;
+    const a = fileAction(s, s.input ? await this.deps.payload(s.input) : null);
+    if (!a) {
+      throw new ChronicleError(
+        "not_found",
+        "its recorded input can no longer be read (its payload is missing or changed)",
+      );
+    }
     const result: ChangeResult = a.type === "write"
       ? { ok: true, text: a.content, lines: [1] }
       : a.type === "delete"
@@ -391,7 +399,7 @@ export class ReplayRun {
       r.detail = "timed out and was killed";
       return r;
     }
-    const text = s.recorded.output ? await this.deps.output(s.recorded.output) : null;
+    const text = s.recorded.output ? await this.deps.payload(s.recorded.output) : null;
     const rec = recordedRun(s.recorded.is_error, text);
     const failed = out.code !== 0;
     const problems: string[] = [];

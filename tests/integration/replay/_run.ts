@@ -38,7 +38,7 @@ export async function replay(session: CanonicalSession, text: PayloadText, o: Re
     const plan = buildPlan(session, text);
     const seed = await seedSandbox(session, { files, git }, { repo: o.repo });
     const shell = createBwrapShell(denoProcessRunner, { home: o.home ?? Deno.env.get("HOME") });
-    const run = new ReplayRun(plan, seed, { files, shell, output: text });
+    const run = new ReplayRun(plan, seed, { files, shell, payload: text });
     const steps = await run.runAll({ confirmCommands: o.confirmCommands ?? true });
     const final = await finalStateOf(git, seed, session, {
       lastToTouch: o.lastToTouch ?? true,

@@ -81,10 +81,12 @@ for (const scenario of SCENARIOS) {
         assertEquals(fromFiles?.plan, want);
         assertEquals(fromFiles?.head.session, whole.session);
         assertEquals([a.problems, Object.keys(a.session.operations)], [[], []]);
-        // a step's recorded result is read from its file as the step runs, as the store has it
-        const outputs = want.steps.flatMap((s) => s.recorded.output ?? []);
-        assert(outputs.some((ref) => "sha256" in ref), "some result is a payload file");
-        for (const ref of outputs) assertEquals(await a.output(ref), text(ref));
+        // a step's recorded result and a file step's input are read from their files as the step
+        // runs, as the store has them
+        const refs = want.steps.flatMap((s) => [s.recorded.output ?? [], s.input ?? []].flat());
+        assert(refs.some((ref) => "sha256" in ref), "some result is a payload file");
+        assert(want.steps.some((s) => s.input), "some step is a file step");
+        for (const ref of refs) assertEquals(await a.payload(ref), text(ref));
       } finally {
         await Deno.remove(out, { recursive: true });
       }

@@ -53,10 +53,25 @@ function step(seq: number, s: Partial<PlanStep>): PlanStep {
   };
 }
 
+/** A plan of these steps, of a session recorded in /p. */
+const planOf = (...steps: PlanStep[]): ReplayPlan => ({ session: "s", project: "/p", steps });
+
 const seed: SeedResult = { seeded_from: "abc", repo: "/repo", files: 1, notices: [] };
 
-/** The recorded results of these plans are inline. */
-const output = (ref: PayloadRef) => ("inline" in ref ? ref.inline : null);
+/** The recorded inputs and results of these plans are inline. */
+const payload = (ref: PayloadRef) => ("inline" in ref ? ref.inline : null);
+
+/** A file step's recorded input: the tool call's fields as JSON. */
+const input = (fields: Record<string, unknown>): PayloadRef => ({ inline: JSON.stringify(fields) });
+const replace = (old: string, next: string) => ({
+  action: "replace" as const,
+  input: input({ file_path: "x", old_string: old, new_string: next }),
+});
+const write = (content: string) => ({
+  kind: "write" as const,
+  action: "write" as const,
+  input: input({ file_path: "x", content }),
+});
 
 function shell(
   results: Record<string, { code: number; output: string }>,
@@ -85,13 +100,13 @@ Deno.test("ReplayRun previews where an edit applies and pauses auto-play at the 
     session: "s",
     project: "/p",
     steps: [
-      step(1, { path: "a.txt", action: { type: "replace", edits: [{ old: "two", new: "2" }] } }),
-      step(2, { path: "a.txt", action: { type: "replace", edits: [{ old: "three", new: "3" }] } }),
-      step(3, { path: "b.txt", kind: "write", action: { type: "write", content: "b\n" } }),
+      step(1, { path: "a.txt", ...replace("two", "2") }),
+      step(2, { path: "a.txt", ...replace("three", "3") }),
+      step(3, { path: "b.txt", ...write("b\n") }),
       step(4, { kind: "exec", command: "true", workdir: "", blockers: ["needs_confirmation"] }),
     ],
   };
-  const run = new ReplayRun(plan, seed, { files, shell: shell({}), output });
+  const run = new ReplayRun(plan, seed, { files, shell: shell({}), payload });
   const p = await run.preview(1);
   assertEquals([p.applies, p.lines], [true, [2]]);
   assertMatch(p.diff!, /-two\n\+2/);
@@ -108,30 +123,25 @@ Deno.test("ReplayRun previews where an edit applies and pauses auto-play at the 
 });
 
 Deno.test("ReplayRun's preview reads the reasoning before a step, blocked or not, and only then", async () => {
-  const plan: ReplayPlan = {
-    session: "s",
-    project: "/p",
-    steps: [
-      step(1, {
-        path: "a.txt",
-        kind: "write",
-        action: { type: "write", content: "a\n" },
-        reasoning: [{ kind: "thinking", op: "t1" }, { kind: "reply", op: "gone" }],
-      }),
-      step(2, { replayable: false, detail: "out", reasoning: [{ kind: "reply", op: "r2" }] }),
-    ],
-  };
+  const plan = planOf(
+    step(1, {
+      path: "a.txt",
+      ...write("a\n"),
+      reasoning: [{ kind: "thinking", op: "t1" }, { kind: "reply", op: "gone" }],
+    }),
+    step(2, { replayable: false, detail: "out", reasoning: [{ kind: "reply", op: "r2" }] }),
+  );
   const texts: Record<string, string> = { t1: "Write a.", r2: "Then b." };
   const read: string[] = [];
   const reasoning = (op: string) => (read.push(op), texts[op] ?? null);
-  const run = new ReplayRun(plan, seed, { files: memFiles(), output, reasoning });
+  const run = new ReplayRun(plan, seed, { files: memFiles(), payload, reasoning });
   assertEquals(read, []); // a plan holds no reasoning text: nothing read until a step is shown
   assertEquals((await run.preview(1)).reasoning, [{ kind: "thinking", text: "Write a." }]);
   const blocked = await run.preview(2);
   assertEquals([blocked.blocked, blocked.reasoning], ["out", [{ kind: "reply", text: "Then b." }]]);
   assertEquals(read, ["t1", "gone", "r2"]);
   // without a reader (the CLI, which shows no reasoning), none
-  const bare = new ReplayRun(plan, seed, { files: memFiles(), output });
+  const bare = new ReplayRun(plan, seed, { files: memFiles(), payload });
   assertEquals((await bare.preview(1)).reasoning, []);
 });
 
@@ -148,14 +158,14 @@ Deno.test("ReplayRun runs a shell step only when confirmed and where the jail ex
     })],
   };
   const fake = shell({ "make test": { code: 2, output: "boom\n" } });
-  const run = new ReplayRun(plan, seed, { files: memFiles(), shell: fake, output });
+  const run = new ReplayRun(plan, seed, { files: memFiles(), shell: fake, payload });
   assertEquals((await run.execute(1)).status, "skipped");
   assertEquals(fake.ran, []);
   const r = await run.execute(1, { confirm: true });
   assertEquals([r.status, r.exit_code], ["applied", 2]);
   assertMatch(r.detail, /failing as recorded/);
   const other = shell({ "make test": { code: 0, output: "fine\n" } });
-  const d = await new ReplayRun(plan, seed, { files: memFiles(), shell: other, output }).execute(
+  const d = await new ReplayRun(plan, seed, { files: memFiles(), shell: other, payload }).execute(
     1,
     {
       confirm: true,
@@ -166,14 +176,14 @@ Deno.test("ReplayRun runs a shell step only when confirmed and where the jail ex
   const none = await new ReplayRun(plan, seed, {
     files: memFiles(),
     shell: shell({}, false),
-    output,
+    payload,
   })
     .execute(1, { confirm: true });
   assertEquals(none.status, "skipped");
   assert(none.detail.includes("apt-get install bubblewrap"), none.detail);
 });
 
-Deno.test("a plan holds a step's recorded result by reference: it is read as the step runs", async () => {
+Deno.test("a plan holds a step's recorded input and result by reference: each is read as the step runs", async () => {
   const { buildPlan } = await import("../../../core/replay/mod.ts");
   const sha = (c: string) => ({ sha256: c.repeat(64), size: 1 });
   const op = (kind: string, effect: string, request: string, response: string) => ({
@@ -214,18 +224,20 @@ Deno.test("a plan holds a step's recorded result by reference: it is read as the
   const deps = (results: Record<string, { code: number; output: string }>) => ({
     files: memFiles(),
     shell: shell(results),
-    output: (ref: PayloadRef) => {
+    payload: (ref: PayloadRef) => {
       const c = "sha256" in ref ? ref.sha256[0] : "?";
       runRead.push(c);
       return Promise.resolve(payloads[c] ?? null);
     },
   });
   const run = new ReplayRun(plan, seed, deps({ "wc -l n.txt": { code: 0, output: "1 n.txt\n" } }));
-  // a file step reads none, a shell step not run reads none
+  // the plan keeps the write's kind of change, not its content: applied, the step reads its
+  // input again (and not its result); a shell step not run reads nothing
+  assertEquals([plan.steps[0].action, plan.steps[0].input], ["write", sha("a")]);
   assertEquals((await run.runAll()).map((r) => r.status), ["applied", "skipped"]);
-  assertEquals(runRead, []);
+  assertEquals(runRead, ["a"]);
   assertEquals((await run.execute(1, { confirm: true })).status, "applied");
-  assertEquals(runRead, ["d"]);
+  assertEquals(runRead, ["a", "d"]);
   // and compares with what it read
   const other = new ReplayRun(
     plan,
@@ -237,13 +249,32 @@ Deno.test("a plan holds a step's recorded result by reference: it is read as the
   assertMatch(d.detail, /"2 n\.txt" is not in it/);
 });
 
+Deno.test("a file step whose recorded input can no longer be read fails and says why", async () => {
+  const plan = planOf(
+    step(1, { path: "a.txt", ...write("a"), input: { sha256: "a".repeat(64), size: 9 } }),
+    // an input that no longer holds the change the plan found
+    step(2, { path: "b.txt", ...write("b"), input: input({ file_path: "b" }) }),
+  );
+  const files = memFiles();
+  const run = new ReplayRun(plan, seed, { files, payload });
+  for (const seq of [1, 2]) {
+    const p = await run.preview(seq);
+    assertEquals(p.applies, false);
+    assertMatch(p.reason!, /recorded input can no longer be read/);
+    const r = await run.execute(seq);
+    assertEquals(r.status, "failed");
+    assertMatch(r.detail, /^its recorded input can no longer be read/);
+  }
+  assertEquals(files.map.size, 0);
+});
+
 Deno.test("ReplayRun reports a path the sandbox refuses as a failed step", async () => {
   const plan: ReplayPlan = {
     session: "s",
     project: "/p",
-    steps: [step(1, { path: "../x", kind: "write", action: { type: "write", content: "x" } })],
+    steps: [step(1, { path: "../x", ...write("x") })],
   };
-  const r = await new ReplayRun(plan, seed, { files: memFiles(), output }).execute(1);
+  const r = await new ReplayRun(plan, seed, { files: memFiles(), payload }).execute(1);
   assertEquals(r.status, "failed");
   assertMatch(r.detail, /^refused: \.\.\/x leaves the sandbox/);
 });
@@ -280,7 +311,7 @@ Deno.test("an apply_patch that moves a file writes the new path and removes the 
   const plan = buildPlan(session, (ref) => (ref && "inline" in ref ? ref.inline : null));
   assertEquals([plan.steps[0].path, plan.steps[0].moveTo], ["src/old.py", "src/new.py"]);
   const files = memFiles({ "src/old.py": "x = 1\n" });
-  const r = await new ReplayRun(plan, seed, { files, output }).execute(0);
+  const r = await new ReplayRun(plan, seed, { files, payload }).execute(0);
   assertEquals(r.status, "applied");
   assertEquals([...files.map.entries()], [["src/new.py", "x = 2\n"]]);
 });
