@@ -4,8 +4,8 @@ import { type CanonicalSession, ChronicleError } from "../core/model/mod.ts";
 import {
   finalStateOf,
   loadArtifactSession,
+  PLAN_TEXT_CHARS,
   planInParts,
-  REASONING_CHARS,
   type ReplayDeps,
   type ReplayPlan,
   type ReplayReport,
@@ -119,9 +119,8 @@ export const replayCommand: Command = async (args, io) => {
     const s = store;
     let planned: Awaited<ReturnType<typeof planInParts>> = null;
     try {
-      // a page at a time (a plan shows the opening of the reasoning before a step: texts need
-      // no more)
-      const parts = s.sessionParts(s.requireSessionId(id), { textChars: REASONING_CHARS });
+      // a page at a time (of a reasoning text a plan needs to know only that it is not blank)
+      const parts = s.sessionParts(s.requireSessionId(id), { textChars: PLAN_TEXT_CHARS });
       planned = await planInParts(parts, (ref) => s.payloadText(ref), pagedTurns());
     } catch (e) {
       s.close();

@@ -10,9 +10,9 @@ import { makeRoom, oneAtATime, type SessionWork } from "./session_work.ts";
 import {
   type FinalComparison,
   finalStateOf,
+  PLAN_TEXT_CHARS,
   planInParts,
   type Preview,
-  REASONING_CHARS,
   ReplayRun,
   type SandboxEntry,
   type SandboxFiles,
@@ -154,9 +154,9 @@ export function createReplayService(
         drop: close,
       });
       work.dropKept();
-      // a page at a time (a plan shows the opening of the reasoning before a step: texts need no
-      // more), other requests answered between pages
-      const parts = store.sessionParts(sessionId, { textChars: REASONING_CHARS });
+      // a page at a time (of a reasoning text a plan needs to know only that it is not blank),
+      // other requests answered between pages
+      const parts = store.sessionParts(sessionId, { textChars: PLAN_TEXT_CHARS });
       const planned = await work.run(() =>
         planInParts(parts, (ref) => store.payloadText(ref), pagedTurns())
       );

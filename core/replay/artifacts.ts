@@ -16,7 +16,7 @@ import {
   type PayloadRef,
   sha256Hex,
 } from "../model/mod.ts";
-import { type PayloadText, planRole, REASONING_CHARS } from "./plan.ts";
+import { type PayloadText, PLAN_TEXT_CHARS, planRole } from "./plan.ts";
 
 const decoder = new TextDecoder();
 
@@ -50,7 +50,7 @@ const PART_STEPS = 500;
 function planned(op: Operation): Operation | null {
   const role = planRole(op);
   if (role === "reasoning") {
-    return op.text ? { ...op, text: op.text.slice(0, REASONING_CHARS) } : null;
+    return op.text ? { ...op, text: op.text.slice(0, PLAN_TEXT_CHARS) } : null;
   }
   return role ? op : null;
 }

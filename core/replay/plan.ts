@@ -111,6 +111,14 @@ export type PayloadText = (ref: PayloadRef | undefined) => string | null;
 /** Characters of each prompt, reply or thinking a step's reasoning shows, at most. */
 export const REASONING_CHARS = 4000;
 
+/**
+ * Characters of each thinking or reply a plan reads (`sessionParts`' `textChars`): enough to
+ * know it is not blank, as its text is read again when it is shown. With
+ * {@link REASONING_CHARS} the bench's 35,342-step session's plan read 11 Mi characters of
+ * them, and opening its replay peaked at 195 MiB against 189-192.
+ */
+export const PLAN_TEXT_CHARS = 256;
+
 const BLOCKER_TEXT: Record<ReplayBlocker, string> = {
   incomplete: "the call has no complete recorded result (the log ended or broke before it did)",
   continuation_only: "only its result was recorded; the call itself is not in the log",

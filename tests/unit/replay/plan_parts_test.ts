@@ -8,8 +8,8 @@ import { exportSession } from "../../../core/artifacts/mod.ts";
 import {
   buildPlan,
   loadArtifactSession,
+  PLAN_TEXT_CHARS,
   planInParts,
-  REASONING_CHARS,
 } from "../../../core/replay/mod.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../../_helpers/assert.ts";
@@ -30,11 +30,11 @@ for (const scenario of SCENARIOS) {
     try {
       const id = store.listSessions().items[0].id;
       const text = (ref: Parameters<typeof store.payloadText>[0]) => store.payloadText(ref);
-      const whole = store.loadSession(id, { textChars: REASONING_CHARS })!;
+      const whole = store.loadSession(id, { textChars: PLAN_TEXT_CHARS })!;
       const want = buildPlan(whole, text);
       let turns = 0;
       const got = await planInParts(
-        store.sessionParts(id, { textChars: REASONING_CHARS, steps: 2 }),
+        store.sessionParts(id, { textChars: PLAN_TEXT_CHARS, steps: 2 }),
         text,
         () => (turns++, Promise.resolve()),
       );

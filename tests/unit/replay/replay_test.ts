@@ -206,6 +206,7 @@ Deno.test("buildPlan() keeps reasoning, maps targets and says why a step is bloc
   const plan = buildPlan(
     session([
       ["t", { kind: "thinking", text: "I should fix a." }],
+      ["blank", { kind: "reply", text: " \n " }],
       ["r", { kind: "reply", text: "Fixing a." }],
       ["e1", edit("/home/dev/p/a.txt")],
       ["e2", edit("/home/dev/p/../../etc/x")],
@@ -236,7 +237,8 @@ Deno.test("buildPlan() keeps reasoning, maps targets and says why a step is bloc
   );
   const by = new Map(plan.steps.map((s) => [s.op, s]));
   assertEquals(by.get("e1")!.path, "a.txt");
-  // the reasoning names its operations; their texts are read when shown, each at most
+  // the reasoning names its operations (a blank one left out); their texts are read when shown,
+  // each at most
   // REASONING_CHARS, one that cannot be read left out
   assertEquals(by.get("e1")!.reasoning, [{ kind: "thinking", op: "t" }, {
     kind: "reply",
