@@ -24,9 +24,10 @@ export interface ArtifactSession {
   /** The session's head, with the operations a replay plans with (see {@link planned}). */
   session: CanonicalSession;
   /**
-   * The session a page of its timeline at a time (for `planInParts`), each page's payloads read
-   * and checked as it is given: {@link text} reads the payloads of the page given last. Read
-   * once: each operation moves from {@link session} to its page.
+   * The session a page of its timeline at a time (for `planInParts`), the payloads a plan reads
+   * (each step's request, and a command's recorded result, to tell of a bad one before the run)
+   * read and checked as it is given: {@link text} reads the payloads of the page given last.
+   * Read once: each operation moves from {@link session} to its page.
    */
   parts(): AsyncIterable<CanonicalSession>;
   /** Payload text by ref; null for a missing payload or one that fails its hash. */
@@ -151,7 +152,15 @@ export async function loadArtifactSession(
         if (!op) continue;
         ops[t.op] = op;
         delete operations[t.op];
-        for (const ref of [op.request, op.response]) {
+        // what a plan reads (a step's request), and a command's recorded result, told of before
+        // the run when it is bad; a file step's result is never read
+        const role = planRole(op);
+        const refs = role === "exec"
+          ? [op.request, op.response]
+          : role === "file"
+          ? [op.request]
+          : [];
+        for (const ref of refs) {
           if (!ref || !("sha256" in ref) || next.has(ref.sha256)) continue;
           const known = page.get(ref.sha256);
           next.set(ref.sha256, known !== undefined ? known : await payload(ref.sha256));

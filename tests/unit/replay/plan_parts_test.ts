@@ -13,7 +13,7 @@ import {
 } from "../../../core/replay/mod.ts";
 import { denoArtifactReader, denoArtifactWriter } from "../../../runtime/artifact_fs.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../../_helpers/assert.ts";
-import { ChronicleError, sha256Hex } from "../../../core/model/mod.ts";
+import { ChronicleError, type PayloadRef, sha256Hex } from "../../../core/model/mod.ts";
 import { fixtureStore } from "../server/_helpers.ts";
 
 const SCENARIOS = [
@@ -51,7 +51,12 @@ for (const scenario of SCENARIOS) {
           readPayload: (sha) => store.payload(sha),
         }, out);
         const told: unknown[] = [];
-        const a = await loadArtifactSession(denoArtifactReader, dir, {
+        const readFiles: string[] = [];
+        const counting: typeof denoArtifactReader = {
+          ...denoArtifactReader,
+          readFile: (path, max) => (readFiles.push(path), denoArtifactReader.readFile(path, max)),
+        };
+        const a = await loadArtifactSession(counting, dir, {
           partSteps: 3,
           accept: (ids) => told.push(ids),
         });
@@ -81,6 +86,16 @@ for (const scenario of SCENARIOS) {
         assertEquals(fromFiles?.plan, want);
         assertEquals(fromFiles?.head.session, whole.session);
         assertEquals([a.problems, Object.keys(a.session.operations)], [[], []]);
+        // its pages read what a plan reads and a command's result (told of before the run when it
+        // is bad), never a file step's result
+        const readShas = new Set(readFiles.map((f) => f.slice(f.lastIndexOf("/") + 1)));
+        const sha = (ref: PayloadRef | null | undefined) =>
+          ref && "sha256" in ref ? ref.sha256 : "";
+        const requests = new Set(want.steps.map((s) => sha(s.input)));
+        const fileResults = want.steps.filter((s) => s.kind !== "exec")
+          .map((s) => sha(s.recorded.output)).filter((h) => h && !requests.has(h));
+        assert(fileResults.length > 0, "some file step's result is a payload file");
+        assertEquals(fileResults.filter((h) => readShas.has(h)), []);
         // a step's recorded result and a file step's input are read from their files as the step
         // runs, as the store has them
         const refs = want.steps.flatMap((s) => [s.recorded.output ?? [], s.input ?? []].flat());
