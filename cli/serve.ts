@@ -230,9 +230,9 @@ export const serveCommand: Command = async (args, io) => {
     })
     : null;
   try {
-    // security checks run in a worker with no permissions: the API answers during a long one
+    // security checks run in a worker with no permissions, started by the first check and
+    // stopped when idle: the API answers during a long one
     const checks = createCheckWorker();
-    checks.warm();
     // heavy work on one whole session, one at a time: the API's and the security checks'
     const sessionWork = oneAtATime();
     const security = securityFor(store, io, { events, checks, sessionWork });

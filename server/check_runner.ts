@@ -1,24 +1,48 @@
 /**
  * Runs security checks in a worker with no permissions (check_worker.ts), one session at a
  * time in order; `close()` ends the worker. The server's main thread only loads sessions and
- * payloads between two messages, so `/api/health` and every other route keep answering.
+ * payloads between two messages, so `/api/health` and every other route keep answering. The
+ * worker starts with the first check and stops once no check has come for `idleMs`.
  */
 import type { CheckInput, CheckSessionReport } from "./security_check.ts";
 
 export interface CheckRunner {
   run(input: CheckInput): Promise<CheckSessionReport>;
-  /** Starts the worker now (loading it costs a few hundred ms), not at the first check. */
-  warm(): void;
+  /** Whether the worker is started now. */
+  readonly running: boolean;
   close(): void;
 }
 
-export function createCheckWorker(): CheckRunner {
+/**
+ * How long the worker stays started after its last check. Started at the server's start and
+ * kept, it held 10-14 MiB of an idle server's 84 MiB resident (and of every peak after it);
+ * starting it again costs a check a few hundred milliseconds.
+ */
+export const CHECK_WORKER_IDLE_MS = 30_000;
+
+export function createCheckWorker(
+  { idleMs = CHECK_WORKER_IDLE_MS }: { idleMs?: number } = {},
+): CheckRunner {
   let worker: Worker | null = null;
+  let idle: ReturnType<typeof setTimeout> | undefined;
   let next = 1;
   const pending = new Map<
     number,
     { resolve(r: CheckSessionReport): void; reject(e: Error): void }
   >();
+  const stop = () => {
+    clearTimeout(idle);
+    worker?.terminate();
+    worker = null;
+  };
+  // once nothing is pending, the worker stops after idleMs (a timer that keeps no process alive)
+  const stopWhenIdle = () => {
+    clearTimeout(idle);
+    if (pending.size || !worker) return;
+    const timer = setTimeout(() => pending.size || stop(), idleMs);
+    Deno.unrefTimer(timer);
+    idle = timer;
+  };
   const start = () => {
     const w = new Worker(new URL("./check_worker.ts", import.meta.url), {
       type: "module",
@@ -31,6 +55,7 @@ export function createCheckWorker(): CheckRunner {
       pending.delete(e.data.id);
       if (e.data.report) p?.resolve(e.data.report);
       else p?.reject(new Error(`The security check failed: ${e.data.error}`));
+      stopWhenIdle();
     };
     w.onerror = (e) => {
       e.preventDefault();
@@ -38,12 +63,13 @@ export function createCheckWorker(): CheckRunner {
         p.reject(new Error(`The check worker failed: ${e.message}`));
       }
       pending.clear();
-      worker = null;
+      stop();
     };
     return w;
   };
   return {
     run(input) {
+      clearTimeout(idle);
       worker ??= start();
       const id = next++;
       return new Promise((resolve, reject) => {
@@ -51,12 +77,11 @@ export function createCheckWorker(): CheckRunner {
         worker!.postMessage({ id, input });
       });
     },
-    warm() {
-      worker ??= start();
+    get running() {
+      return worker !== null;
     },
     close() {
-      worker?.terminate();
-      worker = null;
+      stop();
       for (const p of pending.values()) p.reject(new Error("The check worker was closed"));
       pending.clear();
     },

@@ -24,6 +24,24 @@ Deno.test("a check in the worker reports exactly what a check in process does", 
   }
 });
 
+Deno.test("the check worker starts with a check and stops once idle", async () => {
+  const worker = createCheckWorker({ idleMs: 50 });
+  try {
+    const offThread = createSecurityService({ store, runCheck: worker.run });
+    assert.equal(worker.running, false, "not started before a check");
+    const first = await offThread.check({});
+    assert.equal(worker.running, true, "kept for idleMs after the check");
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(worker.running, false, "stopped after idleMs without a check");
+    // started again by the next check, with the same report
+    assert.deepEqual(await offThread.check({}), first);
+    assert.equal(worker.running, true, "kept while checks come");
+  } finally {
+    worker.close();
+  }
+  assert.equal(worker.running, false);
+});
+
 Deno.test("a session whose check runs out of its budget is reported unfinished, never clean", () => {
   const id = store.listSessions({}).items[0].id;
   const session = store.loadSession(id)!;
@@ -94,7 +112,7 @@ Deno.test("a check in the worker leaves the main thread free: its event loop kee
     const inline = createSecurityService({ store: big });
     inline.addRule(rule);
     const offThread = createSecurityService({ store: big, runCheck: worker.run });
-    worker.warm();
+    await offThread.check({}); // the worker started: its start is not the check's
     const inProcess = await turnsDuring(() => inline.check({}));
     const inWorker = await turnsDuring(() => offThread.check({}));
     console.log(`loop turns: in process ${inProcess}, in the worker ${inWorker}`);
