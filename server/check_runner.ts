@@ -15,10 +15,14 @@ export interface CheckRunner {
 
 /**
  * How long the worker stays started after its last check. Started at the server's start and
- * kept, it held 10-14 MiB of an idle server's 84 MiB resident (and of every peak after it);
- * starting it again costs a check a few hundred milliseconds.
+ * kept, it held 10-14 MiB of an idle server's 84 MiB resident, and after a check of the bench's
+ * 35,342-step session 64 MiB more, which only its end gives back (a last-resort collection in
+ * the worker gave none): the check, causality and Markdown download of that session in a row
+ * peaked at 271-282 MiB with the worker kept for good, 266-271 kept 30 s, 248-254 stopped after
+ * 2 s (asked together: 275-298 kept for good, 248-259 stopped after 2 s). Starting it again
+ * costs a check 70-140 ms (a small session's: 100-200 ms against 25-55 warm).
  */
-export const CHECK_WORKER_IDLE_MS = 30_000;
+export const CHECK_WORKER_IDLE_MS = 2_000;
 
 export function createCheckWorker(
   { idleMs = CHECK_WORKER_IDLE_MS }: { idleMs?: number } = {},
