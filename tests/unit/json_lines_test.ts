@@ -1,6 +1,7 @@
 /** Gzip of JSON lines (core/json_lines.ts): packed a member a megabyte, read a member at a time. */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { assert, assertEquals, assertThrows } from "../_helpers/assert.ts";
+import { concatBytes } from "../_helpers/bytes.ts";
 import { gzipMembers, jsonLines, jsonLinesPacker, MEMBER_CHARS } from "../../core/json_lines.ts";
 
 /** The values packed as a share packs them: the bytes, and each member's size. */
@@ -13,10 +14,7 @@ function packed(values: unknown[]): { bytes: Uint8Array; sizes: number[] } {
   }
   const last = packer.flush();
   if (last) members.push(last);
-  const out = new Uint8Array(members.reduce((n, m) => n + m.byteLength, 0));
-  let at = 0;
-  for (const m of members) (out.set(m, at), at += m.byteLength);
-  return { bytes: out, sizes: members.map((m) => m.byteLength) };
+  return { bytes: concatBytes(members), sizes: members.map((m) => m.byteLength) };
 }
 
 const values = Array.from({ length: 3000 }, (_, i) => ({ n: i, text: `line ${i} `.repeat(90) }));
@@ -31,9 +29,7 @@ Deno.test("values packed over several members read back in order, from any line,
   assertEquals([...lines.values(2500)], values.slice(2500));
   assertEquals(lines.values().next().value, values[0]);
   // the members inflated one at a time are what inflating the whole gives
-  const joined = new Uint8Array(members.reduce((n, m) => n + m.byteLength, 0));
-  members.reduce((at, m) => (joined.set(m, at), at + m.byteLength), 0);
-  assertEquals(joined, new Uint8Array(gunzipSync(bytes)));
+  assertEquals(concatBytes(members), new Uint8Array(gunzipSync(bytes)));
 });
 
 Deno.test("a member is inflated only when its lines are asked for: the first value reads before a damaged member", () => {
