@@ -38,18 +38,20 @@ export async function traceCollections(
 export const beforeIndex = (seen: Traced[]): Traced[] =>
   seen.includes("read") ? seen.slice(0, seen.indexOf("read")) : seen;
 
-/** Runs `fn` with the full collections core/gc.ts asks for counted (none done) instead. */
+/**
+ * Runs `fn` with the full collections core/gc.ts asks for counted (none done) instead; `kinds`
+ * names each: "plain" (`collectGarbage`), or the flavor asked for ("last-resort":
+ * `releaseGarbage`, the pages given back).
+ */
 export async function countingCollections(
-  fn: (collections: () => number) => void | Promise<void>,
+  fn: (collections: () => number, kinds: () => readonly string[]) => void | Promise<void>,
 ): Promise<void> {
-  const g = globalThis as { gc?: () => void };
+  const g = globalThis as { gc?: (options?: { flavor?: string }) => void };
   const real = g.gc;
-  let n = 0;
-  g.gc = () => {
-    n++;
-  };
+  const kinds: string[] = [];
+  g.gc = (options) => void kinds.push(options?.flavor ?? "plain");
   try {
-    await fn(() => n);
+    await fn(() => kinds.length, () => kinds);
   } finally {
     g.gc = real;
   }

@@ -338,12 +338,8 @@ Deno.test("a big session's share is kept as lines and served a step at a time, t
   assert(page.length > 4 << 16, `${page.length} characters: several pieces`);
 });
 
-Deno.test("collectOnGrowth() gives the emptied pages back in a process past its resident bound", () => {
-  const g = globalThis as { gc?: (options?: { flavor?: string }) => void };
-  const real = g.gc;
-  const asked: string[] = [];
-  g.gc = (options) => void asked.push(options?.flavor ?? "plain");
-  try {
+Deno.test("collectOnGrowth() gives the emptied pages back in a process past its resident bound", async () => {
+  await countingCollections((_, asked) => {
     let resident = 150 << 20;
     const collect = collectOnGrowth({ every: 1, resident: () => resident });
     collect();
@@ -355,10 +351,8 @@ Deno.test("collectOnGrowth() gives the emptied pages back in a process past its 
     // risen 32 MiB more since
     resident += 20 << 20;
     collect();
-    assertEquals(asked, ["plain", "last-resort", "plain", "last-resort"]);
-  } finally {
-    g.gc = real;
-  }
+    assertEquals(asked(), ["plain", "last-resort", "plain", "last-resort"]);
+  });
 });
 
 Deno.test("collectOnGrowth() collects once memory grew by its step, or at its every-nth call", async () => {
