@@ -172,7 +172,7 @@ export function createReplayService(
           files,
           shell,
           payload: (ref) => store.payloadText(ref),
-          reasoning: (op) => store.operationText(session.session.id, op),
+          reasoning: (op, maxChars) => store.operationText(session.session.id, op, maxChars),
         });
         const avail = await shell.available();
         const id = dir.slice(dir.lastIndexOf("/") + 1);

@@ -46,15 +46,15 @@ export interface ReasoningText {
 
 /**
  * A step's reasoning as shown: each text's opening {@link REASONING_CHARS} characters, read by
- * `text` (an operation's own text; the store's `operationText`); one that cannot be read is
- * left out.
+ * `text` (an operation's own text, at most `maxChars` of it: the store's `operationText`, which
+ * reads a pasted prompt's megabytes only as far as that); one that cannot be read is left out.
  */
 export function reasoningTexts(
   step: Pick<PlanStep, "reasoning">,
-  text: (op: string) => string | null,
+  text: (op: string, maxChars: number) => string | null,
 ): ReasoningText[] {
   return step.reasoning.flatMap((r) => {
-    const t = text(r.op);
+    const t = text(r.op, REASONING_CHARS);
     return t?.trim() ? [{ kind: r.kind, text: t.slice(0, REASONING_CHARS) }] : [];
   });
 }

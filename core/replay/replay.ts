@@ -218,10 +218,10 @@ export interface ReplayDeps {
    */
   payload: (ref: PayloadRef) => string | null | Promise<string | null>;
   /**
-   * An operation's own text (`PlanStep.reasoning`'s: the store's `operationText`), read when a
-   * step is previewed; without it a preview shows no reasoning.
+   * An operation's own text (`PlanStep.reasoning`'s: the store's `operationText`), at most
+   * `maxChars` of it, read when a step is previewed; without it a preview shows no reasoning.
    */
-  reasoning?: (op: string) => string | null;
+  reasoning?: (op: string, maxChars: number) => string | null;
 }
 
 /** A seeded sandbox and its plan: preview and execute steps, then compare the end state. */

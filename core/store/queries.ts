@@ -22,13 +22,7 @@ import {
   type SessionParts,
   type UsageEntry,
 } from "../model/mod.ts";
-import {
-  type PayloadText,
-  readStoredDoc,
-  readViewDoc,
-  type StoredOp,
-  storedOpColumns,
-} from "./prepare.ts";
+import { type PayloadText, readViewDoc, type StoredOp, storedOpColumns } from "./prepare.ts";
 import { likeEscape, likePrefix, OP_ORDER, sessionNum, type Sql } from "./_sql.ts";
 import type {
   ConnectionView,
@@ -235,14 +229,15 @@ export class Queries {
   }
 
   /**
-   * An operation's whole own text (a prompt's, reply's or thinking's), which a timeline page
-   * may give only the opening of; null when there is no such operation or it has no text.
+   * An operation's own text (a prompt's, reply's or thinking's), which a timeline page may give
+   * only the opening of: whole, or its first `maxChars` characters (read only as far as that, as
+   * a page reads it); null when there is no such operation or it has no text.
    */
-  operationText(sessionId: string, opId: string): string | null {
+  operationText(sessionId: string, opId: string, maxChars?: number): string | null {
     const r = this.sql.stmt(
       `SELECT ${storedOpColumns()} FROM operations WHERE session = ${sessionNum()} AND op_id = ?`,
     ).get(sessionId, opId) as StoredOp | undefined;
-    const text = r ? readStoredDoc(r, this.payloadText).text : undefined;
+    const text = r ? readViewDoc(r, this.payloadText, maxChars).op.text : undefined;
     return typeof text === "string" ? text : null;
   }
 

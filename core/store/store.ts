@@ -899,9 +899,12 @@ export class ChronicleStore {
     return this.queries.timeline(id, options);
   }
 
-  /** An operation's whole own text (prompt, reply, thinking); null when none. */
-  operationText(sessionId: string, opId: string): string | null {
-    return this.queries.operationText(sessionId, opId);
+  /**
+   * An operation's own text (prompt, reply, thinking), whole or its first `maxChars`
+   * characters; null when none.
+   */
+  operationText(sessionId: string, opId: string, maxChars?: number): string | null {
+    return this.queries.operationText(sessionId, opId, maxChars);
   }
 
   /** Position of an operation in its session's timeline (or one connection's). */

@@ -66,7 +66,8 @@ for (const agent of AGENTS) {
           assertEquals(edited.size, 8);
           assertEquals([...written].sort(), ["docs/CHANGELOG.md", "src/i18n.py"]);
           // Each edit carries the reply that preceded it, read from the store when shown.
-          const text = (op: string) => store.operationText(session.session.id, op);
+          const text = (op: string, maxChars: number) =>
+            store.operationText(session.session.id, op, maxChars);
           for (const s of r.plan.steps.filter((s) => s.kind === "edit")) {
             const shown = reasoningTexts(s, text);
             assert(

@@ -248,10 +248,13 @@ Deno.test("buildPlan() keeps reasoning, maps targets and says why a step is bloc
     t: "I should fix a.",
     r: "x".repeat(REASONING_CHARS + 5),
   };
-  assertEquals(reasoningTexts(by.get("e1")!, (op) => texts[op] ?? null), [
+  // (each read asks for at most what it shows)
+  const asked: number[] = [];
+  assertEquals(reasoningTexts(by.get("e1")!, (op, max) => (asked.push(max), texts[op] ?? null)), [
     { kind: "thinking", text: "I should fix a." },
     { kind: "reply", text: "x".repeat(REASONING_CHARS) },
   ]);
+  assertEquals(asked, [REASONING_CHARS, REASONING_CHARS]);
   assertEquals(reasoningTexts(by.get("e1")!, (op) => (op === "r" ? "Fixing a." : null)), [
     { kind: "reply", text: "Fixing a." },
   ]);

@@ -72,6 +72,22 @@ Deno.test("a timeline page carries a long text's opening and the whole's size; /
   assert.ok(bytes < 4 * ROW_TEXT_CHARS * 4 + 20_000, `${bytes} bytes`);
 });
 
+Deno.test("operationText() gives a long text whole, or its opening as a timeline page does", async () => {
+  const page = await callJson<Json>(app, "GET", `/api/sessions/${enc(ID)}/timeline?limit=50`);
+  const rows = page.items as TimelineRow[];
+  for (const [start, whole] of [["pasted", PASTED], ["blocks", BLOCKS]]) {
+    const row = rows.find((r) => r.op.text?.startsWith(start))!;
+    assert.equal(store.operationText(ID, row.op_id), whole, `${start}: whole`);
+    assert.equal(store.operationText(ID, row.op_id, ROW_TEXT_CHARS), row.op.text, start);
+    // a pair of UTF-16 units is never cut in two: PASTED's first 😀 is its units 9 and 10
+    assert.equal(
+      store.operationText(ID, row.op_id, 10),
+      whole.slice(0, start === "pasted" ? 9 : 10),
+    );
+  }
+  assert.equal(store.operationText(ID, "nope", 10), null);
+});
+
 Deno.test("/text answers a clear error for no operation, an unknown one, one without text and an unknown session", async () => {
   await assertApiError(await call(app, "GET", `/api/sessions/${enc(ID)}/text`), 400, "bad_request");
   await assertApiError(
