@@ -723,8 +723,24 @@ export class ChronicleStore {
     return canonicalSkip(this.sql, id, sessionSha256, () => this.storedSessionSha(id));
   }
 
+  /**
+   * The last stored session's checksum hashed: its id, the store's `changeStamp` then and the
+   * checksum. An import of a changed export asks for it twice with nothing written between (its
+   * `canonicalSkip`, then its write's), and the big session's takes about 2 s.
+   */
+  private storedShaKept: { id: string; stamp: string; sha: string | null } | null = null;
+
   /** The checksum of the `session.json` the stored session exports to; null when none is. */
   private storedSessionSha(id: string): string | null {
+    const stamp = this.queries.changeStamp();
+    const kept = this.storedShaKept;
+    if (kept?.id === id && kept.stamp === stamp) return kept.sha;
+    const sha = this.hashStoredSession(id);
+    this.storedShaKept = { id, stamp, sha };
+    return sha;
+  }
+
+  private hashStoredSession(id: string): string | null {
     const outline = this.queries.sessionOutline(id);
     if (!outline) return null;
     const hash = createHash("sha256");

@@ -226,6 +226,40 @@ Deno.test("a changed export replaces an earlier canonical import; local logs are
   }
 });
 
+Deno.test("a changed export imported over the stored session hashes the stored rows once", async () => {
+  const root = await Deno.makeTempDir({ prefix: "chronicle-roundtrip-" });
+  const source = await fixtureStore(["claude/s6-subagent"]);
+  const fresh = ChronicleStore.open(":memory:");
+  try {
+    await exportAll(source, `${root}/A`);
+    const id = source.listSessions().items[0].id;
+    const changed = structuredClone(source.loadSession(id)!);
+    changed.session.title = "Renamed here";
+    const payloads = payloadsOf(source, changed, new Map());
+    const sha = sha256Hex(sessionJson(changed));
+    assertEquals(fresh.putCanonicalSession(changed, payloads, { sessionSha256: sha }), "imported");
+    // the stored session's checksum is hashed from its pages (storedSessionSha): counted
+    const queries = (fresh as unknown as { queries: { operationPages(id: string): unknown } })
+      .queries;
+    const pages = queries.operationPages.bind(queries);
+    let hashed = 0;
+    queries.operationPages = (sid: string) => (hashed++, pages(sid));
+    // asked by the import's skip, then by its write, with nothing written between: once
+    assertEquals(outcomes(await importInto(fresh, `${root}/A`)), ["imported"]);
+    assertEquals(hashed, 1);
+    assertEquals(fresh.getSession(id)!.title, source.getSession(id)!.title);
+    // once it is written the stamp has moved: the next ask hashes the new rows
+    assertEquals(fresh.canonicalSkip(id, sha), null);
+    assertEquals(hashed, 2);
+    assertEquals(fresh.canonicalSkip(id, sha), null);
+    assertEquals(hashed, 2);
+  } finally {
+    source.close();
+    fresh.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 function payloadsOf(
   store: ChronicleStore,
   session: ReturnType<ChronicleStore["loadSession"]> & object,
