@@ -160,6 +160,23 @@ async function writeFileAtomic(path: string, pieces: Iterable<string>): Promise<
   return bytes;
 }
 
+/**
+ * Refuses a path to read exports from that is not a folder, with one line that names it as the
+ * user typed it (`shown`): "No exported sessions found" said nothing of a mistyped path, and an
+ * import had opened (or made) the store first.
+ */
+async function exportFolder(path: string, shown: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    throw isOsError(e) ? new ChronicleError("io", osErrorLine(`cannot read "${shown}"`, e)) : e;
+  }
+  if (!info.isDirectory) {
+    throw new ChronicleError("io", `"${shown}" is a file, not a folder of exported sessions`);
+  }
+}
+
 async function isDirectory(path: string): Promise<boolean> {
   try {
     return (await Deno.stat(path)).isDirectory;
@@ -376,7 +393,9 @@ export const verifyCommand: Command = async (args, io) => {
   if (early !== null) return early;
   const dir = p.positionals[0];
   if (!dir || p.positionals.length > 1) throw new UsageError("verify takes exactly one folder");
-  const report = await verifyArtifacts(denoArtifactReader, userPath(io.cwd, dir));
+  const root = userPath(io.cwd, dir);
+  await exportFolder(root, dir);
+  const report = await verifyArtifacts(denoArtifactReader, root);
   if (p.values.json) io.stdout(JSON.stringify(report, null, 2) + "\n");
   else if (!report.sessions.length) io.stdout(`No exported sessions found in ${termSafe(dir)}\n`);
   else {
@@ -403,6 +422,7 @@ const OUTCOME_LABEL: Record<string, string> = {
  */
 export async function importCanonical(io: CliIo, dir: string, json: boolean): Promise<number> {
   const root = userPath(io.cwd, dir);
+  await exportFolder(root, dir);
   const { store } = await openUserStore(io);
   try {
     const report = await importArtifacts(denoArtifactReader, root, {

@@ -101,7 +101,7 @@ Deno.test("a usage error is one line and the hint: no parser dump, no bad value 
   }
 });
 
-Deno.test("a data folder that is a file, or a missing file to scan, is one line without the OS's raw text", async () => {
+Deno.test("a data folder that is a file, a missing file to scan or a missing folder of exports is one line without the OS's raw text", async () => {
   await using m = await userMachine();
   await Deno.writeTextFile(`${m.root}/afile`, "");
   for (const home of [`${m.root}/afile`, `${m.root}/afile/below`]) {
@@ -112,6 +112,19 @@ Deno.test("a data folder that is a file, or a missing file to scan, is one line 
       `chronicle: Cannot use the data folder "${home}": it (or a folder above it) is a file; point CHRONICLE_HOME at a folder\n`,
     );
   }
+  // a folder of exports mistyped, or a file: said so, and no store made for it
+  for (const args of [["import", "--canonical"], ["verify"]]) {
+    const missing = await m.run([...args, "exports"], { CHRONICLE_HOME: `${m.root}/data` });
+    assertEquals([missing.code, missing.stdout], [1, ""]);
+    assertEquals(missing.stderr, 'chronicle: cannot read "exports": no such file or folder\n');
+    const file = await m.run([...args, "../afile"], { CHRONICLE_HOME: `${m.root}/data` });
+    assertEquals(file.code, 1);
+    assertEquals(
+      file.stderr,
+      'chronicle: "../afile" is a file, not a folder of exported sessions\n',
+    );
+  }
+  assertEquals(await Deno.stat(`${m.root}/data`).then(() => true, () => false), false);
   const scan = await m.run(["scan", "missing.txt"]);
   assertEquals(scan.code, 2);
   assertEquals(scan.stdout, "", 'no "No findings" before the error');
