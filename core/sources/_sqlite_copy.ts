@@ -233,6 +233,54 @@ export function rowArrays(
   return stmt.all(...params) as unknown as unknown[][];
 }
 
+/**
+ * Orders two cells as SQLite's ORDER BY does with its BINARY collation: NULL first, then
+ * numbers, then text (by its UTF-8 bytes, so by code point), then bytes. For rows a reader
+ * sorts itself rather than have SQLite sort them with every cell they carry.
+ */
+export function sqlOrder(a: unknown, b: unknown): number {
+  const ra = rankOf(a), rb = rankOf(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 1) return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  if (ra === 2) return textOrder(a as string, b as string);
+  if (ra === 3) return bytesOrder(a as Uint8Array, b as Uint8Array);
+  return 0;
+}
+
+/** NULL 0, a number 1, text 2, bytes 3 (anything else sorts with NULL). */
+function rankOf(v: unknown): number {
+  return typeof v === "number" || typeof v === "bigint"
+    ? 1
+    : typeof v === "string"
+    ? 2
+    : v instanceof Uint8Array
+    ? 3
+    : 0;
+}
+
+/**
+ * Two strings in code point order (UTF-8's byte order): UTF-16 code units order the same but
+ * for a surrogate (a character above U+FFFF), which sorts after U+E000-U+FFFF.
+ */
+function textOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+const codePointRank = (unit: number) =>
+  unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
+
+function bytesOrder(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.byteLength, b.byteLength);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.byteLength - b.byteLength;
+}
+
 /** Decodes a TEXT or BLOB cell holding UTF-8 text; null for NULL and other types. */
 export function cellText(v: unknown): string | null {
   if (typeof v === "string") return v;

@@ -570,6 +570,31 @@ Deno.test("opencode importer maps part types and tool states", async (t) => {
   for (const c of cases) await t.step(c.name, c.check);
 });
 
+Deno.test("opencode importer reads each message's parts in the order of their ids, whatever order the rows are in", async () => {
+  const dir = await freshDir();
+  const path = `${dir}/opencode.db`;
+  const sid = "ses_order";
+  const text = (id: string, mid: string, t: number) =>
+    part(id, mid, sid, t, { type: "text", text: `text of ${id}` });
+  // written newest first, a later message's before an earlier one's (rowids against ids)
+  buildDb(path, {
+    sessions: [session(sid)],
+    messages: [userMsg("msg_1", sid, T0 + 1000), asstMsg("msg_2", sid, T0 + 2000)],
+    parts: [
+      text("prt_22", "msg_2", T0 + 2002),
+      text("prt_03", "msg_1", T0 + 1002),
+      text("prt_21", "msg_2", T0 + 2001),
+      text("prt_01", "msg_1", T0 + 1000),
+      text("prt_02", "msg_1", T0 + 1001),
+    ],
+  });
+  const { sessions } = await importDb(path);
+  assertEquals(
+    ops(sessions[0]).filter((o) => o.text?.startsWith("text of")).map((o) => o.text),
+    ["prt_01", "prt_02", "prt_03", "prt_21", "prt_22"].map((id) => `text of ${id}`),
+  );
+});
+
 Deno.test("opencode importer joins a sub-agent session to its parent through the task call", async () => {
   const dir = await freshDir();
   const path = `${dir}/opencode.db`;
