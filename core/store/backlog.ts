@@ -169,11 +169,15 @@ function sliceOf(rows: TextSourceRow[], payloads: PayloadStore): BacklogSlice {
 /**
  * What the index is given of each operation of a slice ("" for one deleted): its index body
  * (search_text.ts `indexBody`), or with `forIndex` false its text itself, which a phrase is
- * checked on. Pure: runs in a worker.
+ * checked on. Pure: runs in a worker. `frames` (default: a map of its own) gets the frames it
+ * inflated, so a caller can count them.
  */
-export function buildTexts(slice: BacklogSlice, forIndex = true): string[] {
+export function buildTexts(
+  slice: BacklogSlice,
+  forIndex = true,
+  frames: InflatedFrames = new Map(),
+): string[] {
   const bytes = new Map<string, Uint8Array>();
-  const frames: InflatedFrames = new Map();
   for (const p of slice.payloads) {
     const own = decodeStored(p, frames);
     if (own) bytes.set(p.sha256, own);

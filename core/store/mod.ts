@@ -13,6 +13,7 @@ export * from "./packs.ts";
 export * from "./write_group.ts";
 export * from "./search_query.ts";
 export {
+  FRAME_CHECK_COST,
   makeSnippet,
   PHRASE_CHECKS,
   RANGED_FIRST,

@@ -7,10 +7,11 @@ import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "../../_helpers/assert.ts";
 import { dbOf } from "../../_helpers/store_db.ts";
 import {
-  type ChronicleStore,
+  ChronicleStore,
   COUNT_CAP,
   FILTERED_COUNT_SCAN,
   type FilterStrategy,
+  FRAME_CHECK_COST,
   ftsQuery,
   INDEX_WORD,
   indexBody,
@@ -638,6 +639,31 @@ Deno.test("a phrase past the candidates checked for the count says 'at least', a
   assertEquals(deep.hits[0].snippet.some((x) => x.match && x.text === "exit code"), true);
   assertEquals([deep.total, deep.total_capped], [1, true], "the older candidates are not checked");
   store.close();
+});
+
+Deno.test("a phrase every candidate holds is counted to PHRASE_CHECKS' worth, frames inflated included", async () => {
+  const n = PHRASE_CHECKS + 300;
+  const s = await scratch();
+  await s.write("aaaaaaaa-1", Array.from({ length: n }, (_, i) => `step ${i}: exit code 0`));
+  // without packs no payload is in a frame: a check each candidate, and no batch past them
+  const memory = ChronicleStore.open(":memory:");
+  await s.run(memory);
+  const r = memory.search('"exit code"');
+  assertEquals([r.total, r.total_capped, r.hits.length], [PHRASE_CHECKS, true, 20]);
+  // a page beyond them is read as deep as it lies, and the count with it
+  const deep = memory.search('"exit code"', { offset: PHRASE_CHECKS + 100, limit: 20 });
+  assertEquals(deep.hits.length, 20);
+  assert(deep.total >= PHRASE_CHECKS + 120, String(deep.total));
+  memory.close();
+  // with packs, each frame the checks inflated counts FRAME_CHECK_COST checks
+  const store = s.open();
+  await s.run(store);
+  const packed = store.search('"exit code"');
+  assertEquals([packed.total_capped, packed.hits.length], [true, 20]);
+  assert(packed.total < PHRASE_CHECKS, String(packed.total));
+  assertEquals((PHRASE_CHECKS - packed.total) % FRAME_CHECK_COST, 0, String(packed.total));
+  store.close();
+  await Deno.remove(s.home, { recursive: true });
 });
 
 Deno.test("migration 24 drops the index's positions and the next import indexes everything again", async () => {
