@@ -643,7 +643,7 @@ Deno.test("a phrase past the candidates checked for the count says 'at least', a
 
 Deno.test("a phrase every candidate holds is counted to PHRASE_CHECKS' worth, frames inflated included", async () => {
   const n = PHRASE_CHECKS + 300;
-  const s = await scratch();
+  await using s = await scratch();
   await s.write("aaaaaaaa-1", Array.from({ length: n }, (_, i) => `step ${i}: exit code 0`));
   // without packs no payload is in a frame: a check each candidate, and no batch past them
   const memory = ChronicleStore.open(":memory:");
@@ -663,7 +663,6 @@ Deno.test("a phrase every candidate holds is counted to PHRASE_CHECKS' worth, fr
   assert(packed.total < PHRASE_CHECKS, String(packed.total));
   assertEquals((PHRASE_CHECKS - packed.total) % FRAME_CHECK_COST, 0, String(packed.total));
   store.close();
-  await Deno.remove(s.home, { recursive: true });
 });
 
 Deno.test("migration 24 drops the index's positions and the next import indexes everything again", async () => {
