@@ -251,10 +251,15 @@ function actionOf(
     const edits = replacementsOf(o);
     return edits ? { type, edits } : null;
   }
-  const sections = parsePatch(patchText(input) ?? "");
-  const section = sections.find((s) => s.path === target) ??
-    (sections.length === 1 ? sections[0] : undefined);
+  const section = patchSection(patchText(input) ?? "", target);
   return section ? { type, section } : null;
+}
+
+/** The section of patch `text` for `target`, or its only section; undefined when none. */
+function patchSection(text: string, target: string | null): PatchSection | undefined {
+  const sections = parsePatch(text);
+  return sections.find((s) => s.path === target) ??
+    (sections.length === 1 ? sections[0] : undefined);
 }
 
 function fileStep(
@@ -271,15 +276,14 @@ function fileStep(
   let action: FileAction | undefined;
   let kind: StepKind = op.kind === "write" ? "write" : "edit";
   let problem: string | undefined;
-  if (patchText(input) !== undefined) {
-    const patch = actionOf("patch", target, input);
-    if (patch?.type !== "patch") {
-      problem = `the patch has no section for ${target ?? "this operation"}`;
-    } else {
-      const { section } = patch;
+  const patch = patchText(input);
+  if (patch !== undefined) {
+    const section = patchSection(patch, target);
+    if (!section) problem = `the patch has no section for ${target ?? "this operation"}`;
+    else {
       target = section.path;
       kind = section.action === "add" ? "write" : section.action === "delete" ? "delete" : "edit";
-      action = patch;
+      action = { type: "patch", section };
     }
   } else if (DELETE_TOOLS.has((op.tool ?? "").toLowerCase())) {
     kind = "delete";
