@@ -31,8 +31,6 @@ export interface ReplayStepView extends StepResult {
   replayable: boolean;
   needs_confirmation: boolean;
   blockers: string[];
-  /** How many thinking and reply steps came before it: their texts come with its preview. */
-  reasoning_count: number;
 }
 
 export interface ReplayView {
@@ -130,7 +128,6 @@ export function createReplayService(
           replayable: s.replayable,
           needs_confirmation: s.kind === "exec",
           blockers: s.blockers,
-          reasoning_count: s.reasoning.length,
         };
       }),
       divergences: report.divergences,

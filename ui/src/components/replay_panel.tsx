@@ -24,7 +24,6 @@ interface StepView {
   replayable: boolean;
   needs_confirmation: boolean;
   blockers: string[];
-  reasoning_count: number;
 }
 
 interface ReplayView {
