@@ -76,29 +76,33 @@ function openRegularSync(
   }
 }
 
+/** A regular file's bytes (see {@link openRegularSync}); null when it is not one. */
+function readRegularSync(path: string, maxBytes: number): Uint8Array | null {
+  const opened = openRegularSync(path, maxBytes);
+  if (!opened) return null;
+  const { file } = opened;
+  try {
+    const buf = new Uint8Array(opened.size);
+    let n = 0;
+    while (n < buf.length) {
+      const r = file.readSync(buf.subarray(n));
+      if (r === null || r === 0) break;
+      n += r;
+    }
+    return buf.subarray(0, n);
+  } catch {
+    return null;
+  } finally {
+    file.close();
+  }
+}
+
 /** How much `stream` reads at a time. */
 const STREAM_CHUNK = 256 << 10;
 
 export const denoArtifactReader: ArtifactReader = {
-  readFile(path, maxBytes = Number.MAX_SAFE_INTEGER) {
-    const opened = openRegularSync(path, maxBytes);
-    if (!opened) return Promise.resolve(null);
-    const { file } = opened;
-    try {
-      const buf = new Uint8Array(opened.size);
-      let n = 0;
-      while (n < buf.length) {
-        const r = file.readSync(buf.subarray(n));
-        if (r === null || r === 0) break;
-        n += r;
-      }
-      return Promise.resolve(buf.subarray(0, n));
-    } catch {
-      return Promise.resolve(null);
-    } finally {
-      file.close();
-    }
-  },
+  readFile: (path, maxBytes = Number.MAX_SAFE_INTEGER) =>
+    Promise.resolve(readRegularSync(path, maxBytes)),
   async stream(path, maxBytes = Number.MAX_SAFE_INTEGER) {
     try {
       const info = await Deno.lstat(path);
