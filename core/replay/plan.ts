@@ -225,24 +225,25 @@ function mapDir(project: string | null, dir: string): Mapped {
 
 /**
  * A planned file step's change, read from the text of its recorded input (`PlanStep.input`);
- * null when the input no longer holds the change the plan found (unreadable, or changed).
+ * null when the input no longer holds the change the plan found (unreadable, or changed). A
+ * delete's change is the step itself: its input is not needed.
  */
 export function fileAction(
   step: Pick<PlanStep, "action" | "target">,
   inputText: string | null,
 ): FileAction | null {
+  if (step.action === "delete") return { type: "delete" };
   if (!step.action || inputText === null) return null;
   return actionOf(step.action, step.target, parseToolInput(inputText));
 }
 
 /** The change of type `type` a call's parsed `input` holds, for `target`; null when none. */
 function actionOf(
-  type: FileAction["type"],
+  type: Exclude<FileAction["type"], "delete">,
   target: string | null,
   input: unknown,
 ): FileAction | null {
   const o = input && typeof input === "object" && !Array.isArray(input) ? input as Json : {};
-  if (type === "delete") return { type };
   if (type === "write") {
     const content = str(o, ...CONTENT_KEYS);
     return content === undefined ? null : { type, content };

@@ -261,7 +261,9 @@ export class ReplayRun {
   private async change(s: PlanStep): Promise<{ before: string | null; result: ChangeResult }> {
     const bytes = await this.deps.files.read(s.path!);
     const before = bytes === null ? null : decoder.decode(bytes);
-    const a = fileAction(s, s.input ? await this.deps.payload(s.input) : null);
+    // a delete needs nothing of its recorded input: it is not read, and may have vanished
+    const reads = s.input && s.action !== "delete";
+    const a = fileAction(s, reads ? await this.deps.payload(s.input!) : null);
     if (!a) {
       throw new ChronicleError(
         "not_found",

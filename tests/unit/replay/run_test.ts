@@ -268,6 +268,29 @@ Deno.test("a file step whose recorded input can no longer be read fails and says
   assertEquals(files.map.size, 0);
 });
 
+Deno.test("a delete step neither reads its recorded input nor needs it", async () => {
+  const gone: PayloadRef = { sha256: "d".repeat(64), size: 9 };
+  const plan = planOf(
+    step(1, { kind: "delete", path: "a.txt", action: "delete", input: gone }),
+    step(2, { kind: "delete", path: "b.txt", action: "delete", input: gone }),
+  );
+  const files = memFiles({ "a.txt": "one\n" });
+  const read: PayloadRef[] = [];
+  const run = new ReplayRun(plan, seed, {
+    files,
+    payload: (ref) => (read.push(ref), null),
+  });
+  const p = await run.preview(1);
+  assertEquals([p.applies, p.diff?.includes("-one")], [true, true]);
+  assertEquals((await run.execute(1)).detail, "deleted");
+  assertEquals([...files.map.keys()], []);
+  // a file already gone is the divergence it always was, not an unreadable input
+  const r = await run.execute(2);
+  assertEquals(r.status, "diverged");
+  assertMatch(r.detail, /^does not apply: the file does not exist/);
+  assertEquals(read, []);
+});
+
 Deno.test("ReplayRun reports a path the sandbox refuses as a failed step", async () => {
   const plan: ReplayPlan = {
     session: "s",
