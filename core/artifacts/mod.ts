@@ -499,7 +499,7 @@ function sessionFile(bytes: AsyncIterable<Uint8Array>) {
           hash.update(next.value);
           yield* reader.write(next.value);
         }
-        reader.end();
+        yield* reader.end();
       } catch (e) {
         if (!(e instanceof SyntaxError)) throw e;
         for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
