@@ -6,6 +6,7 @@
  * same 404 page, after the same work. Shares are served on loopback only: exposing one is the
  * user's deliberate choice (a reverse proxy or tunnel they run), never Chronicle's.
  */
+import { joinBytes } from "../bytes.ts";
 import { jsonLines, jsonLinesPacker, MEMBER_CHARS } from "../json_lines.ts";
 import { collectEvery, releaseGarbage } from "../gc.ts";
 import {
@@ -161,10 +162,7 @@ function packDocument(doc: SteppedDocument): Uint8Array {
     if (keep(packer.add(step))) packed(MEMBER_CHARS);
   }
   keep(packer.flush());
-  const out = new Uint8Array(members.reduce((n, m) => n + m.byteLength, 0));
-  let at = 0;
-  for (const m of members) (out.set(m, at), at += m.byteLength);
-  return out;
+  return joinBytes(members);
 }
 
 /** A frozen document as it is read back: its head, and its steps one at a time. */

@@ -14,6 +14,7 @@
  * 39 MB in 128 KiB Zstandard frames, for the same CPU (about 1 s); reading one back inflates
  * its frame, about 0.3 ms, and a reader keeps the last frames it inflated.
  */
+import { joinBytes } from "../bytes.ts";
 import {
   constants,
   deflateRawSync,
@@ -126,12 +127,7 @@ export function frameEnds(sizes: ArrayLike<number>): number[] {
 
 /** The payloads `parts` one after the other: a frame as it is stored uncompressed. */
 export function plainFrame(parts: readonly Uint8Array[]): Uint8Array {
-  let joined = parts[0] ?? new Uint8Array(0);
-  if (parts.length > 1) {
-    joined = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-    for (let k = 0, o = 0; k < parts.length; o += parts[k++].byteLength) joined.set(parts[k], o);
-  }
-  return joined;
+  return joinBytes(parts);
 }
 
 /** One frame of the payloads `parts`, in their order. */
