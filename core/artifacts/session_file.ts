@@ -5,7 +5,8 @@
  *
  * Two readers, one result. A file in Chronicle's own layout (`sessionJson`'s: two spaces an
  * indent, each top-level field and each operation starting on a line of its own) is cut at
- * those lines and each piece given to `JSON.parse`, a tenth of the streaming parser's time.
+ * those lines and each piece given to `JSON.parse`: 0.34–0.56 s for the 69 MB of a 35,342-step
+ * session, where the streaming parser took 1.13–1.37 s.
  * At the first line that is not that layout (another writer's file, a hand edit, a piece
  * `JSON.parse` refuses) the rest of the file, from the start of that piece, goes to
  * `@streamparser/json`, started as if it had read what came before: it reads any JSON and
