@@ -262,8 +262,8 @@ export class ReplayRun {
     const bytes = await this.deps.files.read(s.path!);
     const before = bytes === null ? null : decoder.decode(bytes);
     // a delete needs nothing of its recorded input: it is not read, and may have vanished
-    const reads = s.input && s.action !== "delete";
-    const a = fileAction(s, reads ? await this.deps.payload(s.input!) : null);
+    const input = s.action === "delete" ? undefined : s.input;
+    const a = fileAction(s, input ? await this.deps.payload(input) : null);
     if (!a) {
       throw new ChronicleError(
         "not_found",
