@@ -185,19 +185,15 @@ async function realTexts(): Promise<string[]> {
  * that is not Chronicle's layout, so the parser reads it all (its bytes said one lower).
  */
 function parsedAlone(text: string, size: number) {
-  try {
-    const read = readIn(encoder.encode(" " + text), size);
-    assertEquals(read.parsedFrom, 0);
-    return read;
-  } catch (e) {
-    assert(e instanceof SyntaxError, String(e));
-    return { error: e.message.replace(/byte (\d+)/g, (_, n) => `byte ${Number(n) - 1}`) };
+  const read = outcome(" " + text, size);
+  if ("error" in read) {
+    return { error: read.error.replace(/byte (\d+)/g, (_, n) => `byte ${Number(n) - 1}`) };
   }
+  assertEquals(read.parsedFrom, 0);
+  return read;
 }
 
-/** A read's error message, or `read` when it read the file. */
-const errorOf = (r: object) => ("error" in r ? String(r.error) : "read");
-
+/** `text` read in chunks of `size`: what it read, or the SyntaxError's message. */
 function outcome(text: string, size: number) {
   try {
     return readIn(encoder.encode(text), size);
@@ -206,6 +202,9 @@ function outcome(text: string, size: number) {
     return { error: e.message };
   }
 }
+
+/** A read's error message, or `read` when it read the file. */
+const errorOf = (r: object) => ("error" in r ? String(r.error) : "read");
 
 Deno.test("SessionFileReader reads Chronicle's own layout without the streaming parser", async () => {
   for (const text of await realTexts()) {
