@@ -122,9 +122,7 @@ export class SessionFileReader {
       this.#parsedFrom ??= this.#read - chunk.length;
       this.#parser.write(chunk);
     }
-    const out = this.#out;
-    this.#out = [];
-    return out;
+    return this.#handed();
   }
 
   /**
@@ -138,6 +136,11 @@ export class SessionFileReader {
         `session.json is not valid JSON: it ends at byte ${this.#read} before the session does`,
       );
     }
+    return this.#handed();
+  }
+
+  /** The operations read since the last call, handed on (and no longer held here). */
+  #handed(): [string, unknown][] {
     const out = this.#out;
     this.#out = [];
     return out;
