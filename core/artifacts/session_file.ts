@@ -365,7 +365,8 @@ class LayoutReader {
       ? `{"operations":{${made}`
       : "{}";
     const madeUp = this.#place === "operations" && made ? 1 : 0;
-    this.reader.handOver(prefix, madeUp, this.#base + from, this.#buf.slice(from, this.#len));
+    // (a view, not a copy: the reader is dropped with its buffer once it has handed over)
+    this.reader.handOver(prefix, madeUp, this.#base + from, this.#buf.subarray(from, this.#len));
     return false;
   }
 
