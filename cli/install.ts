@@ -28,8 +28,18 @@ Options:
 const MARK = "# Chronicle's launcher, written by `chronicle install`.";
 const DENO_VERSION = "2.9.6";
 
-/** The launcher script for a checkout (a folder holding main.ts and deno.json). */
-export function launcherScript(checkout: string, flags: string[], denoPath: string): string {
+/**
+ * The launcher script, written to `self`, for a checkout (a folder holding main.ts and
+ * deno.json). It runs with the flags of deno.json's chronicle task as they were when it was
+ * written; once deno.json is newer than the launcher (a `git pull` changed it), each run says to
+ * install it again, as the flags (permissions, V8's) may have changed with it.
+ */
+export function launcherScript(
+  checkout: string,
+  flags: string[],
+  denoPath: string,
+  self: string,
+): string {
   const q = shellQuote;
   return [
     "#!/bin/sh",
@@ -40,6 +50,10 @@ export function launcherScript(checkout: string, flags: string[], denoPath: stri
     '  echo "chronicle: its checkout $checkout is gone; run \\`npx -y deno@' + DENO_VERSION +
     ' task chronicle install\\` in its new place" >&2',
     "  exit 1",
+    "fi",
+    `if [ "$checkout/deno.json" -nt ${q(self)} ]; then`,
+    '  echo "chronicle: $checkout/deno.json changed after this launcher was written, and the flags' +
+    ' it runs Chronicle with may have too: run \\`chronicle install\\` again" >&2',
     "fi",
     `deno=${q(denoPath)}`,
     '[ -x "$deno" ] || deno=$(command -v deno 2>/dev/null)',
@@ -93,8 +107,8 @@ export const installCommand: Command = async (args, io) => {
     return 1;
   }
   const dir = targetDir(io, str(p.values.dir));
-  const script = launcherScript(checkout, await taskFlags(checkout), Deno.execPath());
   const path = `${dir}/chronicle`;
+  const script = launcherScript(checkout, await taskFlags(checkout), Deno.execPath(), path);
   if (p.values["dry-run"]) {
     io.stdout(`Dry run: would write ${path}:\n${script}`);
     return 0;

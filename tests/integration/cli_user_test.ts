@@ -469,6 +469,17 @@ Deno.test("chronicle install puts a launcher that runs from any folder; uninstal
     }).output();
   const imp = await run(["import"]);
   assertEquals(imp.code, 0, new TextDecoder().decode(imp.stderr));
+  const stale = "changed after this launcher was written";
+  assert(!new TextDecoder().decode(imp.stderr).includes(stale));
+  // a launcher older than the checkout's deno.json (a pull changed it) says to install again,
+  // and still runs
+  const config = await Deno.stat(new URL("../../deno.json", import.meta.url).pathname);
+  const before = new Date(config.mtime!.getTime() - 3600_000);
+  await Deno.utime(`${bin}/chronicle`, before, before);
+  const old = await run(["sessions"]);
+  assertEquals(old.code, 0);
+  assertStringIncludes(new TextDecoder().decode(old.stderr), `${stale}, and the flags`);
+  assertStringIncludes(new TextDecoder().decode(old.stdout), "s1-basic");
   // a relative path is the user's folder's, not the checkout's
   const scan = await run(["scan", "notes.txt"]);
   assertEquals(scan.code, 1);
