@@ -3,7 +3,8 @@
  * The launcher finds Deno (the one that installed it, else `deno` on PATH, else ~/.deno/bin,
  * else `npx deno`), runs this checkout's main.ts with the permission flags of `deno task
  * chronicle`, from the folder the user is in. An update is a `git pull` in the checkout; a
- * moved checkout says to install again.
+ * moved checkout, or a deno.json newer than the launcher (its flags may have changed), says to
+ * install again.
  */
 import { helpOrVersion, parseArgs, str, UsageError } from "./args.ts";
 import type { CliIo, Command } from "./io.ts";
@@ -15,7 +16,8 @@ export const INSTALL_HELP = `Usage: chronicle install [--dir DIR] [--dry-run]
 
 install writes a \`chronicle\` launcher into DIR (default ~/.local/bin) that runs this
 checkout with the permissions of \`deno task chronicle\`, from whatever folder you are in.
-To update Chronicle, update the checkout (git pull); the launcher runs whatever it holds.
+To update Chronicle, update the checkout (git pull); the launcher runs whatever it holds,
+and says to run install again when the update changed deno.json (its flags).
 uninstall removes the launcher (only a file install wrote); your data folder stays.
 
 Options:
