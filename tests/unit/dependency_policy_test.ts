@@ -29,3 +29,14 @@ Deno.test("every task that runs tests, checks or benchmarks uses the tests' own 
   );
   assertEquals(offenders, []);
 });
+
+Deno.test("start, chronicle and compile run Chronicle with the same V8 flags", async () => {
+  // (deno.json cannot share a string between tasks: the flags are written three times, and the
+  // benches measure the chronicle task's)
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const tasks = config.tasks as Record<string, { command: string }>;
+  const flags = (name: string) => tasks[name].command.match(/--v8-flags=\S+/g);
+  assertEquals(flags("chronicle")?.length, 1);
+  assertEquals(flags("start"), flags("chronicle"));
+  assertEquals(flags("compile"), flags("chronicle"));
+});
